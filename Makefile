@@ -1,0 +1,36 @@
+# RouteLog: `make test` and `make demo` are the two commands a newcomer needs.
+SWIFT ?= swift
+LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
+SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
+
+.PHONY: test demo deps build release clean
+
+# Installs the system libraries the package links (liblz4, and SQLite for the
+# benchmark's baselines) when their headers are missing. Needs root and apt-get;
+# on macOS: brew install lz4.
+deps:
+ifeq ($(LZ4_HEADER),)
+	@echo "liblz4 headers missing: installing liblz4-dev"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblz4-dev pkg-config
+endif
+ifeq ($(SQLITE_HEADER),)
+	@echo "SQLite headers missing: installing libsqlite3-dev"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev
+endif
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) build --build-tests
+	SWIFT_BACKTRACE=enable=no $(SWIFT) test
+
+demo: release
+	rm -rf demo.routelog
+	$(SWIFT) run -c release routelog-demo demo.routelog
+
+clean:
+	rm -rf .build demo.routelog

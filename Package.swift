@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "RouteLog",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "RouteLog", targets: ["RouteLog"]),
+    ],
+    targets: [
+        // The system's liblz4, behind one module map. Only Codec/LZ4Block.swift imports it.
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
+        ),
+        // Small C helpers the Swift Glibc module does not expose: OFD locks,
+        // F_FULLFSYNC/fdatasync, and a hardware-accelerated CRC32C.
+        .target(name: "CRouteLogSystem"),
+        .target(
+            name: "RouteLog",
+            dependencies: ["CLZ4", "CRouteLogSystem"]
+        ),
+        .testTarget(
+            name: "RouteLogTests",
+            dependencies: ["RouteLog"]
+        ),
+    ]
+)

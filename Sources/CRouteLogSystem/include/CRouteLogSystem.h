@@ -1,0 +1,36 @@
+#ifndef ROUTELOG_SYSTEM_H
+#define ROUTELOG_SYSTEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// CRC32C (Castagnoli), as used by RouteLog's record frames. `crc` is the running
+/// value (0 to start); returns the updated value. Uses the SSE4.2 or ARMv8 CRC
+/// instructions when the processor has them, a slice-by-8 table otherwise.
+uint32_t routelog_crc32c_extend(uint32_t crc, const void *data, size_t length);
+
+/// 1 when routelog_crc32c_extend uses processor instructions, 0 for the table.
+int routelog_crc32c_is_accelerated(void);
+
+/// The same CRC32C computed with the portable table only (for tests).
+uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t length);
+
+/// Takes an exclusive, non-blocking lock on the whole file `fd`. The lock belongs to
+/// the open file description (OFD lock on Linux, flock elsewhere), so two opens in one
+/// process conflict too, and closing another descriptor of the file does not drop it.
+/// Returns 0 on success, or the errno value (EAGAIN/EWOULDBLOCK when held elsewhere).
+int routelog_lock_exclusive(int fd);
+
+/// Returns 1 when some other open file description holds a lock on the file, 0 when
+/// none does, or -errno. Never takes the lock on Linux.
+int routelog_lock_is_held(int fd);
+
+/// Makes written data of `fd` durable: fdatasync on Linux, F_FULLFSYNC on Darwin
+/// (falling back to fsync where the file system refuses it). Returns 0 or errno.
+int routelog_sync_data(int fd);
+
+/// Like routelog_sync_data, but also metadata (fsync; F_FULLFSYNC on Darwin).
+int routelog_sync_all(int fd);
+
+#endif

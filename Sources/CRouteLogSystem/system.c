@@ -1,0 +1,75 @@
+// Operating-system calls that Swift's Glibc module does not expose (GNU extensions)
+// or that differ between Linux and Darwin.
+#define _GNU_SOURCE
+#include "CRouteLogSystem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+
+int routelog_lock_exclusive(int fd) {
+#if defined(F_OFD_SETLK)
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0;
+    fl.l_len = 0;
+    while (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+        if (errno == EINTR) continue;
+        return errno == EACCES ? EAGAIN : errno;
+    }
+    return 0;
+#else
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR) continue;
+        return errno;
+    }
+    return 0;
+#endif
+}
+
+int routelog_lock_is_held(int fd) {
+#if defined(F_OFD_GETLK)
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0;
+    fl.l_len = 0;
+    if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return -errno;
+    return fl.l_type == F_UNLCK ? 0 : 1;
+#else
+    // flock has no query: probe with a shared lock and let it go at once.
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        return errno == EWOULDBLOCK ? 1 : -errno;
+    }
+    flock(fd, LOCK_UN);
+    return 0;
+#endif
+}
+
+int routelog_sync_data(int fd) {
+#if defined(__APPLE__)
+    if (fcntl(fd, F_FULLFSYNC) == 0) return 0;
+    // Some file systems (network, FAT) refuse F_FULLFSYNC; fsync is the best left.
+    return fsync(fd) == 0 ? 0 : errno;
+#else
+    int r;
+    do { r = fdatasync(fd); } while (r != 0 && errno == EINTR);
+    return r == 0 ? 0 : errno;
+#endif
+}
+
+int routelog_sync_all(int fd) {
+#if defined(__APPLE__)
+    if (fcntl(fd, F_FULLFSYNC) == 0) return 0;
+    return fsync(fd) == 0 ? 0 : errno;
+#else
+    int r;
+    do { r = fsync(fd); } while (r != 0 && errno == EINTR);
+    return r == 0 ? 0 : errno;
+#endif
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// The one error type RouteLog throws. Match on ``code``; read ``message`` for what
+/// went wrong, where, and what to do.
+///
+/// ```swift
+/// do { try store.delete(id) }
+/// catch let error as RouteLogError where error.code == .notFound { ... }
+/// ```
+public struct RouteLogError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// What kind of failure this is.
+    public enum Code: String, Sendable, Equatable, Hashable, Codable {
+        /// A system call failed (disk full, permission, I/O error). ``errno`` tells which.
+        case io
+        /// Bytes on disk do not match their checksum or make no sense. ``path`` and
+        /// ``offset`` say where.
+        case corrupted
+        /// The caller passed something RouteLog refuses (a NaN coordinate, an empty
+        /// route, an impossible edit). Nothing was written.
+        case invalidArgument
+        /// No route (or recording) with that id, or no store at that path.
+        case notFound
+        /// Another process holds the store for writing. ``pid`` names it.
+        case locked
+        /// The store was written by a newer RouteLog format than this library reads.
+        case unsupportedVersion
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// One sentence: what went wrong and what to do.
+    public let message: String
+    /// The file or directory involved, if any.
+    public let path: String?
+    /// The byte offset in ``path`` where damage was found, if any.
+    public let offset: Int64?
+    /// The system error number, for ``Code/io``.
+    public let errno: Int32?
+    /// The process holding the store, for ``Code/locked``.
+    public let pid: Int32?
+
+    /// Creates an error; RouteLog makes these, apps match on them.
+    public init(_ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,
+                errno: Int32? = nil, pid: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.offset = offset
+        self.errno = errno
+        self.pid = pid
+    }
+
+    /// The message with its path and offset, on one line.
+    public var description: String {
+        var text = message
+        if let path {
+            text += " (\(path)"
+            if let offset { text += " at offset \(offset)" }
+            text += ")"
+        }
+        return text
+    }
+
+    public var errorDescription: String? { description }
+}
+
+extension RouteLogError {
+    static func invalid(_ message: String) -> RouteLogError {
+        RouteLogError(.invalidArgument, message)
+    }
+
+    static func corrupted(_ message: String, path: String, offset: Int64? = nil) -> RouteLogError {
+        RouteLogError(.corrupted, message, path: path, offset: offset)
+    }
+
+    static func io(_ operation: String, path: String, errno code: Int32) -> RouteLogError {
+        let reason = String(cString: strerror(code))
+        let advice: String
+        switch code {
+        case ENOSPC: advice = "free some disk space and try again"
+        case EACCES, EPERM: advice = "check the permissions of the store directory"
+        case EROFS: advice = "the file system is read-only"
+        default: advice = "the change was not made; try again"
+        }
+        return RouteLogError(.io, "\(operation) failed: \(reason); \(advice)", path: path,
+                             errno: code)
+    }
+}

@@ -1,0 +1,120 @@
+// Every constant of the on-disk format, in one place. The meaning of each is in
+// format-spec.md at the project root; change both together.
+
+enum FormatConstants {
+    /// The format version this library writes and the newest it reads.
+    static let version: UInt16 = 1
+
+    /// "RouteLog", the first 8 bytes of every file.
+    static let fileMagic: [UInt8] = Array("RouteLog".utf8)
+    /// File header: magic 8, kind 1, flags 1, version 2, file number 4, checksum 4.
+    static let fileHeaderSize = 20
+
+    enum FileKind: UInt8 {
+        case segment = 1
+        case index = 2
+        case manifest = 3
+    }
+
+    /// AB 52 4C 52: starts every record frame.
+    static let recordSync: [UInt8] = [0xAB, 0x52, 0x4C, 0x52]
+    /// sync 4, checksum 4, length 4, type 1, flags 1, reserved 2.
+    static let recordHeaderSize = 16
+    /// The largest payload a reader accepts (64 MiB).
+    static let maxPayloadLength = 64 << 20
+
+    enum RecordType: UInt8 {
+        // Segment records.
+        case routePut = 1
+        case routeDelete = 2
+        case metadataEdit = 3
+        case recordingStart = 4
+        case recordingChunk = 5
+        case recordingFinish = 6
+        case recordingDiscard = 7
+        // Index records.
+        case indexPut = 16
+        case indexDelete = 17
+        case indexEdit = 18
+        case indexRecordingStart = 19
+        case indexRecordingChunk = 20
+        case indexRecordingFinish = 21
+        case indexRecordingDiscard = 22
+        // Manifest.
+        case manifestState = 32
+    }
+
+    /// Added to the CRC32C before it is stored (LevelDB's mask).
+    static let checksumMaskDelta: UInt32 = 0xA282_EAD8
+
+    /// RouteShape's fixed size in bytes.
+    static let routeShapeSize = 60
+    /// Location in an index record: segment u32, offset u64, frame length u32.
+    static let locationSize = 16
+
+    enum MetadataFlag {
+        static let name: UInt8 = 1 << 0
+        static let calories: UInt8 = 1 << 1
+        static let distance: UInt8 = 1 << 2
+        static let all: UInt8 = name | calories | distance
+    }
+    static let maxNameBytes = 1024
+
+    enum Compression: UInt8 {
+        case none = 0
+        case lz4 = 1
+    }
+    /// LZ4 never expands more than 255:1; anything claiming more is hostile.
+    static let lz4MaxRatio = 255
+
+    enum ColumnTag: UInt8, CaseIterable {
+        case latitude = 1
+        case longitude = 2
+        case time = 3
+        case altitude = 4
+        case horizontalAccuracy = 5
+        case verticalAccuracy = 6
+        case speed = 7
+        case course = 8
+        case heartRate = 9
+        case cadence = 10
+    }
+    static let columnOrderMask: UInt8 = 0x03
+    static let columnHasBitmap: UInt8 = 0x80
+
+    // Quantization (format-spec.md, "Quantization").
+    static let degreeScale = 1e7
+    static let millisecondsPerSecond = 1000.0
+    static let centimetreScale = 100.0
+    static let courseScale = 100.0
+    static let perMinuteScale = 1.0
+    static let metricLimit = 1e7
+    static let perMinuteLimit = 1e6
+    /// 2200-01-01T00:00:00Z in ms since 1970.
+    static let latestTimestampMs: Int64 = 7_258_118_400_000
+
+    static let manifestName = "MANIFEST"
+    static let lockName = "LOCK"
+    static let segmentPrefix = "seg-"
+    static let segmentSuffix = ".rlseg"
+    static let indexPrefix = "index-"
+    static let indexSuffix = ".rlidx"
+    static let temporarySuffix = ".tmp"
+    static let compactingSuffix = ".compacting"
+
+    /// Default segment size limit (64 MiB).
+    static let defaultSegmentLimit = 64 << 20
+
+    static func segmentName(_ number: UInt32) -> String {
+        segmentPrefix + padded(number) + segmentSuffix
+    }
+
+    static func indexName(_ number: UInt32) -> String {
+        indexPrefix + padded(number) + indexSuffix
+    }
+
+    private static func padded(_ number: UInt32) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+}
