@@ -55,3 +55,71 @@ enum InterchangeFixtures {
         return url
     }
 }
+
+/// libxml2's xmllint, installed with apt-get when missing and possible.
+enum XMLLint {
+    static let schema = InterchangeFixtures.packageRoot.appendingPathComponent("../shared/data/schema/gpx-1.1.xsd")
+        .standardizedFileURL
+
+    static func which(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        do { try process.run() } catch { return (-1, "\(error)") }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// The path of xmllint, after trying `apt-get install libxml2-utils` if needed.
+    static let path: String? = {
+        if let found = which("xmllint") { return found }
+        if getuid() == 0, let apt = which("apt-get") {
+            print("note: xmllint is missing; installing libxml2-utils with apt-get")
+            run(apt, ["update", "-qq"])
+            run(apt, ["install", "-y", "-qq", "libxml2-utils"])
+            if let found = which("xmllint") { return found }
+        }
+        print("note: xmllint (Debian package libxml2-utils) is missing and cannot be installed here "
+            + "(needs root and apt-get): the GPX schema validation tests are skipped")
+        return nil
+    }()
+
+    /// True when both xmllint and the official GPX 1.1 schema are at hand.
+    static let available: Bool = {
+        guard path != nil else { return false }
+        if !FileManager.default.fileExists(atPath: schema.path) {
+            print("note: \(schema.path) is absent: the GPX schema validation tests are skipped")
+            return false
+        }
+        return true
+    }()
+
+    /// xmllint's verdict on `file` against the GPX 1.1 schema.
+    static func validate(_ file: URL) -> (valid: Bool, output: String) {
+        let result = run(path!, ["--noout", "--schema", schema.path, file.path])
+        return (result.status == 0, result.output)
+    }
+}
+
+extension TrackPoint {
+    static func sample(_ i: Int, start: TimeInterval = 1_700_000_000) -> TrackPoint {
+        TrackPoint(latitude: 47.3 + Double(i) * 0.0001, longitude: 8.5 + Double(i) * 0.00007,
+                   timestamp: Date(timeIntervalSince1970: start + Double(i) * 2.5),
+                   altitude: 400 + Double(i % 7), horizontalAccuracy: 5, verticalAccuracy: 3,
+                   speed: i == 3 ? -1 : 1.4, course: i == 3 ? -1 : 45, heartRate: 120 + Double(i % 5),
+                   cadence: 80)
+    }
+}

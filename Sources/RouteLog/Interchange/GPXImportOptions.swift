@@ -45,6 +45,6 @@ public struct GPXImportOptions: Sendable, Equatable {
     /// The default policy.
     public init() {}
 
-    /// The timestamps RouteLog stores: 1970-01-01 up to 2200-01-01, in Unix seconds.
-    static let validTimes: ClosedRange<TimeInterval> = 0...7_258_118_400
+    /// The timestamps RouteLog stores: 1970-01-01 up to (not including) 2200-01-01, in Unix seconds.
+    static let validTimes: Range<TimeInterval> = 0..<7_258_118_399.999
 }

@@ -76,7 +76,7 @@ public enum GPXImporter {
             starts = (starts + jumps).sorted()
         }
         return Route(points: points, splits: RouteMetrics.splits(of: points, segmentStarts: starts),
-                     metadata: RouteMetadata(name: path.name), segmentStarts: starts)
+                     metadata: RouteMetadata(name: path.name, calories: path.calories, distance: path.distance), segmentStarts: starts)
     }
 
     /// Interpolates by index between the nearest timed neighbours; holds the first and

@@ -14,6 +14,9 @@ struct GPXPath {
     var segmentStarts: [Int] = []
     /// `<trkseg>` elements without a point.
     var emptySegments = 0
+    /// RouteLog's own track extensions: the app's calories and distance.
+    var calories: Double?
+    var distance: Double?
 }
 
 /// Everything a GPX file held that the importer cares about.
@@ -178,7 +181,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
                 known = false
             }
         } else {
-            known = false
+            known = path != nil && uri == GPXNamespace.routeLog && (name == "calories" || name == "distance")
         }
         if known {
             text = ""
@@ -288,7 +291,11 @@ final class GPXReader: NSObject, XMLParserDelegate {
     }
 
     private func setExtensionValue(_ name: String, _ uri: String?, _ value: String) {
-        guard point != nil, let number = number(value, name) else { return }
+        guard let number = number(value, name) else { return }
+        guard point != nil else {
+            if name == "calories" { path?.calories = number } else if name == "distance" { path?.distance = number }
+            return
+        }
         switch name {
         // A heart rate of 0 is a sensor that lost contact, not a reading.
         case "hr": point?.heartRate = number > 0 ? number : nil

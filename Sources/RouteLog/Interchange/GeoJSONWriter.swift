@@ -1,0 +1,87 @@
+import Foundation
+
+/// Writes a route as an RFC 7946 GeoJSON Feature.
+///
+/// The geometry is a LineString, or a MultiLineString with one line per recording
+/// segment when the route has several. Positions are `[longitude, latitude]`, with the
+/// altitude as a third number only when every point has one (RFC 7946 positions of one
+/// geometry should agree). The properties hold the summary, and `coordTimes` holds
+/// each point's time (the convention of Mapbox's togeojson), nested like the
+/// coordinates. Lines that cross the antimeridian are not cut.
+enum GeoJSONWriter {
+    static func write(_ route: Route, summary: ExportSummary) -> Data {
+        let segments = RouteSegments.ranges(of: route)
+        let withAltitude = route.points.allSatisfy { $0.altitude != nil }
+        func position(_ p: TrackPoint) -> String {
+            var text = "[" + DecimalText.format(p.longitude, places: 7) + "," + DecimalText.format(p.latitude, places: 7)
+            if withAltitude, let ele = p.altitude { text += "," + DecimalText.format(ele, places: 2) }
+            return text + "]"
+        }
+        func line(_ range: Range<Int>) -> String {
+            "[" + route.points[range].map(position).joined(separator: ",") + "]"
+        }
+        func times(_ range: Range<Int>) -> String {
+            "[" + route.points[range].map { "\"" + ISO8601Time.format($0.timestamp) + "\"" }.joined(separator: ",") + "]"
+        }
+        let multi = segments.count > 1
+        let coordinates = multi ? "[" + segments.map(line).joined(separator: ",") + "]" : line(segments[0])
+        let coordTimes = multi ? "[" + segments.map(times).joined(separator: ",") + "]" : times(segments[0])
+        let box = summary.boundingBox
+        var out = "{\"type\":\"Feature\""
+        out += ",\"bbox\":[" + [box.southWest.longitude, box.southWest.latitude, box.northEast.longitude,
+                                 box.northEast.latitude].map { DecimalText.format($0, places: 7) }.joined(separator: ",") + "]"
+        out += ",\"geometry\":{\"type\":\"" + (multi ? "MultiLineString" : "LineString") + "\",\"coordinates\":"
+            + coordinates + "}"
+        out += ",\"properties\":{" + summary.jsonMembers().joined(separator: ",")
+        out += ",\"coordTimes\":" + coordTimes + "}}\n"
+        return Data(out.utf8)
+    }
+}
+
+/// The figures every export carries: the store's summary when there is one, else the
+/// same figures computed from the route.
+struct ExportSummary {
+    var id: RouteID?
+    var name: String?
+    var startDate: Date
+    var duration: TimeInterval
+    var distance: Double
+    var movingTime: TimeInterval
+    var calories: Double
+    var pointCount: Int
+    var boundingBox: BoundingBox
+
+    init(route: Route, summary: RouteSummary?) {
+        let measures = RouteMetrics.measure(route)
+        let lats = route.points.map(\.latitude), lons = route.points.map(\.longitude)
+        id = summary?.id
+        name = summary?.name ?? route.metadata.name
+        startDate = summary?.startDate ?? route.points.first?.timestamp ?? Date(timeIntervalSince1970: 0)
+        duration = summary?.duration ?? measures.duration
+        distance = summary?.distance ?? route.metadata.distance ?? measures.distance
+        movingTime = measures.movingTime
+        calories = summary?.calories ?? route.metadata.calories ?? 0
+        pointCount = route.points.count
+        boundingBox = summary?.boundingBox ?? BoundingBox(
+            southWest: Coordinate(latitude: lats.min() ?? 0, longitude: lons.min() ?? 0),
+            northEast: Coordinate(latitude: lats.max() ?? 0, longitude: lons.max() ?? 0))
+    }
+
+    var averageSpeed: Double { duration > 0 ? distance / duration : 0 }
+
+    /// `"key":value` pairs for a JSON object.
+    func jsonMembers() -> [String] {
+        var members: [String] = []
+        if let id { members.append("\"id\":\(id.rawValue)") }
+        if let name { members.append("\"name\":" + TextEscaping.json(name)) }
+        members.append("\"startDate\":\"" + ISO8601Time.format(startDate) + "\"")
+        members.append("\"endDate\":\"" + ISO8601Time.format(startDate.addingTimeInterval(duration)) + "\"")
+        members.append("\"duration\":" + DecimalText.format(duration, places: 3))
+        members.append("\"distance\":" + DecimalText.format(distance, places: 3))
+        members.append("\"movingTime\":" + DecimalText.format(movingTime, places: 3))
+        members.append("\"averageSpeed\":" + DecimalText.format(averageSpeed, places: 4))
+        members.append("\"calories\":" + DecimalText.format(calories, places: 3))
+        members.append("\"pointCount\":\(pointCount)")
+        return members
+    }
+}
