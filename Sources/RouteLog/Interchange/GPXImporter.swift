@@ -33,14 +33,19 @@ public enum GPXImporter {
         try build(GPXReader.read(data: data, source: source), source: source, options: options)
     }
 
-    static func build(_ contents: GPXContents, source: String,
+    static func build(_ contents: consuming GPXContents, source: String,
                       options: GPXImportOptions) throws -> GPXImport {
         var report = GPXImportReport(source: source, version: contents.version ?? "1.1")
         report.waypointsSkipped = contents.waypoints
         report.unknownExtensionsSkipped = contents.unknownExtensions
         let hasTrackPoints = contents.paths.contains { !$0.isPlannedRoute && !$0.points.isEmpty }
         var routes: [Route] = []
-        for path in contents.paths {
+        // Paths are moved out one by one so their points are never copied.
+        var paths = contents.paths
+        contents.paths = []
+        for index in paths.indices {
+            var path = GPXPath(name: nil, isPlannedRoute: false)
+            swap(&path, &paths[index])
             report.emptySegmentsSkipped += path.emptySegments
             if path.points.isEmpty {
                 report.emptyPathsSkipped += 1
@@ -50,16 +55,17 @@ public enum GPXImporter {
                 report.plannedRoutesSkipped += 1
                 continue
             }
-            routes.append(makeRoute(path, fileTime: contents.fileTime, options: options, report: &report))
+            routes.append(makeRoute(&path, fileTime: contents.fileTime, options: options, report: &report))
         }
         report.routeCount = routes.count
         report.pointCount = routes.reduce(0) { $0 + $1.points.count }
         return GPXImport(routes: routes, report: report)
     }
 
-    static func makeRoute(_ path: GPXPath, fileTime: Date?, options: GPXImportOptions,
+    static func makeRoute(_ path: inout GPXPath, fileTime: Date?, options: GPXImportOptions,
                           report: inout GPXImportReport) -> Route {
         var points = path.points
+        path.points = []
         let timed = path.hasTime.indices.filter { path.hasTime[$0] }
         if timed.isEmpty {
             report.untimedRoutes += 1
