@@ -85,14 +85,15 @@ extension RouteStore {
                 try core.checkWritable()
                 let tail = Array(core.manifest.segments.drop(while: { snapshot.compacted.contains($0) }))
                 let tailEvents = try core.indexedEvents(of: tail)
-                let indexNumber = writer.reserveNumber()
+                let indexNumber = core.manifest.nextFileNumber
+                core.manifest.nextFileNumber += 1
                 let index = try core.createLogFile(kind: .index, number: indexNumber)
                 let bytes = (outputEvents + tailEvents).flatMap { $0.indexRecord() }
                 try index.write(bytes, at: Int64(FormatConstants.fileHeaderSize))
                 try index.syncData()
                 var next = core.manifest
                 next.generation += 1
-                next.nextFileNumber = max(core.manifest.nextFileNumber, writer.nextNumber)
+                next.nextFileNumber = max(core.manifest.nextFileNumber, writer.nextNumber)  // includes the index's
                 next.nextRouteID = max(next.nextRouteID, core.nextRouteID)
                 next.indexFile = indexNumber
                 next.segments = writer.segments + tail

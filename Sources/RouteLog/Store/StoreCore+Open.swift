@@ -255,7 +255,7 @@ extension StoreCore {
 enum StoreFiles {
     static func isStoreFile(_ name: String) -> Bool {
         var base = name
-        for suffix in [FormatConstants.temporarySuffix, FormatConstants.compactingSuffix] where base.hasSuffix(suffix) {
+        for suffix in [FormatConstants.temporarySuffix] where base.hasSuffix(suffix) {
             base.removeLast(suffix.count)
         }
         if base == FormatConstants.manifestName || base == FormatConstants.lockName { return true }
