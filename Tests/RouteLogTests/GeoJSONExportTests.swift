@@ -63,4 +63,18 @@ import Testing
         #expect(points[0]["latitude"] as? Double == route.points[0].latitude)
         #expect((json["splits"] as? [Any])?.count == route.splits.count)
     }
+
+    @Test func aOnePointRouteIsAPointAndALonePointSegmentIsRepeated() throws {
+        let one = Route(points: [TrackPoint.sample(0)])
+        let point = try parse(RouteExporter.data(for: one, format: .geojson))
+        let geometry = try #require(point["geometry"] as? [String: Any])
+        #expect(geometry["type"] as? String == "Point")
+        #expect((geometry["coordinates"] as? [Double])?.count == 3)
+        let route = Route(points: (0..<5).map { TrackPoint.sample($0) }, segmentStarts: [2, 3])
+        let multi = try parse(RouteExporter.data(for: route, format: .geojson))
+        let lines = try #require((multi["geometry"] as? [String: Any])?["coordinates"] as? [[[Double]]])
+        #expect(lines.map(\.count) == [2, 2, 2])
+        #expect(lines[1][0] == lines[1][1])
+        #expect(lines.allSatisfy { $0.count >= 2 }, "RFC 7946: every line has two positions or more")
+    }
 }
