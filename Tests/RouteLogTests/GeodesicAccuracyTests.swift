@@ -34,6 +34,25 @@ import Testing
         }
     }
 
+    @Test func shortStepsAgreeWithVincentyEverywhereOnTheGlobe() {
+        var generator = SeededGenerator(state: 7)
+        var worst = 0.0
+        for _ in 0..<20_000 {
+            let lat = Double.random(in: -89.9...89.9, using: &generator)
+            let lon = Double.random(in: -180...180, using: &generator)
+            let a = Coordinate(latitude: lat, longitude: lon)
+            let b = Coordinate(latitude: min(90, max(-90, lat + Double.random(in: -0.02...0.02, using: &generator))),
+                               longitude: lon + Double.random(in: -0.02...0.02, using: &generator))
+            guard let vincenty = Geodesic.vincentyDistance(a, b), vincenty > 0.01 else { continue }
+            worst = max(worst, abs(Geodesic.distance(a, b) - vincenty) / vincenty)
+        }
+        print("geodesic: short-step formula vs Vincenty, worst relative difference \(worst)")
+        #expect(worst < 1e-6)
+        // Across the antimeridian the step is still short.
+        let east = Coordinate(latitude: 10, longitude: 179.999), west = Coordinate(latitude: 10, longitude: -179.999)
+        #expect(abs(Geodesic.distance(east, west) - Geodesic.vincentyDistance(east, west)!) < 1e-6)
+    }
+
     @Test func vincentyGivesUpOnTheClassicAntipodalCaseAndTheFallbackAnswers() {
         let a = Coordinate(latitude: 0, longitude: 0), b = Coordinate(latitude: 0.5, longitude: 179.7)
         #expect(Geodesic.vincentyDistance(a, b) == nil)
