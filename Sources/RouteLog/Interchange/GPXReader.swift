@@ -121,7 +121,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
         depth += 1
         guard error == nil, skipUntilDepth == nil else { return }
         // A prefixed name with no namespace: libxml2 only warns, we refuse.
-        if let qualifiedName, qualifiedName.contains(":"), uri == nil || uri == "" {
+        if let qualifiedName, qualifiedName.utf8.contains(UInt8(ascii: ":")), uri == nil || uri == "" {
             return stop("the prefix of <\(qualifiedName)> is not declared")
         }
         if depth == 1 {
@@ -195,11 +195,11 @@ final class GPXReader: NSObject, XMLParserDelegate {
         guard let latText = attributes["lat"], let lonText = attributes["lon"] else {
             return stop("a point has no lat or lon attribute")
         }
-        guard let lat = Double(latText.trimmingCharacters(in: .whitespaces)), lat.isFinite,
+        guard let lat = Double(Self.trimmed(latText)), lat.isFinite,
               (-90...90).contains(lat) else {
             return stop("lat=\"\(latText.prefix(40))\" is not a latitude in -90...90")
         }
-        guard let lon = Double(lonText.trimmingCharacters(in: .whitespaces)), lon.isFinite,
+        guard let lon = Double(Self.trimmed(lonText)), lon.isFinite,
               (-180...180).contains(lon) else {
             return stop("lon=\"\(lonText.prefix(40))\" is not a longitude in -180...180")
         }
@@ -223,7 +223,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
             if depth == skip { skipUntilDepth = nil }
             return
         }
-        let value = text?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = text.map(Self.trimmed)
         text = nil
         if let extensionDepth, depth > extensionDepth {
             if let value, !value.isEmpty { setExtensionValue(name, uri, value) }
@@ -261,6 +261,17 @@ final class GPXReader: NSObject, XMLParserDelegate {
         default:
             break
         }
+    }
+
+    /// `text` without leading and trailing XML white space (space, tab, CR, LF).
+    /// Foundation's trimmingCharacters(in:) was a third of the import time.
+    static func trimmed(_ text: String) -> String {
+        let utf8 = text.utf8
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = utf8.lastIndex(where: { !isSpace($0) })!
+        if first == utf8.startIndex && last == utf8.index(before: utf8.endIndex) { return text }
+        return String(text[first...last])
     }
 
     private func number(_ value: String, _ what: String) -> Double? {
