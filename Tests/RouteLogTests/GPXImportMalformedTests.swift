@@ -71,10 +71,13 @@ import Testing
         } catch { Issue.record("\(error)") }
     }
 
-    @Test func missingFileIsNotFound() {
-        #expect(throws: RouteLogError.self) {
+    @Test func missingFileIsNotFoundAndADirectoryIsRefused() throws {
+        #expect {
             try GPXImporter.read(contentsOf: URL(fileURLWithPath: "/nonexistent/route.gpx"))
-        }
+        } throws: { ($0 as? RouteLogError)?.code == .notFound }
+        #expect {
+            try GPXImporter.read(contentsOf: InterchangeFixtures.gpxDirectory)
+        } throws: { ($0 as? RouteLogError)?.code == .invalidArgument }
     }
 
     @Test func aRealFileCutShortFailsWithItsLastLine() throws {

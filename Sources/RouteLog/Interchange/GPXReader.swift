@@ -52,8 +52,13 @@ final class GPXReader: NSObject, XMLParserDelegate {
 
     /// Reads a GPX file from disk, streaming it in small chunks.
     static func read(contentsOf url: URL) throws -> GPXContents {
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+              FileManager.default.isReadableFile(atPath: url.path) else {
             throw RouteLogError(.notFound, "Cannot read the GPX file; check the path", path: url.path)
+        }
+        guard !isDirectory.boolValue else {
+            throw RouteLogError(.invalidArgument, "This is a directory, not a GPX file", path: url.path)
         }
         guard let parser = XMLParser(contentsOf: url) else {
             throw RouteLogError(.io, "Cannot open the GPX file", path: url.path)
