@@ -32,20 +32,20 @@ struct GPXContents {
 /// parser underneath). It keeps only the points it builds, never the text of the
 /// file, and stops at the first XML or data error with its line and column.
 final class GPXReader: NSObject, XMLParserDelegate {
-    private var contents = GPXContents()
+    var contents = GPXContents()
     private var error: RouteLogError?
     private let source: String
 
     // Where we are.
-    private var depth = 0
-    private var path: GPXPath?
+    var depth = 0
+    var path: GPXPath?
     private var segmentHasPoints = false
-    private var point: TrackPoint?
-    private var pointHasTime = false
+    var point: TrackPoint?
+    var pointHasTime = false
     private var inMetadata = false
     private var extensionDepth: Int?       // depth of the open <extensions>, if any
-    private var skipUntilDepth: Int?       // inside an element we ignore entirely
-    private var text: String?              // collecting character data
+    var skipUntilDepth: Int?       // inside an element we ignore entirely
+    var text: String?              // collecting character data
     private var parser: XMLParser?
 
     private init(source: String) { self.source = source }
@@ -97,7 +97,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
                       path: source)
     }
 
-    private func stop(_ what: String) {
+    func stop(_ what: String) {
         guard error == nil, let parser else { return }
         error = fail(what, parser)
         parser.abortParsing()
@@ -170,32 +170,6 @@ final class GPXReader: NSObject, XMLParserDelegate {
         }
     }
 
-    private func startExtension(_ name: String, _ uri: String?) {
-        if GPXNamespace.isGarminTrackPoint(uri), name == "TrackPointExtension" { return }
-        let known: Bool
-        if point != nil {
-            switch (uri, name) {
-            case (GPXNamespace.garminTrackPointV1, "hr"), (GPXNamespace.garminTrackPointV1, "cad"),
-                 (GPXNamespace.garminTrackPointV2, "hr"), (GPXNamespace.garminTrackPointV2, "cad"),
-                 (GPXNamespace.garminTrackPointV2, "speed"), (GPXNamespace.garminTrackPointV2, "course"),
-                 (GPXNamespace.gpxdata, "hr"), (GPXNamespace.gpxdata, "cadence"),
-                 (GPXNamespace.routeLog, "speed"), (GPXNamespace.routeLog, "course"),
-                 (GPXNamespace.routeLog, "horizontalAccuracy"), (GPXNamespace.routeLog, "verticalAccuracy"):
-                known = true
-            default:
-                known = false
-            }
-        } else {
-            known = path != nil && uri == GPXNamespace.routeLog && (name == "calories" || name == "distance")
-        }
-        if known {
-            text = ""
-        } else {
-            contents.unknownExtensions += 1
-            skipUntilDepth = depth
-        }
-    }
-
     private func startPoint(_ attributes: [String: String]) {
         guard let latText = attributes["lat"], let lonText = attributes["lon"] else {
             return stop("a point has no lat or lon attribute")
@@ -265,62 +239,6 @@ final class GPXReader: NSObject, XMLParserDelegate {
             if depth == 2 { path = nil }
         default:
             break
-        }
-    }
-
-    /// `text` without leading and trailing XML white space (space, tab, CR, LF).
-    /// Foundation's trimmingCharacters(in:) was a third of the import time.
-    static func trimmed(_ text: String) -> String {
-        let utf8 = text.utf8
-        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = utf8.lastIndex(where: { !isSpace($0) })!
-        if first == utf8.startIndex && last == utf8.index(before: utf8.endIndex) { return text }
-        return String(text[first...last])
-    }
-
-    private func number(_ value: String, _ what: String) -> Double? {
-        guard let number = Double(value), number.isFinite else {
-            stop("<\(what)> holds \"\(value.prefix(40))\", not a number")
-            return nil
-        }
-        return number
-    }
-
-    private func setPointValue(_ name: String, _ value: String) {
-        guard point != nil else { return }
-        switch name {
-        case "time":
-            guard let date = ISO8601Time.parse(value[...]) else {
-                return stop("<time>\(value.prefix(40))</time> is not an ISO 8601 date and time")
-            }
-            guard GPXImportOptions.validTimes.contains(date.timeIntervalSince1970) else {
-                return stop("<time>\(value.prefix(40))</time> is outside 1970...2200, which RouteLog cannot store")
-            }
-            point?.timestamp = date
-            pointHasTime = true
-        case "ele": point?.altitude = number(value, name)
-        case "speed": point?.speed = number(value, name)
-        case "course": point?.course = number(value, name)
-        default: break
-        }
-    }
-
-    private func setExtensionValue(_ name: String, _ uri: String?, _ value: String) {
-        guard let number = number(value, name) else { return }
-        guard point != nil else {
-            if name == "calories" { path?.calories = number } else if name == "distance" { path?.distance = number }
-            return
-        }
-        switch name {
-        // A heart rate of 0 is a sensor that lost contact, not a reading.
-        case "hr": point?.heartRate = number > 0 ? number : nil
-        case "cad", "cadence": point?.cadence = number
-        case "speed": point?.speed = number
-        case "course": point?.course = number
-        case "horizontalAccuracy": point?.horizontalAccuracy = number
-        case "verticalAccuracy": point?.verticalAccuracy = number
-        default: break
         }
     }
 }
