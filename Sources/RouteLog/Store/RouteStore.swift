@@ -221,7 +221,7 @@ public final class RouteStore: Sendable {
     static func readRouteRecord(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> RouteRecord {
         let bytes = try readRouteFrame(file, at: location, id: id)
         do {
-            return try RouteRecord(payload: Array(bytes[FormatConstants.recordHeaderSize...]))
+            return try RouteRecord(payload: bytes[FormatConstants.recordHeaderSize...])
         } catch let error as ByteReader.Malformed {
             throw RouteLogError.corrupted("route \(id)'s record makes no sense: \(error.reason)", path: file.path, offset: location.offset)
         }

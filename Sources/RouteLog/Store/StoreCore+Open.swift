@@ -106,6 +106,7 @@ extension StoreCore {
         else { return nil }
         var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size)
         var result = IndexedState(state: StoreState(), lastLocation: [:])
+        result.state.reserve(Int(min(size / 100, 10_000_000)))
         do {
             while let record = try scanner.next() {
                 let event = try LogEvent.fromIndex(record)
