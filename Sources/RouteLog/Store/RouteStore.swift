@@ -351,13 +351,19 @@ public final class RouteStore: Sendable {
         core.withLock { $0 = fresh }
     }
 
-    /// Syncs the index and releases the files and the writer's lock. Further calls
-    /// on this handle fail. Called by `deinit` too.
+    /// Syncs the index (and, with buffered durability, the segment being appended to),
+    /// then releases the files and the writer's lock. Further calls on this handle fail.
+    /// Dropping the last reference without calling it releases them too.
     public func close() throws {
         compaction.waitUntilIdle()
-        core.withLock { core in
+        try core.withLock { core in
             guard !core.closed else { return }
             core.syncIndex()
+            // With buffered durability, close is the moment the app expects its saves
+            // to reach the disk.
+            if core.writable, core.failure == nil, options.durability == .buffered {
+                try core.segments[core.activeSegment]?.syncData()
+            }
             core.closed = true
             core.segments = [:]
             core.index = nil
