@@ -58,6 +58,26 @@ import Testing
         #expect(!stored.splits.isEmpty)
         #expect(stored.splits.filter { $0.unit == .kilometre }.count == Int(summary.distance / 1000))
     }
+
+    @Test func aWholeDirectoryOfRealTracksImports() throws {
+        let dir = try InterchangeFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try RouteStore(at: dir.appendingPathComponent("s.routelog"))
+        defer { try? store.close() }
+        let outcomes = GPXImporter.importDirectory(InterchangeFixtures.gpxDirectory, into: store)
+        #expect(outcomes.count == 15)
+        var routes = 0
+        for outcome in outcomes {
+            guard case .success(let report) = outcome.result else {
+                Issue.record("\(outcome.file.lastPathComponent) failed")
+                continue
+            }
+            routes += report.routeIDs.count
+        }
+        #expect(routes == 33)
+        #expect(store.summaries().count == 33)
+        #expect(store.summaries().map(\.pointCount).reduce(0, +) == 21_505)
+    }
 }
 
 enum GPXImportStoreTestsData {

@@ -48,6 +48,19 @@ extension GPXImporter {
         }
     }
 
+    /// Imports every `.gpx` file directly inside `directory`, in name order, each all
+    /// or nothing (see ``importFiles(_:into:options:)``).
+    ///
+    /// ```swift
+    /// for outcome in GPXImporter.importDirectory(fixtures, into: store) {
+    ///     print(outcome.file.lastPathComponent, outcome.result)
+    /// }
+    /// ```
+    public static func importDirectory(_ directory: URL, into store: RouteStore,
+                                       options: GPXImportOptions = .init()) -> [GPXFileOutcome] {
+        importFiles(gpxFiles(in: directory), into: store, options: options)
+    }
+
     /// The `.gpx` files directly inside `directory`, sorted by name (empty when the
     /// directory cannot be read).
     public static func gpxFiles(in directory: URL) -> [URL] {
