@@ -77,4 +77,24 @@ import Testing
         let times = try #require(GPXImporter.read(data: data).routes.first).points.map { ISO8601Time.format($0.timestamp) }
         #expect(times == ["2024-05-01T10:00:00.123Z", "2024-05-01T10:00:01.500Z"])
     }
+
+    @Test func plannedRoutesBesideTracksAreSkippedUnlessAskedFor() throws {
+        let text = """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">
+            <wpt lat="1" lon="1"/>
+            <rte><name>plan</name><rtept lat="1" lon="1"/><rtept lat="1.01" lon="1"/></rte>
+            <trk><name>walk</name><trkseg><trkpt lat="1" lon="1"><time>2024-01-01T00:00:00Z</time></trkpt></trkseg></trk>
+            </gpx>
+            """
+        let plain = try GPXImporter.read(data: Data(text.utf8))
+        #expect(plain.routes.map(\.metadata.name) == ["walk"])
+        #expect(plain.report.plannedRoutesSkipped == 1 && plain.report.waypointsSkipped == 1)
+        #expect(plain.report.notes.contains { $0.contains("planned route") })
+        var options = GPXImportOptions()
+        options.importsPlannedRoutesBesideTracks = true
+        let both = try GPXImporter.read(data: Data(text.utf8), options: options)
+        #expect(both.routes.map(\.metadata.name) == ["plan", "walk"])
+        #expect(both.routes[0].points.allSatisfy { $0.timestamp == Date(timeIntervalSince1970: 0) })
+    }
 }
