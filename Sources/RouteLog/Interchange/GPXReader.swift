@@ -111,6 +111,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
         case 76: return "a closing tag does not match the element it closes"
         case 201: return "an element or attribute uses a namespace prefix that is not declared"
         case 9, 69: return "invalid character in the text (wrong encoding?)"
+        case 89: return "entities expand too far (an entity loop or an expansion bomb)"
         default: return "the XML is not well-formed, or the file is truncated (libxml2 error \(code))"
         }
     }
