@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test demo deps build release clean
+.PHONY: test demo deps build release clean bench bench-quick
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get;
@@ -32,5 +32,12 @@ demo: release
 	rm -rf demo.routelog
 	$(SWIFT) run -c release routelog-demo demo.routelog
 
+# The benchmark against the baselines (see README: Benchmarks). Writes bench-results/.
+bench: deps
+	$(SWIFT) run -c release routelog-bench
+
+bench-quick: deps
+	$(SWIFT) run -c release routelog-bench --quick
+
 clean:
-	rm -rf .build demo.routelog
+	rm -rf .build demo.routelog bench-results

@@ -25,5 +25,22 @@ let package = Package(
             name: "RouteLogTests",
             dependencies: ["RouteLog"]
         ),
+        // The benchmark and its baselines. SQLite is linked here only, never by RouteLog.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Benchmarks/Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .executableTarget(
+            name: "routelog-bench",
+            dependencies: ["RouteLog", "CSQLite"],
+            path: "Benchmarks/Sources/routelog-bench"
+        ),
+        .testTarget(
+            name: "RouteLogBenchTests",
+            dependencies: ["routelog-bench"],
+            path: "Benchmarks/Tests/RouteLogBenchTests"
+        ),
     ]
 )

@@ -1,0 +1,34 @@
+import Foundation
+import RouteLog
+import Testing
+@testable import routelog_bench
+
+@Suite struct WalkGeneratorTests {
+    @Test func sameSeedSameWalks() {
+        var a = WalkGenerator(seed: 7), b = WalkGenerator(seed: 7)
+        #expect(a.walk(pointCount: 500) == b.walk(pointCount: 500))
+        #expect(a.walk() == b.walk())
+    }
+
+    @Test func anHourAtOneHertzAtWalkingPace() {
+        var walks = WalkGenerator(seed: 42)
+        let route = walks.walk(pointCount: 3_600)
+        #expect(route.points.count == 3_600)
+        let duration = route.points.last!.timestamp.timeIntervalSince(route.points.first!.timestamp)
+        #expect(abs(duration - 3_599) < 1e-6)
+        // Pace 1.2-1.6 m/s for an hour, plus GPS noise: 4 to 7 km.
+        let distance = RouteMetrics.distance(of: route.points)
+        #expect(distance > 4_000 && distance < 7_000, "distance \(distance)")
+        #expect(route.splits.filter { $0.unit == .kilometre }.count >= 4)
+        #expect(route.points.allSatisfy { $0.horizontalAccuracy! >= 3 && $0.horizontalAccuracy! <= 15 })
+        #expect(route.points.allSatisfy { $0.course! >= 0 && $0.course! < 360 && $0.speed! >= 0 })
+    }
+
+    @Test func defaultLengthIsTwentyToNinetyMinutes() {
+        var walks = WalkGenerator(seed: 3)
+        for _ in 0..<20 {
+            let count = walks.walk().points.count
+            #expect(count >= 1_200 && count <= 5_400)
+        }
+    }
+}
