@@ -21,9 +21,12 @@ let package = Package(
             name: "RouteLog",
             dependencies: ["CLZ4", "CRouteLogSystem"]
         ),
+        // Reproducible synthetic routes for the demo, the tests and the benchmarks.
+        .target(name: "RouteLogSamples", dependencies: ["RouteLog"]),
+        .executableTarget(name: "routelog-demo", dependencies: ["RouteLog", "RouteLogSamples"]),
         .testTarget(
             name: "RouteLogTests",
-            dependencies: ["RouteLog"]
+            dependencies: ["RouteLog", "RouteLogSamples"]
         ),
         // The benchmark and its baselines. SQLite is linked here only, never by RouteLog.
         .systemLibrary(

@@ -31,6 +31,19 @@ int routelog_lock_exclusive(int fd) {
 #endif
 }
 
+int routelog_unlock(int fd) {
+#if defined(F_OFD_SETLK)
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_UNLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_SETLK, &fl) != 0) return errno;
+    return 0;
+#else
+    return flock(fd, LOCK_UN) == 0 ? 0 : errno;
+#endif
+}
+
 int routelog_lock_is_held(int fd) {
 #if defined(F_OFD_GETLK)
     struct flock fl;

@@ -22,6 +22,9 @@ uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t 
 /// Returns 0 on success, or the errno value (EAGAIN/EWOULDBLOCK when held elsewhere).
 int routelog_lock_exclusive(int fd);
 
+/// Releases the lock taken by routelog_lock_exclusive. Returns 0 or errno.
+int routelog_unlock(int fd);
+
 /// Returns 1 when some other open file description holds a lock on the file, 0 when
 /// none does, or -errno. Never takes the lock on Linux.
 int routelog_lock_is_held(int fd);

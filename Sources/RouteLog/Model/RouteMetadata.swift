@@ -10,21 +10,19 @@ public struct RouteMetadata: Sendable, Equatable, Hashable, Codable {
     /// Distance in metres when the app's own figure should win over the one RouteLog
     /// computes from the points.
     public var distance: Double?
-    /// Seconds added to every timestamp when the route is read: an edit of the start
-    /// date moves the whole route. Stored to the millisecond.
-    public var timeShift: TimeInterval
-
     /// Creates metadata; everything is optional.
-    public init(name: String? = nil, calories: Double? = nil, distance: Double? = nil,
-                timeShift: TimeInterval = 0) {
+    public init(name: String? = nil, calories: Double? = nil, distance: Double? = nil) {
         self.name = name
         self.calories = calories
         self.distance = distance
-        self.timeShift = timeShift
     }
 }
 
 /// A change to a stored route's metadata: each field left `nil` stays as it is.
+///
+/// Moving a route in time (``startDate`` or ``shift``) moves every point: the store
+/// keeps the shift beside the points and applies it when the route is read, so the
+/// points themselves are never rewritten.
 ///
 /// ```swift
 /// try store.edit(id, RouteEdit(shift: 7 * 86_400, calories: 310))

@@ -1,0 +1,86 @@
+/// Reads what ``ByteWriter`` wrote, checking every length against the bytes there are.
+/// A read past the end throws ``ByteReader/Malformed``; nothing is trusted.
+struct ByteReader {
+    /// The bytes ran out or a value is out of its allowed range. `offset` is
+    /// relative to the start of the reader's buffer.
+    struct Malformed: Error {
+        let reason: String
+        let offset: Int
+    }
+
+    private let bytes: [UInt8]
+    private(set) var position: Int
+    let end: Int
+
+    init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+        self.bytes = bytes
+        self.position = start
+        self.end = end ?? bytes.count
+    }
+
+    var remaining: Int { end - position }
+    var isAtEnd: Bool { position >= end }
+
+    func fail(_ reason: String) -> Malformed { Malformed(reason: reason, offset: position) }
+
+    private mutating func take(_ n: Int) throws -> Int {
+        guard n >= 0, n <= remaining else { throw fail("needs \(n) bytes, \(remaining) left") }
+        let start = position
+        position += n
+        return start
+    }
+
+    mutating func u8() throws -> UInt8 { bytes[try take(1)] }
+
+    mutating func u16() throws -> UInt16 {
+        let p = try take(2)
+        return UInt16(bytes[p]) | UInt16(bytes[p + 1]) << 8
+    }
+
+    mutating func u32() throws -> UInt32 {
+        let p = try take(4)
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(bytes[p + i]) << (8 * i) }
+        return v
+    }
+
+    mutating func u64() throws -> UInt64 {
+        let p = try take(8)
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(bytes[p + i]) << (8 * i) }
+        return v
+    }
+
+    mutating func i32() throws -> Int32 { Int32(bitPattern: try u32()) }
+    mutating func i64() throws -> Int64 { Int64(bitPattern: try u64()) }
+    mutating func f64() throws -> Double { Double(bitPattern: try u64()) }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try u8()
+            if shift == 63 && byte > 1 { throw fail("varint overflows 64 bits") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw fail("varint longer than 10 bytes") }
+        }
+    }
+
+    /// A varint that must be a count or index no larger than `limit`.
+    mutating func count(max limit: Int) throws -> Int {
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw fail("count \(value) exceeds \(limit)") }
+        return Int(value)
+    }
+
+    mutating func bytes(_ n: Int) throws -> ArraySlice<UInt8> {
+        let p = try take(n)
+        return bytes[p..<(p + n)]
+    }
+
+    static func unzigzag(_ value: UInt64) -> Int64 {
+        Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
+    }
+}

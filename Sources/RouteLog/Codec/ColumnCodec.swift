@@ -1,0 +1,152 @@
+import Foundation
+
+/// Point columns to the column block and back (format-spec.md, "Column block"):
+/// one tagged column per field, each a run of zigzag varints of the values' 0th, 1st
+/// or 2nd differences, whichever is shortest.
+enum ColumnCodec {
+    typealias Tag = FormatConstants.ColumnTag
+
+    static func encode(_ points: [TrackPoint]) -> [UInt8] {
+        var out = ByteWriter(capacity: points.count * 8 + 16)
+        var columns: [(Tag, [Int64], [UInt8]?)] = [
+            (.latitude, points.map { Quantization.degrees($0.latitude) }, nil),
+            (.longitude, points.map { Quantization.degrees($0.longitude) }, nil),
+            (.time, points.map { Quantization.milliseconds($0.timestamp) }, nil),
+        ]
+        for field in PointField.optional {
+            var values: [Int64] = []
+            var bitmap = [UInt8](repeating: 0, count: (points.count + 7) / 8)
+            for (i, point) in points.enumerated() {
+                if let v = field.get(point) {
+                    values.append(field.integer(v))
+                    bitmap[i >> 3] |= 1 << UInt8(i & 7)
+                }
+            }
+            if values.isEmpty { continue }
+            columns.append((field.tag, values, values.count == points.count ? nil : bitmap))
+        }
+        out.varint(points.count)
+        out.varint(columns.count)
+        for (tag, values, bitmap) in columns {
+            let order = cheapestOrder(values)
+            var body = ByteWriter(capacity: values.count * 2 + (bitmap?.count ?? 0))
+            if let bitmap { body.append(contentsOf: bitmap) }
+            forEachDifference(values, order: order) { body.varint(ByteWriter.zigzag($0)) }
+            out.u8(tag.rawValue)
+            out.u8(UInt8(order) | (bitmap == nil ? 0 : FormatConstants.columnHasBitmap))
+            out.varint(body.count)
+            out.append(contentsOf: body.bytes)
+        }
+        return out.bytes
+    }
+
+    static func decode(_ block: [UInt8]) throws -> [TrackPoint] {
+        var reader = ByteReader(block)
+        // Every point costs at least one byte in each required column, which bounds the
+        // count by the block's size before anything is allocated for it.
+        let count = try reader.count(max: min(RouteValidation.maxPoints, block.count))
+        guard count >= 1 else { throw reader.fail("a point block holds no points") }
+        let columnCount = try reader.count(max: 255)
+        var required: [Tag: [Int64]] = [:]
+        var optional: [(PointField, [Int64], [UInt8]?)] = []
+        var seen = Set<UInt8>()
+        for _ in 0..<columnCount {
+            let rawTag = try reader.u8()
+            let encoding = try reader.u8()
+            let length = try reader.count(max: reader.remaining)
+            var column = ByteReader(block, from: reader.position, to: reader.position + length)
+            _ = try reader.bytes(length)
+            guard seen.insert(rawTag).inserted else { throw reader.fail("column \(rawTag) appears twice") }
+            guard let tag = Tag(rawValue: rawTag) else { continue }  // a newer column: skip it
+            let order = Int(encoding & FormatConstants.columnOrderMask)
+            guard order <= 2, encoding & ~(FormatConstants.columnOrderMask | FormatConstants.columnHasBitmap) == 0
+            else { throw column.fail("column \(rawTag) has unknown encoding \(encoding)") }
+            var bitmap: [UInt8]?
+            var present = count
+            if encoding & FormatConstants.columnHasBitmap != 0 {
+                let bits = Array(try column.bytes((count + 7) / 8))
+                present = bits.reduce(0) { $0 + $1.nonzeroBitCount }
+                guard count % 8 == 0 || bits.last! >> UInt8(count % 8) == 0 else {
+                    throw column.fail("column \(rawTag) marks points past the end")
+                }
+                bitmap = bits
+            }
+            let values = try readValues(&column, count: present, order: order)
+            guard column.isAtEnd else { throw column.fail("column \(rawTag) has trailing bytes") }
+            switch tag {
+            case .latitude, .longitude, .time:
+                guard bitmap == nil else { throw column.fail("required column \(rawTag) has a bitmap") }
+                required[tag] = values
+            default:
+                guard let field = PointField.optional.first(where: { $0.tag == tag }) else { continue }
+                optional.append((field, values, bitmap))
+            }
+        }
+        guard let lats = required[.latitude], let lons = required[.longitude], let times = required[.time]
+        else { throw reader.fail("a required column (latitude, longitude or time) is missing") }
+        guard reader.isAtEnd else { throw reader.fail("bytes after the last column") }
+        var points = [TrackPoint]()
+        points.reserveCapacity(count)
+        for i in 0..<count {
+            let lat = Quantization.degrees(lats[i]), lon = Quantization.degrees(lons[i])
+            guard (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon) else {
+                throw reader.fail("point \(i) has a coordinate out of range")
+            }
+            points.append(TrackPoint(latitude: lat, longitude: lon,
+                                     timestamp: Quantization.date(milliseconds: times[i])))
+        }
+        for (field, values, bitmap) in optional {
+            var next = 0
+            for i in 0..<count where bitmap.map({ $0[i >> 3] & (1 << UInt8(i & 7)) != 0 }) ?? true {
+                field.set(&points[i], field.value(values[next]))
+                next += 1
+            }
+        }
+        return points
+    }
+
+    private static func readValues(_ reader: inout ByteReader, count: Int, order: Int) throws -> [Int64] {
+        guard count <= reader.remaining else { throw reader.fail("column claims \(count) values in \(reader.remaining) bytes") }
+        var values = [Int64]()
+        values.reserveCapacity(count)
+        var previous: Int64 = 0, previousDelta: Int64 = 0
+        for _ in 0..<count {
+            let d = ByteReader.unzigzag(try reader.varint())
+            let value: Int64
+            switch order {
+            case 0: value = d
+            case 1: value = previous &+ d
+            default:
+                let delta = previousDelta &+ d
+                value = previous &+ delta
+                previousDelta = delta
+            }
+            previous = value
+            values.append(value)
+        }
+        return values
+    }
+
+    /// Calls `body` with each Δ^order of `values`, first values taken against zeros.
+    private static func forEachDifference(_ values: [Int64], order: Int, _ body: (Int64) -> Void) {
+        var previous: Int64 = 0, previousDelta: Int64 = 0
+        for value in values {
+            let delta = value &- previous
+            switch order {
+            case 0: body(value)
+            case 1: body(delta)
+            default: body(delta &- previousDelta)
+            }
+            previous = value
+            previousDelta = delta
+        }
+    }
+
+    private static func cheapestOrder(_ values: [Int64]) -> Int {
+        var sizes = [0, 0, 0]
+        for order in 0...2 {
+            forEachDifference(values, order: order) { sizes[order] += ByteWriter.varintSize(ByteWriter.zigzag($0)) }
+        }
+        return sizes.firstIndex(of: sizes.min()!)!
+    }
+}

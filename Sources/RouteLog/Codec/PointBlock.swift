@@ -1,0 +1,38 @@
+/// The compression envelope around a column block (format-spec.md, "PointBlock").
+enum PointBlock {
+    static func encode(columns: [UInt8]) -> [UInt8] {
+        var out = ByteWriter(capacity: columns.count / 2 + 16)
+        if let compressed = LZ4Block.compress(columns) {
+            out.u8(FormatConstants.Compression.lz4.rawValue)
+            out.varint(columns.count)
+            out.append(contentsOf: compressed)
+        } else {
+            out.u8(FormatConstants.Compression.none.rawValue)
+            out.varint(columns.count)
+            out.append(contentsOf: columns)
+        }
+        return out.bytes
+    }
+
+    static func decode(_ block: ArraySlice<UInt8>) throws -> [UInt8] {
+        var reader = ByteReader(Array(block))
+        let method = try reader.u8()
+        let rawLength = try reader.count(max: FormatConstants.maxPayloadLength)
+        let body = try reader.bytes(reader.remaining)
+        switch FormatConstants.Compression(rawValue: method) {
+        case .some(.none):
+            guard body.count == rawLength else { throw reader.fail("stored block is \(body.count) bytes, header says \(rawLength)") }
+            return Array(body)
+        case .some(.lz4):
+            guard rawLength <= body.count * FormatConstants.lz4MaxRatio + 16 else {
+                throw reader.fail("LZ4 block claims \(rawLength) bytes from \(body.count), beyond LZ4's 255:1")
+            }
+            guard let raw = LZ4Block.decompress(body, rawLength: rawLength) else {
+                throw reader.fail("LZ4 block does not decompress to \(rawLength) bytes")
+            }
+            return raw
+        default:
+            throw reader.fail("unknown compression \(method)")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The fixed precision of every stored value (format-spec.md, "Quantization").
+/// `value(of:)` and `integer(of:)` are exact inverses on quantized values, so
+/// quantizing twice changes nothing.
+enum Quantization {
+    static func degrees(_ value: Double) -> Int64 { scaled(value, FormatConstants.degreeScale) }
+    static func degrees(_ integer: Int64) -> Double { Double(integer) / FormatConstants.degreeScale }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        scaled(date.timeIntervalSince1970, FormatConstants.millisecondsPerSecond)
+    }
+
+    static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / FormatConstants.millisecondsPerSecond)
+    }
+
+    static func milliseconds(_ interval: TimeInterval) -> Int64 {
+        scaled(interval, FormatConstants.millisecondsPerSecond)
+    }
+
+    static func seconds(milliseconds: Int64) -> TimeInterval {
+        Double(milliseconds) / FormatConstants.millisecondsPerSecond
+    }
+
+    static func scaled(_ value: Double, _ scale: Double) -> Int64 {
+        Int64((value * scale).rounded(.toNearestOrAwayFromZero))
+    }
+
+    static func coordinate(_ c: Coordinate) -> Coordinate {
+        Coordinate(latitude: degrees(degrees(c.latitude)), longitude: degrees(degrees(c.longitude)))
+    }
+}
+
+/// One point column: how its values are read from and written to a ``TrackPoint``.
+struct PointField: Sendable {
+    let tag: FormatConstants.ColumnTag
+    let name: String
+    let scale: Double
+    let limits: ClosedRange<Double>
+    let get: @Sendable (TrackPoint) -> Double?
+    let set: @Sendable (inout TrackPoint, Double?) -> Void
+
+    func integer(_ value: Double) -> Int64 { Quantization.scaled(value, scale) }
+    func value(_ integer: Int64) -> Double { Double(integer) / scale }
+
+    /// The optional columns, in the order they are written.
+    static let optional: [PointField] = {
+        let metric = -FormatConstants.metricLimit...FormatConstants.metricLimit
+        let perMinute = 0...FormatConstants.perMinuteLimit
+        let cm = FormatConstants.centimetreScale
+        return [
+            PointField(tag: .altitude, name: "altitude", scale: cm, limits: metric,
+                       get: { $0.altitude }, set: { $0.altitude = $1 }),
+            PointField(tag: .horizontalAccuracy, name: "horizontal accuracy", scale: cm, limits: metric,
+                       get: { $0.horizontalAccuracy }, set: { $0.horizontalAccuracy = $1 }),
+            PointField(tag: .verticalAccuracy, name: "vertical accuracy", scale: cm, limits: metric,
+                       get: { $0.verticalAccuracy }, set: { $0.verticalAccuracy = $1 }),
+            PointField(tag: .speed, name: "speed", scale: cm, limits: metric,
+                       get: { $0.speed }, set: { $0.speed = $1 }),
+            PointField(tag: .course, name: "course", scale: FormatConstants.courseScale, limits: metric,
+                       get: { $0.course }, set: { $0.course = $1 }),
+            PointField(tag: .heartRate, name: "heart rate", scale: FormatConstants.perMinuteScale,
+                       limits: perMinute, get: { $0.heartRate }, set: { $0.heartRate = $1 }),
+            PointField(tag: .cadence, name: "cadence", scale: FormatConstants.perMinuteScale,
+                       limits: perMinute, get: { $0.cadence }, set: { $0.cadence = $1 }),
+        ]
+    }()
+}

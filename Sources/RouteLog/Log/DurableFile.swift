@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An open file with the loops a storage engine needs around raw system calls:
+/// EINTR is retried, short reads and writes continue, and failures become
+/// ``RouteLogError`` with the operation and path. Closed when the last reference goes,
+/// so a reader thread holding one keeps it usable while the store moves on.
+final class DurableFile: @unchecked Sendable {
+    // Immutable after init; the descriptor is only closed in deinit.
+    let ref: FileRef
+    let fileSystem: any FileSystem
+
+    init(ref: FileRef, fileSystem: any FileSystem) {
+        self.ref = ref
+        self.fileSystem = fileSystem
+    }
+
+    deinit { fileSystem.close(ref) }
+
+    var path: String { ref.path }
+
+    static func open(_ path: String, flags: Int32, fileSystem: any FileSystem) throws -> DurableFile {
+        let ref = try retrying("open", path: path) { try fileSystem.open(path, flags: flags, mode: 0o600) }
+        return DurableFile(ref: ref, fileSystem: fileSystem)
+    }
+
+    func size() throws -> Int64 {
+        try Self.retrying("fstat", path: path) { try fileSystem.size(ref) }
+    }
+
+    /// Reads up to `count` bytes at `offset`; fewer only at end of file.
+    func read(at offset: Int64, count: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try buffer.withUnsafeMutableBytes { raw in
+                try Self.retrying("read", path: path) {
+                    try fileSystem.pread(ref, UnsafeMutableRawBufferPointer(rebasing: raw[done...]),
+                                         at: offset + Int64(done))
+                }
+            }
+            if n == 0 { break }
+            done += n
+        }
+        if done < count { buffer.removeSubrange(done...) }
+        return buffer
+    }
+
+    /// Writes every byte of `bytes` at `offset`.
+    func write(_ bytes: [UInt8], at offset: Int64) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = try bytes.withUnsafeBytes { raw in
+                try Self.retrying("write", path: path) {
+                    try fileSystem.pwrite(ref, UnsafeRawBufferPointer(rebasing: raw[done...]),
+                                          at: offset + Int64(done))
+                }
+            }
+            guard n > 0 else { throw RouteLogError.io("write", path: path, errno: EIO) }
+            done += n
+        }
+    }
+
+    func truncate(to length: Int64) throws {
+        try Self.retrying("truncate", path: path) { try fileSystem.truncate(ref, to: length) }
+    }
+
+    /// Makes written data durable (fdatasync; F_FULLFSYNC on Darwin).
+    func syncData() throws {
+        try Self.retrying("fdatasync", path: path) { try fileSystem.syncData(ref) }
+    }
+
+    /// Makes data and metadata durable (fsync; F_FULLFSYNC on Darwin).
+    func syncAll() throws {
+        try Self.retrying("fsync", path: path) { try fileSystem.syncAll(ref) }
+    }
+
+    /// Runs one system call, again after EINTR, and turns other errors into RouteLogError.
+    static func retrying<T>(_ operation: String, path: String, _ call: () throws -> T) throws -> T {
+        while true {
+            do {
+                return try call()
+            } catch let error as Errno {
+                if error.code == EINTR { continue }
+                throw RouteLogError.io(operation, path: path, errno: error.code)
+            }
+        }
+    }
+}
+
+extension FileSystem {
+    /// Directory-level calls with EINTR retried and errors made RouteLogError.
+    func checked<T>(_ operation: String, _ path: String, _ call: () throws -> T) throws -> T {
+        try DurableFile.retrying(operation, path: path, call)
+    }
+}

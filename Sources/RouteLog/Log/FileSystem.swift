@@ -1,0 +1,144 @@
+import CRouteLogSystem
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call's error number.
+struct Errno: Error, Equatable, Sendable {
+    let code: Int32
+}
+
+/// An open file: its descriptor and the path it was opened by (for messages and traces).
+struct FileRef: Sendable, Hashable {
+    let fd: Int32
+    let path: String
+}
+
+/// Every file operation RouteLog makes, one system call each. The store reaches the
+/// disk only through this, so a test can record what it does (crash-state replay) or
+/// fail the Nth call (fault injection). Retrying EINTR and short writes is done above
+/// this layer, in ``DurableFile``, so injected EINTRs are retried like real ones.
+protocol FileSystem: Sendable {
+    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef
+    func close(_ file: FileRef)
+    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int
+    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int
+    func size(_ file: FileRef) throws -> Int64
+    func truncate(_ file: FileRef, to length: Int64) throws
+    /// fdatasync (F_FULLFSYNC on Darwin).
+    func syncData(_ file: FileRef) throws
+    /// fsync (F_FULLFSYNC on Darwin).
+    func syncAll(_ file: FileRef) throws
+    func rename(_ from: String, to: String) throws
+    func unlink(_ path: String) throws
+    func makeDirectory(_ path: String) throws
+    /// Opens the directory and fsyncs it, so that creations, renames and unlinks in it
+    /// are durable.
+    func syncDirectory(_ path: String) throws
+    func listDirectory(_ path: String) throws -> [String]
+    /// Is `path` an existing directory (nil when nothing is there)?
+    func isDirectory(_ path: String) -> Bool?
+    func lockExclusive(_ file: FileRef) throws
+    func unlock(_ file: FileRef)
+    func isLockHeld(_ file: FileRef) throws -> Bool
+}
+
+/// The real file system.
+struct PosixFileSystem: FileSystem {
+    static let shared = PosixFileSystem()
+
+    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
+        let fd = Glibc_open(path, flags | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw Errno(code: errno) }
+        return FileRef(fd: fd, path: path)
+    }
+
+    func close(_ file: FileRef) { _ = systemClose(file.fd) }
+
+    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        let n = systemPread(file.fd, buffer.baseAddress, buffer.count, off_t(offset))
+        guard n >= 0 else { throw Errno(code: errno) }
+        return n
+    }
+
+    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        let n = systemPwrite(file.fd, buffer.baseAddress, buffer.count, off_t(offset))
+        guard n >= 0 else { throw Errno(code: errno) }
+        return n
+    }
+
+    func size(_ file: FileRef) throws -> Int64 {
+        var info = stat()
+        guard fstat(file.fd, &info) == 0 else { throw Errno(code: errno) }
+        return Int64(info.st_size)
+    }
+
+    func truncate(_ file: FileRef, to length: Int64) throws {
+        guard ftruncate(file.fd, off_t(length)) == 0 else { throw Errno(code: errno) }
+    }
+
+    func syncData(_ file: FileRef) throws {
+        let result = routelog_sync_data(file.fd)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    func syncAll(_ file: FileRef) throws {
+        let result = routelog_sync_all(file.fd)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    func rename(_ from: String, to: String) throws {
+        guard systemRename(from, to) == 0 else { throw Errno(code: errno) }
+    }
+
+    func unlink(_ path: String) throws {
+        guard systemUnlink(path) == 0 else { throw Errno(code: errno) }
+    }
+
+    func makeDirectory(_ path: String) throws {
+        guard mkdir(path, 0o700) == 0 else { throw Errno(code: errno) }
+    }
+
+    func syncDirectory(_ path: String) throws {
+        let fd = Glibc_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw Errno(code: errno) }
+        defer { _ = systemClose(fd) }
+        let result = routelog_sync_all(fd)
+        // Some file systems cannot fsync a directory; their metadata is synchronous.
+        guard result == 0 || result == EINVAL else { throw Errno(code: result) }
+    }
+
+    func listDirectory(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw Errno(code: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    func isDirectory(_ path: String) -> Bool? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    func lockExclusive(_ file: FileRef) throws {
+        let result = routelog_lock_exclusive(file.fd)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    func unlock(_ file: FileRef) { _ = routelog_unlock(file.fd) }
+
+    func isLockHeld(_ file: FileRef) throws -> Bool {
+        let result = routelog_lock_is_held(file.fd)
+        guard result >= 0 else { throw Errno(code: -result) }
+        return result == 1
+    }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+/// Which segments are live, in replay order, and which index goes with them
+/// (format-spec.md, "Manifest"). Replaced whole and atomically; never edited in place.
+struct Manifest: Equatable, Sendable {
+    var generation: UInt64
+    var nextFileNumber: UInt32
+    var nextRouteID: UInt64
+    var indexFile: UInt32
+    var segments: [UInt32]
+
+    func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: 32 + 4 * segments.count)
+        w.u64(generation)
+        w.u32(nextFileNumber)
+        w.u64(nextRouteID)
+        w.u32(indexFile)
+        w.u32(UInt32(segments.count))
+        for segment in segments { w.u32(segment) }
+        return FileHeader(kind: .manifest, fileNumber: 0).encoded()
+            + RecordFrame.encode(type: .manifestState, payload: w.bytes)
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
+        _ = try FileHeader.decode(bytes, path: path, expecting: .manifest)
+        let start = FormatConstants.fileHeaderSize
+        let header = bytes.withUnsafeBytes { RecordFrame.header($0, at: start) }
+        guard let header, header.type == FormatConstants.RecordType.manifestState.rawValue,
+              start + FormatConstants.recordHeaderSize + header.length <= bytes.count,
+              Checksum.masked(bytes, (start + 8)..<(start + FormatConstants.recordHeaderSize + header.length)) == header.checksum
+        else {
+            throw RouteLogError.corrupted("the manifest's record is damaged; the store cannot tell which segments are live", path: path, offset: Int64(start))
+        }
+        do {
+            let payloadStart = start + FormatConstants.recordHeaderSize
+            var r = ByteReader(bytes, from: payloadStart, to: payloadStart + header.length)
+            var m = Manifest(generation: try r.u64(), nextFileNumber: try r.u32(), nextRouteID: try r.u64(),
+                             indexFile: try r.u32(), segments: [])
+            let count = Int(try r.u32())
+            guard count >= 1, count * 4 == r.remaining else { throw r.fail("segment count \(count) does not match the record") }
+            for _ in 0..<count { m.segments.append(try r.u32()) }
+            guard Set(m.segments).count == count, !m.segments.contains(m.indexFile),
+                  m.segments.allSatisfy({ $0 < m.nextFileNumber }), m.indexFile < m.nextFileNumber
+            else { throw r.fail("file numbers repeat or exceed the next file number") }
+            return m
+        } catch let error as ByteReader.Malformed {
+            throw RouteLogError.corrupted("the manifest makes no sense: \(error.reason)", path: path, offset: Int64(error.offset))
+        }
+    }
+
+    /// Reads `MANIFEST` from `directory`; nil when there is none.
+    static func read(in directory: String, fileSystem: any FileSystem) throws -> Manifest? {
+        let path = directory + "/" + FormatConstants.manifestName
+        let file: DurableFile
+        do {
+            file = try DurableFile.open(path, flags: O_RDONLY, fileSystem: fileSystem)
+        } catch let error as RouteLogError where error.errno == ENOENT {
+            return nil
+        }
+        let size = try file.size()
+        guard size <= 1 << 20 else {
+            throw RouteLogError.corrupted("the manifest is \(size) bytes, far larger than any manifest", path: path)
+        }
+        return try decode(try file.read(at: 0, count: Int(size)), path: path)
+    }
+
+    /// The rename of a new manifest may or may not have reached the disk: the old
+    /// and the new file set are both possible on disk, so the caller must keep both
+    /// until the store is opened again.
+    struct SwitchUncertain: Error {
+        let underlying: RouteLogError
+    }
+
+    /// Replaces `MANIFEST` atomically: temporary file, sync, rename, directory sync.
+    /// Throws RouteLogError when nothing changed on disk, ``SwitchUncertain`` when the
+    /// rename was attempted.
+    func write(in directory: String, fileSystem: any FileSystem) throws {
+        let path = directory + "/" + FormatConstants.manifestName
+        let temporary = path + FormatConstants.temporarySuffix
+        let file = try DurableFile.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
+        try file.write(encoded(), at: 0)
+        try file.syncAll()
+        do {
+            try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: path) }
+            try fileSystem.checked("fsync directory", directory) { try fileSystem.syncDirectory(directory) }
+        } catch let error as RouteLogError {
+            throw SwitchUncertain(underlying: error)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// What a RoutePut says about its points, so that listing never decodes them
+/// (format-spec.md, "RouteShape"). Integers in the stored units.
+struct RouteShape: Equatable, Sendable {
+    var firstMs: Int64
+    var durationMs: Int64
+    var pointCount: UInt32
+    var distance: Double
+    var south: Int32, west: Int32, north: Int32, east: Int32
+    var startLat: Int32, startLon: Int32, endLat: Int32, endLon: Int32
+
+    /// The shape of validated points (quantized here, as they will be stored).
+    init(points: [TrackPoint], segmentStarts: [Int]) {
+        let lats = points.map { Int32(Quantization.degrees($0.latitude)) }
+        let lons = points.map { Int32(Quantization.degrees($0.longitude)) }
+        firstMs = Quantization.milliseconds(points[0].timestamp)
+        durationMs = max(0, Quantization.milliseconds(points[points.count - 1].timestamp) - firstMs)
+        pointCount = UInt32(points.count)
+        distance = RouteMetrics.distance(of: points.map(RouteCodec.quantize), segmentStarts: segmentStarts)
+        south = lats.min()!; north = lats.max()!; west = lons.min()!; east = lons.max()!
+        startLat = lats[0]; startLon = lons[0]
+        endLat = lats[lats.count - 1]; endLon = lons[lons.count - 1]
+    }
+
+    func write(to w: inout ByteWriter) {
+        w.i64(firstMs)
+        w.i64(durationMs)
+        w.u32(pointCount)
+        w.f64(distance)
+        for v in [south, west, north, east, startLat, startLon, endLat, endLon] { w.i32(v) }
+    }
+
+    init(from r: inout ByteReader) throws {
+        firstMs = try r.i64()
+        durationMs = try r.i64()
+        pointCount = try r.u32()
+        distance = try r.f64()
+        south = try r.i32(); west = try r.i32(); north = try r.i32(); east = try r.i32()
+        startLat = try r.i32(); startLon = try r.i32(); endLat = try r.i32(); endLon = try r.i32()
+        guard pointCount >= 1, durationMs >= 0, distance.isFinite, distance >= 0 else {
+            throw r.fail("route shape has \(pointCount) points, duration \(durationMs) ms, distance \(distance)")
+        }
+    }
+
+    private static func coordinate(_ lat: Int32, _ lon: Int32) -> Coordinate {
+        Coordinate(latitude: Quantization.degrees(Int64(lat)), longitude: Quantization.degrees(Int64(lon)))
+    }
+
+    func summary(id: RouteID, metadata: StoredMetadata) -> RouteSummary {
+        RouteSummary(
+            id: id,
+            startDate: Quantization.date(milliseconds: firstMs + metadata.shiftMs),
+            duration: Quantization.seconds(milliseconds: durationMs),
+            distance: metadata.distance ?? distance,
+            calories: metadata.calories ?? 0,
+            pointCount: Int(pointCount),
+            boundingBox: BoundingBox(southWest: Self.coordinate(south, west), northEast: Self.coordinate(north, east)),
+            startCoordinate: Self.coordinate(startLat, startLon),
+            endCoordinate: Self.coordinate(endLat, endLon),
+            name: metadata.name)
+    }
+}
+
+/// A route's editable metadata as stored: the app's fields plus the time shift
+/// (format-spec.md, "Metadata").
+struct StoredMetadata: Equatable, Sendable {
+    var name: String?
+    var calories: Double?
+    var distance: Double?
+    var shiftMs: Int64 = 0
+
+    init(_ metadata: RouteMetadata, shiftMs: Int64 = 0) {
+        name = metadata.name
+        calories = metadata.calories
+        distance = metadata.distance
+        self.shiftMs = shiftMs
+    }
+
+    var routeMetadata: RouteMetadata { RouteMetadata(name: name, calories: calories, distance: distance) }
+
+    func write(to w: inout ByteWriter) {
+        typealias Flag = FormatConstants.MetadataFlag
+        let nameBytes = name.map { Array($0.utf8) }
+        w.u8((nameBytes == nil ? 0 : Flag.name) | (calories == nil ? 0 : Flag.calories) | (distance == nil ? 0 : Flag.distance))
+        w.i64(shiftMs)
+        if let calories { w.f64(calories) }
+        if let distance { w.f64(distance) }
+        if let nameBytes {
+            w.u16(UInt16(nameBytes.count))
+            w.append(contentsOf: nameBytes)
+        }
+    }
+
+    init(from r: inout ByteReader) throws {
+        typealias Flag = FormatConstants.MetadataFlag
+        let flags = try r.u8()
+        guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
+        shiftMs = try r.i64()
+        if flags & Flag.calories != 0 {
+            let v = try r.f64()
+            guard v.isFinite, v >= 0 else { throw r.fail("calories \(v)") }
+            calories = v
+        }
+        if flags & Flag.distance != 0 {
+            let v = try r.f64()
+            guard v.isFinite, v >= 0 else { throw r.fail("distance \(v)") }
+            distance = v
+        }
+        if flags & Flag.name != 0 {
+            let length = Int(try r.u16())
+            guard length <= FormatConstants.maxNameBytes else { throw r.fail("name of \(length) bytes") }
+            name = String(decoding: try r.bytes(length), as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// What ``RouteStore/verify()`` found.
+public struct VerificationReport: Sendable, Equatable, Codable {
+    /// One thing that is wrong, and where.
+    public struct Problem: Sendable, Equatable, Codable {
+        /// What kind of problem.
+        public enum Kind: String, Sendable, Equatable, Codable {
+            /// Bytes in a segment that are no valid record, with valid records after them.
+            case damagedBytes
+            /// A live route whose record fails its checksum or does not decode.
+            case damagedRoute
+            /// The index disagrees with the segments (rebuilt at the next writable open).
+            case indexMismatch
+            /// The index file itself is damaged (rebuilt at the next writable open).
+            case damagedIndex
+        }
+        /// The kind.
+        public var kind: Kind
+        /// The file.
+        public var path: String
+        /// Where in the file.
+        public var offset: Int64
+        /// How many bytes, where known.
+        public var length: Int64?
+        /// The route affected, where one is.
+        public var routeID: RouteID?
+        /// What is wrong, in a sentence.
+        public var message: String
+    }
+
+    /// Everything wrong; empty for a whole store.
+    public var problems: [Problem] = []
+    /// Partial records at the end of a segment (a writer died mid-append, or is
+    /// appending right now): not damage; a writer cuts them when it opens the store.
+    public var tornTails: [Problem] = []
+    /// Live routes read back and decoded.
+    public var routesChecked = 0
+    /// Records whose checksum was checked.
+    public var recordsChecked = 0
+    /// Bytes read.
+    public var bytesChecked: Int64 = 0
+
+    /// True when nothing is damaged.
+    public var isClean: Bool { problems.isEmpty }
+}

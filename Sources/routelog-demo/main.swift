@@ -1,0 +1,46 @@
+import Foundation
+import RouteLog
+import RouteLogSamples
+
+// The main job on a default store: save 1,000 realistic 1 Hz walks of 20 to 90
+// minutes, one a day, durably, then show what the store holds.
+let arguments = CommandLine.arguments
+let path = arguments.count > 1 ? arguments[1] : "demo.routelog"
+let routeCount = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
+let url = URL(fileURLWithPath: path)
+
+do {
+    let store = try RouteStore(at: url)
+    var generator = WalkGenerator(seed: 2026)
+    let lastStart = Date().addingTimeInterval(-3600)
+    var latencies: [Double] = []
+    latencies.reserveCapacity(routeCount)
+    var points = 0
+    for day in 0..<routeCount {
+        let start = lastStart.addingTimeInterval(-Double(routeCount - 1 - day) * 86_400 + generator.uniform(-7200, 7200))
+        let route = generator.walk(start: start)
+        points += route.points.count
+        let began = DispatchTime.now().uptimeNanoseconds
+        try store.save(route)
+        latencies.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6)
+        if (day + 1) % 100 == 0 { FileHandle.standardError.write(Data("saved \(day + 1) routes\r".utf8)) }
+    }
+    FileHandle.standardError.write(Data("\n".utf8))
+    latencies.sort()
+    let stats = store.statistics()
+    let recent = Calendar.current.date(byAdding: .day, value: -28, to: Date())!
+    var lastFourWeeks = RouteTotals()
+    for summary in store.summaries(from: recent, to: nil) { lastFourWeeks.add(summary) }
+    func f(_ x: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", x) }
+    print("store            \(url.path)")
+    print("routes           \(store.count)")
+    print("points           \(stats.points)")
+    print("bytes on disk    \(stats.totalBytes) (\(f(Double(stats.totalBytes) / 1_048_576)) MiB)")
+    print("bytes per point  \(f(Double(stats.totalBytes) / Double(max(1, stats.points)), 2))")
+    print("median save      \(f(latencies[latencies.count / 2], 2)) ms (durable, \(points / max(1, routeCount)) points a route on average)")
+    print("last 4 weeks     \(lastFourWeeks.routeCount) routes, \(f(lastFourWeeks.distance / 1000)) km, \(f(lastFourWeeks.duration / 3600)) h, \(Int(lastFourWeeks.calories)) kcal")
+    try store.close()
+} catch {
+    FileHandle.standardError.write(Data("routelog-demo: \(error)\n".utf8))
+    exit(1)
+}
