@@ -68,6 +68,10 @@ struct MachineInfo: Codable, Sendable {
     var sqliteVersion: String
     var dataDirectory: String
     var fileSystem: String
+    /// 1, 5 and 15-minute load averages when the run started and when it ended: the
+    /// machine is shared, and other work makes fsync times noisy.
+    var loadAtStart: String
+    var loadAtEnd: String?
 }
 
 /// Whether this run met one of the aims (a benchmark reports, it does not assert).

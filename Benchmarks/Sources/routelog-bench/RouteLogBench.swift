@@ -43,6 +43,7 @@ struct RouteLogBench {
             if !options.keepStores { try? FileManager.default.removeItem(at: directory) }
             throw error
         }
+        RouteLogBytes.shared.discard()
         if !options.keepStores { try? FileManager.default.removeItem(at: directory) }
         let encoder = JSONEncoder()
         try encoder.encode(report).write(to: reportFile)
@@ -85,14 +86,17 @@ struct RouteLogBench {
             try? fm.removeItem(at: reportFile)
         }
         if !options.keepStores { try? fm.removeItem(at: options.stores) }
+        sync()
 
         var results = BenchmarkResults(
             machine: machine, command: command, method: method(options), checkpoints: options.checkpoints,
             routePoints: options.pointsPerRoute, gpxTracks: tracks.map { "\($0.file) (\($0.route.points.count) points)" },
             engines: reports, aims: Aims.evaluate(reports), seconds: 0)
         results.seconds = Double(Stopwatch.now() - started) / 1e9
+        results.machine.loadAtEnd = MachineInfo.loadAverage()
 
         print("")
+        print(TableReport.machine(results.machine))
         print(TableReport.markdown(results))
         for engine in results.engines {
             if let stopped = engine.stopped { print("\(engine.title): \(stopped)") }
@@ -113,14 +117,14 @@ struct RouteLogBench {
 
     static func method(_ options: BenchOptions) -> [String] {
         [
-            "Each engine runs in its own process, one after the other, on the same machine; peak RSS is that process's VmHWM (it includes the harness: a pool of \(EngineRun.poolSize) walks and the parsed GPX tracks).",
-            "Routes are seeded 1 Hz walks of \(options.pointsPerRoute) points (1.2-1.6 m/s random walk, correlated GPS noise, altitude, accuracies, speed, course, km and mile splits).",
-            "Stores are grown to each checkpoint with buffered bulk saves (no fsync; SQLite synchronous=OFF in transactions of 64 routes; the keyed archive only adds to its in-memory array, since its next save rewrites everything anyway). Growth repeats a pool of \(EngineRun.poolSize) walks, each shifted to its own start date with the route's time shift. After growing, sync(2) flushes the page cache so that the growth's writes are not charged to the next timed save.",
-            "At each checkpoint: up to \(options.windowSaves) durable saves of fresh walks, timed one by one (a window stops after \(Format.decimal(options.windowSeconds, 1)) s once it has \(options.minimumSaves) saves); one durable save of each real GPX track; then the same window of buffered saves. The store keeps the routes of every window, so it holds a little more than the checkpoint when queried.",
-            "Durable means: RouteLog .durable (fdatasync per save); SQLite WAL with synchronous=FULL and one transaction per save; keyed archive written to a temporary file, fsync, rename, directory fsync; limit: write(2) + fdatasync(2). Buffered means no sync (SQLite synchronous=OFF).",
-            "The SQLite blob baseline encodes each route with RouteLog's codec inside the timed save; the write+fdatasync limit writes the same encoded bytes, encoded before the clock starts.",
-            "Open, list, weekly totals and load one route are medians (3, 5, 5 and 10 runs) after closing the store, with a warm page cache. Bytes per point is the apparent size of every file of the store divided by the points stored.",
-            "The Core Data layout stops at \(Format.count(options.coreDataMaxRoutes)) routes (one SQLite row per point). The keyed archive is also measured at extra sizes (1, 2, 5, 10, 25, 50, ...) and stops once one save takes over \(Format.decimal(options.keyedArchiveLimit, 0)) s.",
+            "Each engine runs in its own process, one after the other, on the same machine and disk; peak RSS is that process's VmHWM, harness included (a pool of \(EngineRun.poolSize) walks, the parsed GPX tracks: about 40 MB before any engine starts).",
+            "Routes are seeded 1 Hz walks of \(options.pointsPerRoute) points (1.2-1.6 m/s random walk, slowly drifting GPS error, altitude, accuracies, speed, course, km and mile splits, name and calories).",
+            "Growth between checkpoints uses buffered bulk saves: RouteLog .buffered save([Route]) of 64 routes, two threads at once; SQLite synchronous=OFF, one transaction per 64 routes; the keyed archive only adds to its in-memory array (its next save rewrites everything anyway); the limit baseline writes the bytes without fdatasync. Growth repeats a pool of \(EngineRun.poolSize) walks with every timestamp shifted so each route starts at its own date, 8 hours apart; the baselines that store RouteLog's bytes store the pool walk's bytes, encoded once. After growing, sync(2) flushes everything so the growth is not charged to the first timed save.",
+            "At each checkpoint: up to \(options.windowSaves) durable saves of fresh walks, timed one by one from one thread (a window stops after \(Format.decimal(options.windowSeconds, 1)) s once it has \(options.minimumSaves) saves); one durable save of each real GPX track (not for the keyed archive); then the same window of buffered saves. The store keeps the routes of every window, so it holds a little more than the checkpoint when queried.",
+            "Durable: RouteLog .durable (fdatasync per save); SQLite WAL, synchronous=FULL, one transaction per save; keyed archive written to a temporary file, fsync, rename, directory fsync; limit: write(2) + fdatasync(2). Buffered: the same without any sync (SQLite synchronous=OFF).",
+            "RouteLog's bytes for the baselines come from its public API (a scratch buffered store; the appended RoutePut frame is read back): the limit baseline writes that exact frame; the SQLite blob stores its point block and layout. RouteLog's encoder is not public yet, so the SQLite blob's encoding is done before the clock starts and its 'load one' reads the blob without decoding: both favour SQLite by the codec's time.",
+            "Open (up to 3 runs), list summaries (5), weekly totals (5) and load one route (10 routes spread over the store) are medians, measured after closing the store, with a warm page cache; a measurement over 0.5 s is not repeated. Bytes per point: apparent size of every file of the store after close (SQLite checkpoints its WAL on close) divided by the points stored.",
+            "The Core Data layout stops at \(Format.count(options.coreDataMaxRoutes)) routes (one SQLite row per point; 100,000 routes would be 360 million rows and ~35 GB). The keyed archive is also measured at 1, 2, 5, 10, 25, 50... routes and stops once one save takes over \(Format.decimal(options.keyedArchiveLimit, 0)) s.",
         ]
     }
 }

@@ -4,11 +4,11 @@ import RouteLog
 import Glibc
 #endif
 
-/// The physical limit: RouteLog's encoded bytes for the route appended to one file with
+/// The physical limit: RouteLog's record frame for the route appended to one file with
 /// write(2), then fdatasync(2) when durable. No index, no checksum, no encoding in the
 /// timed part (the bytes are encoded before the clock starts). Nothing can be listed or
 /// loaded from it.
-final class AppendFileEngine: StorageEngine {
+final class AppendFileEngine: StorageEngine, PreEncodedSaves {
     private let file: URL
     private var fd: Int32 = -1
     private var durable = true
@@ -39,17 +39,13 @@ final class AppendFileEngine: StorageEngine {
     func save(_ route: Route) throws {
         let bytes = try pending ?? EncodedRoute(route)
         pending = nil
-        try bytes.points.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
-        try bytes.layout.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
+        try bytes.frame.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
         if durable { try FileIO.dataSync(fd) }
     }
 
     func fill(_ routes: [FillRoute]) throws {
         var buffer: [UInt8] = []
-        for fill in routes {
-            buffer += fill.encoded.points
-            buffer += fill.encoded.layout
-        }
+        for fill in routes { buffer += fill.encoded.frame }
         try buffer.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
     }
 

@@ -30,7 +30,7 @@ final class CoreDataLayoutEngine: StorageEngine {
               ZPOINTCOUNT INTEGER, ZSTARTDATE TIMESTAMP, ZDURATION FLOAT, ZDISTANCE FLOAT, ZCALORIES FLOAT,
               ZMINLATITUDE FLOAT, ZMINLONGITUDE FLOAT, ZMAXLATITUDE FLOAT, ZMAXLONGITUDE FLOAT,
               ZSTARTLATITUDE FLOAT, ZSTARTLONGITUDE FLOAT, ZENDLATITUDE FLOAT, ZENDLONGITUDE FLOAT,
-              ZTIMESHIFT FLOAT, ZNAME VARCHAR);
+              ZNAME VARCHAR);
             CREATE INDEX IF NOT EXISTS ZROUTE_ZSTARTDATE_INDEX ON ZROUTE (ZSTARTDATE);
             CREATE TABLE IF NOT EXISTS ZLOCATION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER,
               ZROUTE INTEGER, Z_FOK_ROUTE INTEGER, ZTIMESTAMP TIMESTAMP, ZLATITUDE FLOAT, ZLONGITUDE FLOAT,
@@ -59,7 +59,7 @@ final class CoreDataLayoutEngine: StorageEngine {
         guard let db else { return }
         statements = Statements(
             insertRoute: try db.prepare("""
-                INSERT INTO ZROUTE VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO ZROUTE VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """),
             insertLocation: try db.prepare("INSERT INTO ZLOCATION VALUES (?, 2, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
             insertSplit: try db.prepare("INSERT INTO ZSPLIT VALUES (?, 3, 1, ?, ?, ?, ?)"),
@@ -109,8 +109,7 @@ final class CoreDataLayoutEngine: StorageEngine {
         s.insertRoute.bind(12, fields.start.longitude)
         s.insertRoute.bind(13, fields.end.latitude)
         s.insertRoute.bind(14, fields.end.longitude)
-        s.insertRoute.bind(15, route.metadata.timeShift)
-        s.insertRoute.bind(16, fields.name)
+        s.insertRoute.bind(15, fields.name)
         try s.insertRoute.step()
         s.insertRoute.reset()
 

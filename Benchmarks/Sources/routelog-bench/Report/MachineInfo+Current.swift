@@ -21,7 +21,13 @@ extension MachineInfo {
             date: formatter.string(from: Date()), host: ProcessInfo.processInfo.hostName, uname: unameText,
             processors: ProcessInfo.processInfo.activeProcessorCount, memoryBytes: ProcessInfo.processInfo.physicalMemory,
             cpu: cpu, sqliteVersion: String(cString: sqlite3_libversion()),
-            dataDirectory: dataDirectory.standardizedFileURL.path, fileSystem: fileSystem(of: dataDirectory))
+            dataDirectory: dataDirectory.standardizedFileURL.path, fileSystem: fileSystem(of: dataDirectory),
+            loadAtStart: loadAverage(), loadAtEnd: nil)
+    }
+
+    static func loadAverage() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     /// The type and device of the mount holding `url`, from /proc/mounts.

@@ -61,6 +61,7 @@ enum TableReport {
         \(Format.decimal(Double(m.memoryBytes) / 1_073_741_824, 0)) GiB RAM, \
         \(m.fileSystem) at \(m.dataDirectory), SQLite \(m.sqliteVersion)
         uname -a: \(m.uname)
+        load average at start: \(m.loadAtStart)\(m.loadAtEnd.map { ", at end: \($0)" } ?? "")
         """
     }
 
