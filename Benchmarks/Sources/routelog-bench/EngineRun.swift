@@ -32,7 +32,7 @@ struct EngineRun {
         poolWalks.startSpacing = 0
         let pool = try (0..<Self.poolSize).map { _ -> FillRoute in
             let route = poolWalks.walk(pointCount: options.pointsPerRoute)
-            return FillRoute(route: route, encoded: try EncodedRoute(route))
+            return try FillRoute(route)
         }
         var windowWalks = WalkGenerator(seed: 0x5EED_0001)
         windowWalks.firstStart = Date(timeIntervalSince1970: 1_704_096_000 + 4 * 3_600)
@@ -77,17 +77,12 @@ struct EngineRun {
                 while routes < checkpoint {
                     let batch = (routes..<min(checkpoint, routes + 64)).map { i -> FillRoute in
                         var fill = pool[i % Self.poolSize]
-                        let shift = Double(i) * Self.fillSpacing
-                        fill.route.points = fill.route.points.map {
-                            var p = $0
-                            p.timestamp = p.timestamp.addingTimeInterval(shift)
-                            return p
-                        }
+                        fill.shift = Double(i) * Self.fillSpacing
                         return fill
                     }
                     try engine.fill(batch)
                     routes += batch.count
-                    points += batch.reduce(0) { $0 + $1.route.points.count }
+                    points += batch.reduce(0) { $0 + $1.base.points.count }
                 }
             }
             let fillSeconds = Double(Stopwatch.now() - fillStart) / 1e9

@@ -42,9 +42,14 @@ final class RouteLogBytes: @unchecked Sendable {
     private var segmentName = ""
     private var segmentSize: Int64 = 0
 
+    private var savesSinceReset = 0
+
+    /// On a RAM file system when there is one: the scratch store's writes must not share
+    /// the measured disk's journal, or the baseline's next fdatasync would flush them.
     private init() {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("routelog-bench-scratch-\(getpid())", isDirectory: true)
+        let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        let base = FileManager.default.isWritableFile(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory
+        directory = base.appendingPathComponent("routelog-bench-scratch-\(getpid())", isDirectory: true)
     }
 
     deinit {
@@ -53,6 +58,8 @@ final class RouteLogBytes: @unchecked Sendable {
     }
 
     func encode(_ route: Route) throws -> EncodedRoute {
+        if savesSinceReset >= 500 { discard() }
+        savesSinceReset += 1
         if store == nil {
             try? FileManager.default.removeItem(at: directory)
             store = try RouteStore(at: directory, options: .init(durability: .buffered, compaction: .manual))
@@ -68,6 +75,7 @@ final class RouteLogBytes: @unchecked Sendable {
 
     /// Removes the scratch store (between engines, so its files do not linger).
     func discard() {
+        savesSinceReset = 0
         try? store?.close()
         store = nil
         try? FileManager.default.removeItem(at: directory)

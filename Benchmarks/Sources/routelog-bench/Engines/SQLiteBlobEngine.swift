@@ -63,19 +63,18 @@ final class SQLiteBlobEngine: StorageEngine, PreEncodedSaves {
         let encoded = try pending ?? EncodedRoute(route)
         pending = nil
         try db!.execute("BEGIN IMMEDIATE")
-        try insert(route, points: encoded.points, layout: encoded.layout)
+        try insert(SummaryFields(route), points: encoded.points, layout: encoded.layout)
         try db!.execute("COMMIT")
     }
 
     /// Growth uses the pool's blobs, encoded once: the same bytes a save would write.
     func fill(_ routes: [FillRoute]) throws {
         try db!.execute("PRAGMA synchronous=OFF; BEGIN IMMEDIATE")
-        for fill in routes { try insert(fill.route, points: fill.encoded.points, layout: fill.encoded.layout) }
+        for fill in routes { try insert(fill.summary, points: fill.encoded.points, layout: fill.encoded.layout) }
         try db!.execute("COMMIT")
     }
 
-    private func insert(_ route: Route, points: [UInt8], layout: [UInt8]) throws {
-        let fields = SummaryFields(route)
+    private func insert(_ fields: SummaryFields, points: [UInt8], layout: [UInt8]) throws {
         let s = insertRoute!
         s.bind(1, fields.startDate.timeIntervalSince1970)
         s.bind(2, fields.duration)

@@ -78,8 +78,38 @@ enum EngineKind: String, CaseIterable, Codable, Sendable {
 /// A route that grows a store, with RouteLog's encoding of its points already made
 /// (fill routes repeat a small pool, so each is encoded once).
 struct FillRoute {
-    var route: Route
+    /// The pool walk, at its own dates.
+    var base: Route
+    /// RouteLog's encoding of the pool walk.
     var encoded: EncodedRoute
+    /// The pool walk's summary fields, at its own dates.
+    var baseSummary: SummaryFields
+    /// Seconds added to every timestamp of the pool walk.
+    var shift: TimeInterval = 0
+
+    init(_ route: Route) throws {
+        base = route
+        encoded = try EncodedRoute(route)
+        baseSummary = SummaryFields(route)
+    }
+
+    /// The route this fill stands for: the pool walk moved by `shift`. Made on demand,
+    /// since the baselines that store encoded bytes need only its summary.
+    var route: Route {
+        var route = base
+        route.points = base.points.map {
+            var p = $0
+            p.timestamp = p.timestamp.addingTimeInterval(shift)
+            return p
+        }
+        return route
+    }
+
+    var summary: SummaryFields {
+        var fields = baseSummary
+        fields.startDate = fields.startDate.addingTimeInterval(shift)
+        return fields
+    }
 }
 
 /// What the baselines keep per route for the list screen, computed at save time as
