@@ -85,8 +85,8 @@ struct BenchOptions: Sendable {
         if options.quick {
             if !explicitCheckpoints { options.checkpoints = [100, 1_000, 10_000] }
             if !explicitCoreData { options.coreDataMaxRoutes = 1_000 }
-            if !explicitWindow { options.windowSaves = 60 }
-            options.windowSeconds = 1.5
+            if !explicitWindow { options.windowSaves = 40 }
+            options.windowSeconds = 1.0
         }
         return options
     }

@@ -35,18 +35,11 @@ struct RouteLogBench {
         let directory = options.stores.appendingPathComponent(kind.rawValue)
         try? FileManager.default.removeItem(at: directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let run = EngineRun(kind: kind, options: options, tracks: loadTracks(options))
-        let report: EngineReport
-        do {
-            report = try run.run(in: directory)
-        } catch {
+        defer {
+            RouteLogBytes.shared.discard()
             if !options.keepStores { try? FileManager.default.removeItem(at: directory) }
-            throw error
         }
-        RouteLogBytes.shared.discard()
-        if !options.keepStores { try? FileManager.default.removeItem(at: directory) }
-        let encoder = JSONEncoder()
-        try encoder.encode(report).write(to: reportFile)
+        try EngineSession.serve(kind: kind, options: options, directory: directory, reportFile: reportFile)
     }
 
     static func runParent(_ options: BenchOptions) throws {
@@ -63,27 +56,37 @@ struct RouteLogBench {
               + "\(tracks.count) real GPX tracks; engines: \(options.engines.map(\.rawValue).joined(separator: ", "))\n")
 
         guard let executable = Bundle.main.executableURL else { throw BenchError("cannot find my own executable") }
-        var reports: [EngineReport] = []
-        for kind in options.engines {
-            // Earlier engines' writes must not be flushed while this one is timed.
+        let drivers = try options.engines.map {
+            try EngineDriver(kind: $0, options: options, executable: executable,
+                             arguments: Array(CommandLine.arguments.dropFirst()))
+        }
+        let allCheckpoints = Set(drivers.flatMap(\.checkpoints)).sorted()
+        for checkpoint in allCheckpoints {
+            let active = drivers.filter { $0.stopped == nil && $0.checkpoints.contains(checkpoint) }
+            guard !active.isEmpty else { continue }
+            // Grow one engine at a time; then every timed step goes round the engines.
+            for driver in active { driver.attempt("grow \(checkpoint)") }
             sync()
-            let reportFile = options.outputDirectory.appendingPathComponent(".report-\(kind.rawValue).json")
-            try? fm.removeItem(at: reportFile)
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = Array(CommandLine.arguments.dropFirst())
-                + ["--child", kind.rawValue, "--report", reportFile.path]
-            try child.run()
-            child.waitUntilExit()
-            if child.terminationStatus == 0, let data = fm.contents(atPath: reportFile.path),
-               let report = try? JSONDecoder().decode(EngineReport.self, from: data) {
-                reports.append(report)
-            } else {
-                reports.append(EngineReport(engine: kind.rawValue, title: kind.title, checkpoints: [],
-                                            harnessResidentBytes: 0,
-                                            stopped: "failed: exit status \(child.terminationStatus)", notes: [], seconds: 0))
+            window(active, command: "save durable", options: options)
+            let trackCount = active.map(\.trackCount).max() ?? 0
+            for index in 0..<trackCount {
+                for driver in active where index < driver.trackCount { driver.attempt("gpx \(index)") }
             }
-            try? fm.removeItem(at: reportFile)
+            window(active.filter { $0.overLimit == nil }, command: "save buffered", options: options)
+            for driver in active { driver.attempt("measure \(checkpoint)") }
+            for driver in active where driver.stopped == nil {
+                guard let (seconds, routes) = driver.overLimit else { continue }
+                driver.stopped = "stopped: a durable save took \(Format.seconds(seconds)) (over "
+                    + "\(Format.seconds(options.keyedArchiveLimit))) with \(Format.count(routes)) "
+                    + "route\(routes == 1 ? "" : "s") already stored"
+            }
+        }
+        // Engines that ran out of checkpoints (the Core Data layout) say so.
+        let reports = drivers.map { driver -> EngineReport in
+            if driver.stopped == nil, let last = driver.checkpoints.last, last < (options.checkpoints.last ?? 0) {
+                driver.stopped = "not grown past \(Format.count(last)) routes (see Method)"
+            }
+            return driver.finish()
         }
         if !options.keepStores { try? fm.removeItem(at: options.stores) }
         sync()
@@ -115,12 +118,37 @@ struct RouteLogBench {
               + "in \(Format.decimal(results.seconds, 0)) s")
     }
 
+    /// Timed saves, one engine after the other, round after round, until each engine has
+    /// its window (or has used its time and made the minimum number of saves).
+    static func window(_ drivers: [EngineDriver], command: String, options: BenchOptions) {
+        var counts = [Int](repeating: 0, count: drivers.count)
+        var elapsed = [Double](repeating: 0, count: drivers.count)
+        var done = [Bool](repeating: false, count: drivers.count)
+        while done.contains(false) {
+            for (i, driver) in drivers.enumerated() where !done[i] {
+                let start = Stopwatch.now()
+                guard let answer = driver.attempt(command),
+                      let seconds = answer.split(separator: " ").first.flatMap({ Double($0) }) else {
+                    done[i] = true
+                    continue
+                }
+                counts[i] += 1
+                elapsed[i] += Double(Stopwatch.now() - start) / 1e9
+                if driver.kind == .keyedArchive, seconds > options.keyedArchiveLimit, driver.overLimit == nil {
+                    driver.overLimit = (seconds, answer.split(separator: " ").last.flatMap { Int($0) } ?? 0)
+                }
+                done[i] = counts[i] >= options.windowSaves || driver.overLimit != nil
+                    || (counts[i] >= options.minimumSaves && elapsed[i] > options.windowSeconds)
+            }
+        }
+    }
+
     static func method(_ options: BenchOptions) -> [String] {
         [
-            "Each engine runs in its own process, one after the other, on the same machine and disk; peak RSS is that process's VmHWM, harness included (a pool of \(EngineRun.poolSize) walks, the parsed GPX tracks: about 40 MB before any engine starts).",
+            "Each engine runs in its own process, on the same machine and disk; peak RSS is that process's VmHWM, harness included (a pool of \(EngineSession.poolSize) walks, the parsed GPX tracks: about 40 MB before any engine starts). The parent drives them in step: growth one engine at a time, then every timed save goes round the engines (one save of each in turn), so that other work on the machine falls on all engines alike.",
             "Routes are seeded 1 Hz walks of \(options.pointsPerRoute) points (1.2-1.6 m/s random walk, slowly drifting GPS error, altitude, accuracies, speed, course, km and mile splits, name and calories).",
-            "Growth between checkpoints uses buffered bulk saves: RouteLog .buffered save([Route]) of 64 routes, two threads at once; SQLite synchronous=OFF, one transaction per 64 routes; the keyed archive only adds to its in-memory array (its next save rewrites everything anyway); the limit baseline writes the bytes without fdatasync. Growth repeats a pool of \(EngineRun.poolSize) walks with every timestamp shifted so each route starts at its own date, 8 hours apart; the baselines that store RouteLog's bytes store the pool walk's bytes, encoded once. After growing, sync(2) flushes everything so the growth is not charged to the first timed save.",
-            "At each checkpoint: up to \(options.windowSaves) durable saves of fresh walks, timed one by one from one thread (a window stops after \(Format.decimal(options.windowSeconds, 1)) s once it has \(options.minimumSaves) saves); one durable save of each real GPX track (not for the keyed archive); then the same window of buffered saves. The store keeps the routes of every window, so it holds a little more than the checkpoint when queried.",
+            "Growth between checkpoints uses buffered bulk saves: RouteLog .buffered save([Route]) of 64 routes, two threads at once; SQLite synchronous=OFF, one transaction per 64 routes; the keyed archive only adds to its in-memory array (its next save rewrites everything anyway); the limit baseline writes the bytes without fdatasync. Growth repeats a pool of \(EngineSession.poolSize) walks with every timestamp shifted so each route starts at its own date, 8 hours apart; the baselines that store RouteLog's bytes store the pool walk's bytes, encoded once. After growing, sync(2) flushes everything so the growth is not charged to the first timed save.",
+            "At each checkpoint: up to \(options.windowSaves) durable saves of fresh walks (the same walks, in the same order, for every engine), timed one by one from one thread (an engine's window stops after \(Format.decimal(options.windowSeconds, 1)) s once it has \(options.minimumSaves) saves); one durable save of each real GPX track (not for the keyed archive); then the same window of buffered saves. The store keeps the routes of every window, so it holds a little more than the checkpoint when queried.",
             "Durable: RouteLog .durable (fdatasync per save); SQLite WAL, synchronous=FULL, one transaction per save; keyed archive written to a temporary file, fsync, rename, directory fsync; limit: write(2) + fdatasync(2). Buffered: the same without any sync (SQLite synchronous=OFF).",
             "RouteLog's bytes for the baselines come from its public API (a scratch buffered store; the appended RoutePut frame is read back): the limit baseline writes that exact frame; the SQLite blob stores its point block and layout. RouteLog's encoder is not public yet, so the SQLite blob's encoding is done before the clock starts and its 'load one' reads the blob without decoding: both favour SQLite by the codec's time.",
             "Open (up to 3 runs), list summaries (5), weekly totals (5) and load one route (10 routes spread over the store) are medians, measured after closing the store, with a warm page cache; a measurement over 0.5 s is not repeated. Bytes per point: apparent size of every file of the store after close (SQLite checkpoints its WAL on close) divided by the points stored.",

@@ -12,7 +12,7 @@ final class AppendFileEngine: StorageEngine, PreEncodedSaves {
     private let file: URL
     private var fd: Int32 = -1
     private var durable = true
-    /// Bytes for the next save, made before the clock starts (see ``EngineRun``).
+    /// Bytes for the next save, made before the clock starts (see ``EngineSession``).
     var pending: EncodedRoute?
 
     init(directory: URL) throws {

@@ -1,7 +1,7 @@
 import Foundation
 import RouteLog
 
-/// One way of storing routes, driven the same way as every other by ``EngineRun``.
+/// One way of storing routes, driven the same way as every other by ``EngineSession``.
 ///
 /// Every engine grows the same routes, with the same durability, in the same run.
 protocol StorageEngine: AnyObject {
