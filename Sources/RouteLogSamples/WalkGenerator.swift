@@ -22,6 +22,8 @@ public struct WalkGenerator: Sendable {
         var heading = rng.uniform(0, 2 * .pi)
         var altitude = rng.uniform(100, 400)
         let pace = rng.uniform(1.2, 1.6)
+        var horizontalAccuracy = 5.0, verticalAccuracy = 8.0
+        var noiseNorth = 0.0, noiseEast = 0.0
         var result: [TrackPoint] = []
         result.reserveCapacity(points)
         var travelled = 0.0
@@ -33,17 +35,24 @@ public struct WalkGenerator: Sendable {
             lat += speed * cos(heading) / metresPerDegreeLat
             lon += speed * sin(heading) / metresPerDegreeLon
             altitude += rng.uniform(-0.3, 0.3)
+            // Phones report accuracy in steps that change every few seconds, not every fix.
+            if rng.uniform(0, 1) < 0.1 { horizontalAccuracy = max(3, min(30, horizontalAccuracy + rng.uniform(-2, 2).rounded())) }
+            if rng.uniform(0, 1) < 0.1 { verticalAccuracy = max(3, min(30, verticalAccuracy + rng.uniform(-2, 2).rounded())) }
             travelled += speed
-            let noiseLat = rng.uniform(-2, 2) / metresPerDegreeLat
-            let noiseLon = rng.uniform(-2, 2) / metresPerDegreeLon
+            // GPS error drifts: a slowly wandering offset of a few metres, not fresh noise
+            // at every fix (which would add metres of false distance each second).
+            noiseNorth = 0.95 * noiseNorth + rng.uniform(-0.4, 0.4)
+            noiseEast = 0.95 * noiseEast + rng.uniform(-0.4, 0.4)
+            let noiseLat = noiseNorth / metresPerDegreeLat
+            let noiseLon = noiseEast / metresPerDegreeLon
             var course = heading * 180 / .pi
             course = course.truncatingRemainder(dividingBy: 360)
             if course < 0 { course += 360 }
             result.append(TrackPoint(
                 latitude: lat + noiseLat, longitude: lon + noiseLon,
                 timestamp: start.addingTimeInterval(Double(i) + rng.uniform(0, 0.004)),
-                altitude: altitude, horizontalAccuracy: rng.uniform(3, 10).rounded(),
-                verticalAccuracy: rng.uniform(4, 12).rounded(), speed: speed, course: course))
+                altitude: altitude, horizontalAccuracy: horizontalAccuracy,
+                verticalAccuracy: verticalAccuracy, speed: speed, course: course))
             if travelled >= nextKm {
                 splits.append(Split(unit: .kilometre, pointIndex: i, elapsedTime: Double(i)))
                 nextKm += 1000

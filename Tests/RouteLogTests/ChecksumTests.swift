@@ -1,0 +1,41 @@
+import CRouteLogSystem
+import Testing
+@testable import RouteLog
+
+@Suite struct ChecksumTests {
+    @Test func knownVectors() {
+        // RFC 3720 (iSCSI) B.4 and the common "123456789" check value of CRC-32C.
+        #expect(Checksum.crc32c(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(Checksum.crc32c([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(Checksum.crc32c([UInt8](repeating: 0xFF, count: 32)) == 0x62A8_AB43)
+        #expect(Checksum.crc32c(Array(0..<32)) == 0x46DD_794E)
+        #expect(Checksum.crc32c([]) == 0)
+    }
+
+    @Test func acceleratedMatchesPortableOnEveryLengthAndAlignment() {
+        var g = SeededGenerator(state: 9)
+        let data = (0..<4099).map { _ in UInt8.random(in: 0...255, using: &g) }
+        data.withUnsafeBytes { raw in
+            for start in 0..<9 {
+                for length in [0, 1, 7, 8, 9, 63, 64, 65, 1000, 4090] {
+                    let p = raw.baseAddress! + start
+                    #expect(routelog_crc32c_extend(0, p, length) == routelog_crc32c_extend_portable(0, p, length))
+                }
+            }
+        }
+    }
+
+    @Test func extendingInPiecesEqualsOneGo() {
+        let data = Array("The quick brown fox jumps over the lazy dog".utf8)
+        let whole = Checksum.crc32c(data)
+        let first = Checksum.crc32c(Array(data[..<10]))
+        #expect(Checksum.crc32c(Array(data[10...]), seed: first) == whole)
+    }
+
+    @Test func maskRoundTripsAndDiffers() {
+        for crc: UInt32 in [0, 1, 0xFFFF_FFFF, 0xE306_9283] {
+            #expect(Checksum.unmask(Checksum.mask(crc)) == crc)
+            #expect(Checksum.mask(crc) != crc)
+        }
+    }
+}

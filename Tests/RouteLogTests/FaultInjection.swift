@@ -1,0 +1,77 @@
+import Foundation
+@testable import RouteLog
+
+/// A file system that stops working at its Nth changing operation, as if the machine
+/// had crashed right before it: that call and every later one fail with EIO, so no
+/// clean-up code can run either. Reads keep working.
+final class CrashingFileSystem: FileSystem, @unchecked Sendable {
+    private let lock = NSLock()
+    private var remaining: Int
+    private(set) var operations = 0
+    private let real = PosixFileSystem.shared
+
+    init(crashAt operation: Int) { remaining = operation }
+
+    var crashed: Bool { lock.withLock { remaining <= 0 } }
+
+    private func step() throws {
+        try lock.withLock {
+            operations += 1
+            remaining -= 1
+            if remaining <= 0 { throw Errno(code: EIO) }
+        }
+    }
+
+    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
+        if flags & O_CREAT != 0 || flags & O_TRUNC != 0 { try step() }
+        return try real.open(path, flags: flags, mode: mode)
+    }
+    func close(_ file: FileRef) { real.close(file) }
+    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try real.pread(file, buffer, at: offset)
+    }
+    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        try step()
+        return try real.pwrite(file, buffer, at: offset)
+    }
+    func size(_ file: FileRef) throws -> Int64 { try real.size(file) }
+    func truncate(_ file: FileRef, to length: Int64) throws { try step(); try real.truncate(file, to: length) }
+    func syncData(_ file: FileRef) throws { try step(); try real.syncData(file) }
+    func syncAll(_ file: FileRef) throws { try step(); try real.syncAll(file) }
+    func rename(_ from: String, to: String) throws { try step(); try real.rename(from, to: to) }
+    func unlink(_ path: String) throws { try step(); try real.unlink(path) }
+    func makeDirectory(_ path: String) throws { try step(); try real.makeDirectory(path) }
+    func syncDirectory(_ path: String) throws { try step(); try real.syncDirectory(path) }
+    func listDirectory(_ path: String) throws -> [String] { try real.listDirectory(path) }
+    func isDirectory(_ path: String) -> Bool? { real.isDirectory(path) }
+    func lockExclusive(_ file: FileRef) throws { try real.lockExclusive(file) }
+    func unlock(_ file: FileRef) { real.unlock(file) }
+    func isLockHeld(_ file: FileRef) throws -> Bool { try real.isLockHeld(file) }
+}
+
+/// What a store must hold: each live route, exactly.
+struct ExpectedStore {
+    var routes: [RouteID: (route: Route, summary: RouteSummary)] = [:]
+    var deleted: Set<RouteID> = []
+
+    init(_ store: RouteStore, deleted: Set<RouteID> = []) throws {
+        for summary in store.summaries() { routes[summary.id] = (try store.route(summary.id), summary) }
+        self.deleted = deleted
+    }
+
+    /// Problems found in `store`, as sentences (empty when it matches).
+    func mismatches(in store: RouteStore) -> [String] {
+        var problems: [String] = []
+        let ids = Set(store.summaries().map(\.id))
+        if ids != Set(routes.keys) {
+            problems.append("ids \(ids.sorted()) instead of \(routes.keys.sorted())")
+        }
+        for (id, expected) in routes {
+            if (try? store.route(id)) != expected.route { problems.append("route \(id) differs or is missing") }
+            if (try? store.summary(id)) != expected.summary { problems.append("summary \(id) differs") }
+        }
+        for id in deleted where ids.contains(id) { problems.append("deleted route \(id) is back") }
+        if store.summaries().count != ids.count { problems.append("a route is listed twice") }
+        return problems
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+@Suite struct RouteStoreRecoveryTests {
+    /// A store of three small routes; returns the routes and the offset where the last
+    /// record starts.
+    static func makeStore(at url: URL, count: Int = 3) throws -> ([RouteID: Route], lastRecordStart: Int64, segment: URL) {
+        let store = try RouteStore(at: url)
+        var routes: [RouteID: Route] = [:]
+        var lastStart: Int64 = 0
+        for i in 0..<count {
+            let route = Fixtures.sampleWalk(seed: UInt64(i), points: 20)
+            lastStart = store.statistics().segments.last!.bytes
+            routes[try store.save(route)] = route
+        }
+        try store.close()
+        return (routes, lastStart, url.appendingPathComponent("seg-00000001.rlseg"))
+    }
+
+    static func copy(_ from: URL, to: URL) throws {
+        try? FileManager.default.removeItem(at: to)
+        try FileManager.default.copyItem(at: from, to: to)
+    }
+
+    @Test func truncatingTheLastRecordAtEveryOffsetKeepsEveryEarlierRoute() throws {
+        let dir = TemporaryDirectory()
+        let template = dir.store("template.routelog")
+        let (routes, lastStart, _) = try Self.makeStore(at: template)
+        let segmentSize = try FileManager.default.attributesOfItem(atPath: template.appendingPathComponent("seg-00000001.rlseg").path)[.size] as! Int64
+        let lastID = routes.keys.max()!
+        let work = dir.store("work.routelog")
+        for cut in lastStart..<segmentSize {
+            try Self.copy(template, to: work)
+            let segment = try FileHandle(forWritingTo: work.appendingPathComponent("seg-00000001.rlseg"))
+            try segment.truncate(atOffset: UInt64(cut))
+            try segment.close()
+            // A reader sees the earlier routes and never the torn one.
+            let reader = try RouteStore.openReadOnly(at: work)
+            #expect(reader.count == routes.count - 1, "cut at \(cut)")
+            // A writer cuts the torn tail and goes on appending after it.
+            let store = try RouteStore(at: work)
+            #expect(store.count == routes.count - 1, "cut at \(cut)")
+            for (id, route) in routes where id != lastID {
+                #expect(try store.route(id) == RouteCodec.quantize(route), "cut at \(cut)")
+            }
+            let newID = try store.save(Fixtures.sampleWalk(seed: 99, points: 5))
+            try store.close()
+            let reopened = try RouteStore.openReadOnly(at: work)
+            #expect(reopened.count == routes.count, "cut at \(cut)")
+            #expect(try reopened.route(newID).points.count == 5)
+            #expect(reopened.verify().isClean, "cut at \(cut)")
+        }
+    }
+
+    @Test func aFlippedBitIsReportedAndTheOtherRoutesStillLoad() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let (routes, _, segmentURL) = try Self.makeStore(at: url, count: 5)
+        let victim = RouteID(3)
+        let location = try RouteStore.openReadOnly(at: url).core.withLock { $0.state.routes[victim]!.location }
+        var bytes = try Data(contentsOf: segmentURL)
+        bytes[Int(location.offset) + 100] ^= 0x10
+        try bytes.write(to: segmentURL)
+
+        for store in [try RouteStore.openReadOnly(at: url), try RouteStore(at: url)] {
+            do {
+                _ = try store.route(victim)
+                Issue.record("a damaged route loaded")
+            } catch let error as RouteLogError {
+                #expect(error.code == .corrupted)
+                #expect(error.path == segmentURL.path)
+                #expect(error.offset == location.offset)
+            }
+            for (id, route) in routes where id != victim {
+                #expect(try store.route(id) == RouteCodec.quantize(route))
+            }
+            let report = store.verify()
+            #expect(!report.isClean)
+            #expect(report.problems.contains { $0.routeID == victim && $0.path == segmentURL.path })
+            try store.close()
+        }
+        // Without the index, the rebuild from segments skips the damaged record, names it,
+        // and keeps the rest.
+        try FileManager.default.removeItem(at: url.appendingPathComponent("index-00000002.rlidx"))
+        let rebuilt = try RouteStore(at: url)
+        #expect(rebuilt.count == 4)
+        let report = rebuilt.verify()
+        #expect(report.problems.contains { $0.kind == .damagedBytes && $0.offset == location.offset })
+        // The store keeps working.
+        let id = try rebuilt.save(Fixtures.sampleWalk(points: 7))
+        #expect(try rebuilt.route(id).points.count == 7)
+    }
+
+    @Test(arguments: ["delete", "damage", "truncate", "garbage header"])
+    func aMissingOrDamagedIndexIsRebuiltFromTheSegments(_ how: String) throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        var expected: ExpectedStore
+        do {
+            let store = try RouteStore(at: url, options: .init(compaction: .manual))
+            for i in 0..<12 { try store.save(Fixtures.sampleWalk(seed: UInt64(i), points: 30)) }
+            try store.delete(RouteID(4))
+            try store.edit(RouteID(5), RouteEdit(shift: 3600, name: "edited"))
+            expected = try ExpectedStore(store, deleted: [RouteID(4)])
+            try store.close()
+        }
+        let indexURL = url.appendingPathComponent("index-00000002.rlidx")
+        var bytes = try Data(contentsOf: indexURL)
+        switch how {
+        case "delete": try FileManager.default.removeItem(at: indexURL)
+        case "damage": bytes[bytes.count / 2] ^= 0xFF; try bytes.write(to: indexURL)
+        case "truncate": try bytes.prefix(bytes.count / 2).write(to: indexURL)
+        default: bytes[3] = 0; try bytes.write(to: indexURL)
+        }
+        let reader = try RouteStore.openReadOnly(at: url)
+        #expect(expected.mismatches(in: reader).isEmpty, "\(how): \(expected.mismatches(in: reader))")
+        let store = try RouteStore(at: url)
+        #expect(expected.mismatches(in: store).isEmpty, "\(how): \(expected.mismatches(in: store))")
+        #expect(store.verify().isClean)
+        try store.close()
+        // The rewritten index is whole: the next open needs no rebuild.
+        let again = try RouteStore(at: url)
+        #expect(again.core.withLock { !$0.indexRebuilt })
+        #expect(expected.mismatches(in: again).isEmpty)
+    }
+
+    @Test func aStoreFromANewerFormatIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        _ = try Self.makeStore(at: url)
+        for name in ["MANIFEST", "seg-00000001.rlseg"] {
+            let file = url.appendingPathComponent(name)
+            let original = try Data(contentsOf: file)
+            var bytes = original
+            bytes[10] = 2  // version 2
+            let crc = Checksum.masked(Array(bytes.prefix(16)), 0..<16)
+            for i in 0..<4 { bytes[16 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+            try bytes.write(to: file)
+            let before = directorySnapshot(url)
+            for open in [{ _ = try RouteStore(at: url) }, { _ = try RouteStore.openReadOnly(at: url) }] {
+                do {
+                    try open()
+                    Issue.record("a version 2 \(name) opened")
+                } catch let error as RouteLogError {
+                    #expect(error.code == .unsupportedVersion)
+                    #expect(error.message.contains("version 2") && error.message.contains("up to 1"), "\(error.message)")
+                }
+            }
+            #expect(directorySnapshot(url) == before, "opening a newer store changed it")
+            try original.write(to: file)
+        }
+        #expect(try RouteStore(at: url).count == 3)
+    }
+
+    @Test func thingsThatAreNotStoresAreRefusedClearly() throws {
+        let dir = TemporaryDirectory()
+        // A directory of other files.
+        let photos = dir.store("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try Data([0xFF, 0xD8, 0xFF, 0xE0]).write(to: photos.appendingPathComponent("IMG_0001.jpg"))
+        #expect(throws: RouteLogError.self) { try RouteStore(at: photos) }
+        do { _ = try RouteStore(at: photos) } catch let e as RouteLogError {
+            #expect(e.code == .invalidArgument)
+            #expect(e.message.contains("IMG_0001.jpg"))
+        }
+        #expect(directorySnapshot(photos).keys.sorted() == ["IMG_0001.jpg"])
+        // A plain file.
+        let file = dir.url.appendingPathComponent("routes.jpg")
+        try Data([0xFF, 0xD8]).write(to: file)
+        do { _ = try RouteStore(at: file); Issue.record("opened a file") } catch let e as RouteLogError {
+            #expect(e.code == .invalidArgument)
+        }
+        // Nothing there, read-only.
+        do { _ = try RouteStore.openReadOnly(at: dir.store("missing")); Issue.record("opened nothing") } catch let e as RouteLogError {
+            #expect(e.code == .notFound)
+        }
+        // A MANIFEST that is not one.
+        let fake = dir.store("fake")
+        try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
+        try Data("hello".utf8).write(to: fake.appendingPathComponent("MANIFEST"))
+        do { _ = try RouteStore(at: fake); Issue.record("opened a fake") } catch let e as RouteLogError {
+            #expect(e.code == .corrupted)
+            #expect(e.path?.hasSuffix("MANIFEST") == true)
+        }
+    }
+
+    @Test func aSecondWriterIsRefusedAndReadersWorkBesideTheWriter() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        let first = try writer.save(Fixtures.sampleWalk(seed: 1, points: 50))
+        do {
+            _ = try RouteStore(at: url)
+            Issue.record("a second writer opened the store")
+        } catch let error as RouteLogError {
+            #expect(error.code == .locked)
+            #expect(error.pid == getpid())
+            #expect(error.message.contains("\(getpid())"))
+        }
+        #expect(RouteStore.writerProcess(at: url) == getpid())
+        let reader = try RouteStore.openReadOnly(at: url)
+        #expect(reader.count == 1)
+        #expect(throws: RouteLogError.self) { try reader.save(Fixtures.sampleWalk(points: 3)) }
+        let second = try writer.save(Fixtures.sampleWalk(seed: 2, points: 50))
+        try writer.delete(first)
+        #expect(reader.count == 1)
+        try reader.refresh()
+        #expect(reader.summaries().map(\.id) == [second])
+        #expect(try reader.route(second) == writer.route(second))
+        try writer.close()
+        #expect(RouteStore.writerProcess(at: url) == nil)
+        #expect(try RouteStore(at: url).count == 1)
+    }
+
+    @Test func anIncompleteBatchAtTheEndIsDroppedWhole() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let store = try RouteStore(at: url)
+        try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
+        let before = store.statistics().segments.last!.bytes
+        try store.save((2..<5).map { Fixtures.sampleWalk(seed: UInt64($0), points: 10) })
+        let after = store.statistics().segments.last!.bytes
+        try store.close()
+        // Cut inside the batch's last record: the two complete records before it must go too.
+        let segment = try FileHandle(forWritingTo: url.appendingPathComponent("seg-00000001.rlseg"))
+        try segment.truncate(atOffset: UInt64(after - 3))
+        try segment.close()
+        try FileManager.default.removeItem(at: url.appendingPathComponent("index-00000002.rlidx"))
+        let reopened = try RouteStore(at: url)
+        #expect(reopened.count == 1)
+        #expect(reopened.statistics().segments.last!.bytes == before)
+    }
+}
