@@ -24,6 +24,8 @@ struct BenchOptions: Sendable {
     var markdownFile: URL?
     var gpxDirectory: URL? = URL(fileURLWithPath: "../shared/data/gpx")
     var keepStores = false
+    /// Re-renders the table, aims, CSV, Markdown and chart of an earlier run's JSON.
+    var fromJSON: URL?
     /// Internal: run one engine in this process and write its report here.
     var child: EngineKind?
     var childReport: URL?
@@ -33,6 +35,7 @@ struct BenchOptions: Sendable {
                               [--coredata-max N] [--window N] [--json FILE] [--csv FILE]
                               [--svg FILE] [--markdown FILE] [--out DIR] [--data DIR]
                               [--gpx DIR | --no-gpx] [--keep]
+               routelog-bench --from-json FILE [--out DIR ...]   (re-render an earlier run)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
         """
@@ -73,6 +76,7 @@ struct BenchOptions: Sendable {
             case "--gpx": options.gpxDirectory = URL(fileURLWithPath: try value())
             case "--no-gpx": options.gpxDirectory = nil
             case "--keep": options.keepStores = true
+            case "--from-json": options.fromJSON = URL(fileURLWithPath: try value())
             case "--child":
                 guard let kind = EngineKind(rawValue: try value()) else { throw BenchError("unknown engine") }
                 options.child = kind

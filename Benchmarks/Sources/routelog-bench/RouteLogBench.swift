@@ -16,6 +16,11 @@ struct RouteLogBench {
             let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
             if let kind = options.child {
                 try runChild(kind, options: options)
+            } else if let file = options.fromJSON {
+                var results = try JSONDecoder().decode(BenchmarkResults.self, from: Data(contentsOf: file))
+                results.aims = Aims.evaluate(results.engines)
+                try FileManager.default.createDirectory(at: options.outputDirectory, withIntermediateDirectories: true)
+                try publish(results, options: options)
             } else {
                 try runParent(options)
             }
@@ -97,7 +102,11 @@ struct RouteLogBench {
             engines: reports, aims: Aims.evaluate(reports), seconds: 0)
         results.seconds = Double(Stopwatch.now() - started) / 1e9
         results.machine.loadAtEnd = MachineInfo.loadAverage()
+        try publish(results, options: options)
+    }
 
+    /// Prints the table and the aims, and writes the JSON, CSV, Markdown and SVG files.
+    static func publish(_ results: BenchmarkResults, options: BenchOptions) throws {
         print("")
         print(TableReport.machine(results.machine))
         print(TableReport.markdown(results))
