@@ -81,6 +81,14 @@ struct AimResult: Codable, Sendable {
     var met: Bool?
 }
 
+/// How compactly RouteLog stores one real track.
+struct TrackBytes: Codable, Sendable {
+    var file: String
+    var points: Int
+    var recordBytes: Int
+    var bytesPerPoint: Double { points > 0 ? Double(recordBytes) / Double(points) : 0 }
+}
+
 /// The whole run: what `--json` writes.
 struct BenchmarkResults: Codable, Sendable {
     var machine: MachineInfo
@@ -89,6 +97,8 @@ struct BenchmarkResults: Codable, Sendable {
     var checkpoints: [Int]
     var routePoints: Int
     var gpxTracks: [String]
+    /// RouteLog's record bytes per point for each real track (its RoutePut frame).
+    var gpxTrackBytes: [TrackBytes]?
     var engines: [EngineReport]
     var aims: [AimResult]
     var seconds: Double

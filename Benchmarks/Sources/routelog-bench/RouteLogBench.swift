@@ -19,6 +19,7 @@ struct RouteLogBench {
             } else if let file = options.fromJSON {
                 var results = try JSONDecoder().decode(BenchmarkResults.self, from: Data(contentsOf: file))
                 results.aims = Aims.evaluate(results.engines)
+                if results.gpxTrackBytes == nil { results.gpxTrackBytes = trackBytes(loadTracks(options)) }
                 try FileManager.default.createDirectory(at: options.outputDirectory, withIntermediateDirectories: true)
                 try publish(results, options: options)
             } else {
@@ -99,7 +100,7 @@ struct RouteLogBench {
         var results = BenchmarkResults(
             machine: machine, command: command, method: method(options), checkpoints: options.checkpoints,
             routePoints: options.pointsPerRoute, gpxTracks: tracks.map { "\($0.file) (\($0.route.points.count) points)" },
-            engines: reports, aims: Aims.evaluate(reports), seconds: 0)
+            gpxTrackBytes: trackBytes(tracks), engines: reports, aims: Aims.evaluate(reports), seconds: 0)
         results.seconds = Double(Stopwatch.now() - started) / 1e9
         results.machine.loadAtEnd = MachineInfo.loadAverage()
         try publish(results, options: options)
@@ -125,6 +126,15 @@ struct RouteLogBench {
         try Data(TableReport.document(results).utf8).write(to: options.markdown)
         print("\nWrote \(options.json.path), \(options.csv.path), \(options.svg.path), \(options.markdown.path) "
               + "in \(Format.decimal(results.seconds, 0)) s")
+    }
+
+    /// RouteLog's record size for each real track, through the scratch store.
+    static func trackBytes(_ tracks: [GPXTracks.Track]) -> [TrackBytes] {
+        defer { RouteLogBytes.shared.discard() }
+        return tracks.compactMap { track in
+            guard let encoded = try? EncodedRoute(track.route) else { return nil }
+            return TrackBytes(file: track.file, points: track.route.points.count, recordBytes: encoded.frame.count)
+        }
     }
 
     /// Timed saves, one engine after the other, round after round, until each engine has

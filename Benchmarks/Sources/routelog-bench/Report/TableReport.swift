@@ -70,6 +70,12 @@ enum TableReport {
         out += machine(results.machine) + "\n\n"
         out += "Command: `\(results.command)`, \(Format.decimal(results.seconds, 0)) s.\n\n"
         out += markdown(results) + "\n"
+        if let tracks = results.gpxTrackBytes, !tracks.isEmpty {
+            out += "Real tracks in RouteLog (record bytes per point, header and index excluded): "
+                + tracks.map { "\($0.file) \(Format.decimal($0.bytesPerPoint, 1))" }.joined(separator: ", ") + "; all "
+                + Format.decimal(Double(tracks.reduce(0) { $0 + $1.recordBytes })
+                                 / Double(max(1, tracks.reduce(0) { $0 + $1.points })), 1) + ".\n\n"
+        }
         for engine in results.engines {
             if let stopped = engine.stopped { out += "- \(engine.title): \(stopped)\n" }
             for note in engine.notes { out += "- \(engine.title): \(note)\n" }
