@@ -30,7 +30,8 @@ final class EngineSession {
     private(set) var routes = 0
     private var points = 0
     private var fillSeconds = 0.0
-    private var durableSamples: [Double] = [], bufferedSamples: [Double] = [], gpxSamples: [Double] = []
+    private var durableSamples: [Double] = [], bufferedSamples: [Double] = []
+    private var gpxSamples: [Double] = [], gpxBufferedSamples: [Double] = []
 
     init(kind: EngineKind, options: BenchOptions, tracks: [GPXTracks.Track], directory: URL) throws {
         self.kind = kind
@@ -86,16 +87,16 @@ final class EngineSession {
         return seconds
     }
 
-    /// One timed durable save of real track `index`; nil if the engine refused it.
-    func saveTrack(_ index: Int) throws -> Double? {
-        try engine.prepare(durable: true)
+    /// One timed save of real track `index`; nil if the engine refused it.
+    func saveTrack(_ index: Int, durable: Bool) throws -> Double? {
+        try engine.prepare(durable: durable)
         let track = tracks[index]
         if let pre = engine as? PreEncodedSaves { pre.pending = try EncodedRoute(track.route) }
         do {
             let ((), seconds) = try Stopwatch.time { try engine.save(track.route) }
             routes += 1
             points += track.route.points.count
-            gpxSamples.append(seconds)
+            if durable { gpxSamples.append(seconds) } else { gpxBufferedSamples.append(seconds) }
             return seconds
         } catch {
             if report.checkpoints.isEmpty { report.notes.append("GPX \(track.file) not saved: \(error)") }
@@ -129,12 +130,12 @@ final class EngineSession {
         let result = CheckpointResult(
             checkpoint: checkpoint, routesStored: routes, pointsStored: points, fillSeconds: fillSeconds,
             durable: LatencyStats(durableSamples), buffered: LatencyStats(bufferedSamples),
-            gpxDurable: LatencyStats(gpxSamples),
+            gpxDurable: LatencyStats(gpxSamples), gpxBuffered: LatencyStats(gpxBufferedSamples),
             bytesOnDisk: bytes, bytesPerPoint: points > 0 ? Double(bytes) / Double(points) : 0,
             openSeconds: openSeconds, listSeconds: listSeconds, weeklySeconds: weeklySeconds,
             loadSeconds: loadSeconds, peakResidentBytes: ProcessStats.peakResidentBytes())
         report.checkpoints.append(result)
-        durableSamples = []; bufferedSamples = []; gpxSamples = []
+        durableSamples = []; bufferedSamples = []; gpxSamples = []; gpxBufferedSamples = []
         fillSeconds = 0
         log("at \(routes) routes: durable p50 \(Format.seconds(result.durable?.p50)) p99 \(Format.seconds(result.durable?.p99)), "
             + "buffered p50 \(Format.seconds(result.buffered?.p50)), \(Format.decimal(result.bytesPerPoint, 1)) B/point, "
@@ -163,7 +164,10 @@ final class EngineSession {
                 case "save":
                     let before = session.routes
                     answer("ok \(try session.save(durable: words[1] == "durable")) \(before)")
-                case "gpx": answer(try session.saveTrack(Int(words[1])!).map { "ok \($0)" } ?? "skip")
+                case "gpx":
+                    let arguments = words[1].split(separator: " ")
+                    let seconds = try session.saveTrack(Int(arguments[0])!, durable: arguments.last != "buffered")
+                    answer(seconds.map { "ok \($0)" } ?? "skip")
                 case "measure": try session.measure(checkpoint: Int(words[1])!); answer("ok")
                 case "finish":
                     let report = try session.finish(stopped: words.count > 1 ? words[1] : nil)

@@ -34,6 +34,8 @@ struct CheckpointResult: Codable, Sendable {
     var buffered: LatencyStats?
     /// Durable saves of the real GPX tracks.
     var gpxDurable: LatencyStats?
+    /// Buffered saves of the real GPX tracks.
+    var gpxBuffered: LatencyStats?
     var bytesOnDisk: Int64
     var bytesPerPoint: Double
     var openSeconds: Double?

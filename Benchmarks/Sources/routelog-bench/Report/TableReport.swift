@@ -3,7 +3,7 @@ import Foundation
 /// The results as a Markdown table: printed on stdout and pasted into the README.
 enum TableReport {
     static let header = [
-        "engine", "routes", "save p50", "p90", "p99", "buffered p50", "p99", "GPX p50",
+        "engine", "routes", "save p50", "p90", "p99", "buffered p50", "p99", "GPX p50", "GPX buffered",
         "B/point", "open", "list", "weekly", "load one", "peak RSS MB",
     ]
 
@@ -21,6 +21,7 @@ enum TableReport {
                     kind?.shortTitle ?? engine.engine, Format.count(c.routesStored),
                     Format.seconds(c.durable?.p50), Format.seconds(c.durable?.p90), Format.seconds(c.durable?.p99),
                     Format.seconds(c.buffered?.p50), Format.seconds(c.buffered?.p99), Format.seconds(c.gpxDurable?.p50),
+                    Format.seconds(c.gpxBuffered?.p50),
                     Format.decimal(c.bytesPerPoint, 1), Format.seconds(c.openSeconds), Format.seconds(c.listSeconds),
                     Format.seconds(c.weeklySeconds), Format.seconds(c.loadSeconds),
                     Format.megabytes(c.peakResidentBytes),
@@ -94,6 +95,7 @@ enum CSVReport {
             "durable_n,durable_p50_s,durable_p90_s,durable_p99_s,durable_max_s",
             "buffered_n,buffered_p50_s,buffered_p90_s,buffered_p99_s,buffered_max_s",
             "gpx_n,gpx_p50_s,gpx_p90_s,gpx_p99_s,gpx_max_s",
+            "gpx_buffered_n,gpx_buffered_p50_s,gpx_buffered_p90_s,gpx_buffered_p99_s,gpx_buffered_max_s",
             "bytes_on_disk,bytes_per_point,open_s,list_s,weekly_s,load_s,peak_rss_bytes",
         ].joined(separator: ",") + "\n"
         func stats(_ s: LatencyStats?) -> [String] {
@@ -105,7 +107,7 @@ enum CSVReport {
             for c in engine.checkpoints {
                 let fields = [engine.engine, String(c.checkpoint), String(c.routesStored), String(c.pointsStored),
                               "\(c.fillSeconds)"]
-                    + stats(c.durable) + stats(c.buffered) + stats(c.gpxDurable)
+                    + stats(c.durable) + stats(c.buffered) + stats(c.gpxDurable) + stats(c.gpxBuffered)
                     + [String(c.bytesOnDisk), "\(c.bytesPerPoint)", optional(c.openSeconds), optional(c.listSeconds),
                        optional(c.weeklySeconds), optional(c.loadSeconds), String(c.peakResidentBytes)]
                 out += fields.joined(separator: ",") + "\n"
