@@ -40,12 +40,13 @@ import Testing
         let result = try CLI.run(["render", store.path, "3", "-o", output.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "wrote route 3 to \(output.path)\n")
-        let summary = try parseJSON(CLI.run(["show", store.path, "3", "--json"]).stdout)["route"] as! [String: Any]
-        let kilometres = Int((summary["distanceMetres"] as! Double) / 1000)
+        // The pins stand where the app's kilometre splits say.
+        let splits = try parseJSON(CLI.run(["show", store.path, "3", "--json"]).stdout)["splits"] as! [[String: Any]]
+        let kilometres = splits.filter { $0["unit"] as? String == "km" }.count
         let svg = try census(output)
         #expect(kilometres >= 3)
-        // One pin group per whole kilometre, plus the start and finish marks and the north arrow.
-        #expect(svg.elements["g"] == kilometres + 3 + 2, "\(svg.elements)")
+        // One group per pin, plus start, finish, the scale bar and the north arrow.
+        #expect(svg.elements["g"] == kilometres + 4, "\(svg.elements)")
         #expect(svg.elements["polyline"] == 2, "casing and line")
         for k in 1...kilometres { #expect(svg.text.contains("|\(k)|")) }
         #expect(svg.text.contains("Sunday \"long\" one"))

@@ -28,8 +28,12 @@ struct RouteSVG {
         svg += "<g clip-path=\"url(#map)\">\n<rect x=\"\(f.x)\" y=\"\(f.y)\" width=\"\(f.width)\" height=\"\(f.height)\" fill=\"#eef1ea\"/>\n"
         svg += grid(projection)
         svg += trackLines(projection)
+        // Start and finish go over the pins (a pin's number stands clear above its
+        // point), and their labels over everything.
+        let marks = endMarks(projection)
         svg += pins(projection)
-        svg += endMarks(projection)
+        svg += marks.discs
+        svg += marks.labels
         svg += "</g>\n"
         svg += "<rect x=\"\(f.x)\" y=\"\(f.y)\" width=\"\(f.width)\" height=\"\(f.height)\" rx=\"12\" fill=\"none\" stroke=\"#d0d7cc\"/>\n"
         svg += scaleBar(projection)
@@ -107,16 +111,31 @@ struct RouteSVG {
     /// A numbered pin at every whole kilometre (or mile): where the app's split says,
     /// or measured along the track when the route has no splits of that unit.
     private func pins(_ projection: MapProjection) -> String {
-        var text = ""
-        var lastDrawn: (x: Double, y: Double)?
+        // Pins that would overlap (a route that passes the same place twice) share one
+        // pin labelled with every number: "3·7".
+        var clusters: [(x: Double, y: Double, numbers: [Int])] = []
         for (number, coordinate) in pinPositions() {
             let p = projection.point(coordinate)
-            // Pins closer than a pin's size would pile up: keep the first of them.
-            if let last = lastDrawn, hypot(p.x - last.x, p.y - last.y) < 24 { continue }
-            lastDrawn = p
-            text += "<g transform=\"translate(\(r(p.x)),\(r(p.y)))\">"
-            text += "<path d=\"M0 0L-6 -11A11 11 0 1 1 6 -11Z\" fill=\"#ffffff\" stroke=\"\(Self.track)\" stroke-width=\"2\"/>"
-            text += "<text y=\"-15\" font-size=\"11\" font-weight=\"700\" fill=\"\(Self.track)\" text-anchor=\"middle\">\(number)</text></g>\n"
+            if let i = clusters.firstIndex(where: { hypot($0.x - p.x, $0.y - p.y) < 22 }) {
+                clusters[i].numbers.append(number)
+            } else {
+                clusters.append((p.x, p.y, [number]))
+            }
+        }
+        // A pin stands above its point, unless its head would hide the start or the
+        // finish: then it hangs below.
+        let marks = [projection.point(summary.startCoordinate), projection.point(summary.endCoordinate)]
+        var text = ""
+        for cluster in clusters {
+            let label = cluster.numbers.map(String.init).joined(separator: "·")
+            let width = max(20, Double(label.count) * 7 + 8)
+            let hidesAMark = marks.contains { abs($0.x - cluster.x) < width / 2 + 12 && abs($0.y - (cluster.y - 19)) < 22 }
+            let flip = hidesAMark ? " scale(1,-1)" : ""
+            text += "<g transform=\"translate(\(r(cluster.x)),\(r(cluster.y)))\(flip)\">"
+            text += "<path d=\"M0 0L-5 -9.5H5Z\" fill=\"\(Self.track)\"/>"
+            text += "<rect x=\"\(r(-width / 2))\" y=\"-29\" width=\"\(r(width))\" height=\"20\" rx=\"10\" fill=\"#ffffff\" stroke=\"\(Self.track)\" stroke-width=\"2\"/>"
+            // The number is never drawn upside down.
+            text += "<text \(hidesAMark ? "y=\"23\" transform=\"scale(1,-1)\"" : "y=\"-15\"") font-size=\"11\" font-weight=\"700\" fill=\"\(Self.track)\" text-anchor=\"middle\">\(label)</text></g>\n"
         }
         return text
     }
@@ -147,7 +166,7 @@ struct RouteSVG {
     }
 
     /// Start (green) and finish (a chequered flag on a dark disc), labelled.
-    private func endMarks(_ projection: MapProjection) -> String {
+    private func endMarks(_ projection: MapProjection) -> (discs: String, labels: String) {
         let start = projection.point(summary.startCoordinate), end = projection.point(summary.endCoordinate)
         let close = hypot(start.x - end.x, start.y - end.y) < 40
         var text = "<g transform=\"translate(\(r(end.x)),\(r(end.y)))\">"
@@ -156,14 +175,15 @@ struct RouteSVG {
         text += "<g transform=\"translate(\(r(start.x)),\(r(start.y)))\">"
         text += "<circle r=\"9\" fill=\"#2da44e\" stroke=\"#ffffff\" stroke-width=\"3\"/>"
         text += "<path d=\"M-2.5 -4.5L4.5 0L-2.5 4.5Z\" fill=\"#ffffff\"/></g>\n"
-        // Labels on the outer side of each mark; for a loop, one above the other.
-        text += label("Start", at: (start.x + 14, start.y + (close ? -10 : 4)))
-        text += label("Finish", at: (end.x + 14, end.y + (close ? 16 : 4)))
-        return text
+        // Labels under the marks, where no pin is (pins stand above their point); for a
+        // loop, side by side.
+        let labels = label("Start", at: (start.x + (close ? -4 : 0), start.y + 27), anchor: close ? "end" : "middle")
+            + label("Finish", at: (end.x + (close ? 4 : 0), end.y + 27), anchor: close ? "start" : "middle")
+        return (text, labels)
     }
 
-    private func label(_ text: String, at p: (x: Double, y: Double)) -> String {
-        "<text x=\"\(r(p.x))\" y=\"\(r(p.y))\" font-size=\"12\" font-weight=\"600\" fill=\"#1f2328\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">\(text)</text>\n"
+    private func label(_ text: String, at p: (x: Double, y: Double), anchor: String) -> String {
+        "<text x=\"\(r(p.x))\" y=\"\(r(p.y))\" text-anchor=\"\(anchor)\" font-size=\"12\" font-weight=\"600\" fill=\"#1f2328\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">\(text)</text>\n"
     }
 
     /// A bar of a round length (1, 2 or 5 times a power of ten, or a fraction of a mile),
