@@ -45,8 +45,8 @@ import Testing
         let kilometres = splits.filter { $0["unit"] as? String == "km" }.count
         let svg = try census(output)
         #expect(kilometres >= 3)
-        // One group per pin, plus start, finish, the scale bar and the north arrow.
-        #expect(svg.elements["g"] == kilometres + 4, "\(svg.elements)")
+        // One group per pin, plus the map, start, finish, the scale bar and the north arrow.
+        #expect(svg.elements["g"] == kilometres + 5, "\(svg.elements)")
         #expect(svg.elements["polyline"] == 2, "casing and line")
         for k in 1...kilometres { #expect(svg.text.contains("|\(k)|")) }
         #expect(svg.text.contains("Sunday \"long\" one"))
