@@ -30,8 +30,9 @@ struct RouteSVG {
         svg += trackLines(projection)
         // Start and finish go over the pins (a pin's number stands clear above its
         // point), and their labels over everything.
-        let marks = endMarks(projection)
-        svg += pins(projection)
+        let pins = pins(projection)
+        let marks = endMarks(projection, avoiding: pins.boxes)
+        svg += pins.svg
         svg += marks.discs
         svg += marks.labels
         svg += "</g>\n"
@@ -110,7 +111,15 @@ struct RouteSVG {
 
     /// A numbered pin at every whole kilometre (or mile): where the app's split says,
     /// or measured along the track when the route has no splits of that unit.
-    private func pins(_ projection: MapProjection) -> String {
+    /// A rectangle on the picture, for keeping labels off pins and marks.
+    struct Box {
+        var minX, minY, maxX, maxY: Double
+        func overlaps(_ other: Box) -> Bool {
+            minX < other.maxX && other.minX < maxX && minY < other.maxY && other.minY < maxY
+        }
+    }
+
+    private func pins(_ projection: MapProjection) -> (svg: String, boxes: [Box]) {
         // Pins that would overlap (a route that passes the same place twice) share one
         // pin labelled with every number: "3·7".
         var clusters: [(x: Double, y: Double, numbers: [Int])] = []
@@ -126,10 +135,13 @@ struct RouteSVG {
         // finish: then it hangs below.
         let marks = [projection.point(summary.startCoordinate), projection.point(summary.endCoordinate)]
         var text = ""
+        var boxes: [Box] = []
         for cluster in clusters {
             let label = cluster.numbers.map(String.init).joined(separator: "·")
             let width = max(20, Double(label.count) * 7 + 8)
             let hidesAMark = marks.contains { abs($0.x - cluster.x) < width / 2 + 12 && abs($0.y - (cluster.y - 19)) < 22 }
+            boxes.append(Box(minX: cluster.x - width / 2, minY: cluster.y + (hidesAMark ? 0 : -29),
+                             maxX: cluster.x + width / 2, maxY: cluster.y + (hidesAMark ? 29 : 0)))
             let flip = hidesAMark ? " scale(1,-1)" : ""
             text += "<g transform=\"translate(\(r(cluster.x)),\(r(cluster.y)))\(flip)\">"
             text += "<path d=\"M0 0L-5 -9.5H5Z\" fill=\"\(Self.track)\"/>"
@@ -137,7 +149,7 @@ struct RouteSVG {
             // The number is never drawn upside down.
             text += "<text \(hidesAMark ? "y=\"23\" transform=\"scale(1,-1)\"" : "y=\"-15\"") font-size=\"11\" font-weight=\"700\" fill=\"\(Self.track)\" text-anchor=\"middle\">\(label)</text></g>\n"
         }
-        return text
+        return (text, boxes)
     }
 
     func pinPositions() -> [(Int, Coordinate)] {
@@ -166,19 +178,32 @@ struct RouteSVG {
     }
 
     /// Start (green) and finish (a chequered flag on a dark disc), labelled.
-    private func endMarks(_ projection: MapProjection) -> (discs: String, labels: String) {
+    private func endMarks(_ projection: MapProjection, avoiding pins: [Box]) -> (discs: String, labels: String) {
         let start = projection.point(summary.startCoordinate), end = projection.point(summary.endCoordinate)
-        let close = hypot(start.x - end.x, start.y - end.y) < 40
         var text = "<g transform=\"translate(\(r(end.x)),\(r(end.y)))\">"
         text += "<circle r=\"10\" fill=\"#24292f\" stroke=\"#ffffff\" stroke-width=\"3\"/>"
         text += "<path d=\"M-4 -4h4v4h-4zM0 0h4v4h-4z\" fill=\"#ffffff\"/></g>\n"
         text += "<g transform=\"translate(\(r(start.x)),\(r(start.y)))\">"
         text += "<circle r=\"9\" fill=\"#2da44e\" stroke=\"#ffffff\" stroke-width=\"3\"/>"
         text += "<path d=\"M-2.5 -4.5L4.5 0L-2.5 4.5Z\" fill=\"#ffffff\"/></g>\n"
-        // Labels under the marks, where no pin is (pins stand above their point); for a
-        // loop, side by side.
-        let labels = label("Start", at: (start.x + (close ? -4 : 0), start.y + 27), anchor: close ? "end" : "middle")
-            + label("Finish", at: (end.x + (close ? 4 : 0), end.y + 27), anchor: close ? "start" : "middle")
+        // Each label goes under its mark, or right, left or above: the first place
+        // clear of the pins, both marks and the label already placed.
+        var taken = pins + [start, end].map { Box(minX: $0.x - 13, minY: $0.y - 13, maxX: $0.x + 13, maxY: $0.y + 13) }
+        var labels = ""
+        for (name, p) in [("Start", start), ("Finish", end)] {
+            let w = Double(name.count) * 7.5
+            let places: [(x: Double, y: Double, anchor: String, box: Box)] = [
+                (p.x, p.y + 27, "middle", Box(minX: p.x - w / 2, minY: p.y + 15, maxX: p.x + w / 2, maxY: p.y + 31)),
+                (p.x + 15, p.y + 4, "start", Box(minX: p.x + 15, minY: p.y - 8, maxX: p.x + 15 + w, maxY: p.y + 8)),
+                (p.x - 15, p.y + 4, "end", Box(minX: p.x - 15 - w, minY: p.y - 8, maxX: p.x - 15, maxY: p.y + 8)),
+                (p.x, p.y - 17, "middle", Box(minX: p.x - w / 2, minY: p.y - 29, maxX: p.x + w / 2, maxY: p.y - 13)),
+            ]
+            let own = Box(minX: p.x - 13, minY: p.y - 13, maxX: p.x + 13, maxY: p.y + 13)
+            let others = taken.filter { !($0.minX == own.minX && $0.minY == own.minY) }
+            let place = places.first { place in !others.contains { $0.overlaps(place.box) } } ?? places[0]
+            taken.append(place.box)
+            labels += label(name, at: (place.x, place.y), anchor: place.anchor)
+        }
         return (text, labels)
     }
 
