@@ -45,8 +45,8 @@ enum CLI {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        try Data().write(to: out)
+        try Data().write(to: err)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
@@ -121,6 +121,7 @@ enum FixtureStore {
     static func make(at url: URL) throws -> Made {
         let store = try RouteStore(at: url, options: .init(compaction: .manual))
         var offsets: [RouteID: Int64] = [:]
+        @discardableResult
         func save(seed: UInt64, points: Int, start: String, name: String? = nil) throws -> RouteID {
             var generator = WalkGenerator(seed: seed)
             var route = generator.walk(points: points, start: date(start))

@@ -45,10 +45,11 @@ enum DumpCommand: Command {
 
     /// For each point, the number of the recording segment it belongs to (0 first).
     static func segmentNumbers(_ route: Route) -> [Int] {
-        var numbers = [Int](repeating: 0, count: route.points.count)
-        for start in route.segmentStarts where start > 0 && start < numbers.count {
-            for i in start..<numbers.count { numbers[i] += 1 }
+        let starts = Set(route.segmentStarts)
+        var segment = 0
+        return route.points.indices.map { i in
+            if i > 0 && starts.contains(i) { segment += 1 }
+            return segment
         }
-        return numbers
     }
 }
