@@ -20,7 +20,7 @@ enum JSONFields {
             ("name", .string(s.name)),
             ("startDate", date(s.startDate)),
             ("endDate", date(s.endDate)),
-            ("durationSeconds", .number(s.duration)),
+            ("durationSeconds", .rounded(s.duration, 3)),
             ("distanceMetres", .rounded(s.distance, 2)),
             ("calories", .rounded(s.calories, 2)),
             ("averageSpeedMetresPerSecond", .rounded(s.averageSpeed, 3)),
@@ -39,7 +39,7 @@ enum JSONFields {
     /// The fields of a total; a week adds its own in front of them.
     static func totalsFields(_ t: RouteTotals) -> [(String, JSON)] {
         [("routeCount", .integer(t.routeCount)), ("distanceMetres", .rounded(t.distance, 2)),
-         ("durationSeconds", .number(t.duration)), ("calories", .rounded(t.calories, 2))]
+         ("durationSeconds", .rounded(t.duration, 3)), ("calories", .rounded(t.calories, 2))]
     }
 
     static func totals(_ t: RouteTotals) -> JSON { .object(totalsFields(t)) }
@@ -53,7 +53,7 @@ enum JSONFields {
     /// since the previous split of the same unit.
     static func split(_ split: Split, number: Int, splitSeconds: TimeInterval) -> JSON {
         .object([("unit", .string(split.unit == .kilometre ? "km" : "mi")), ("number", .integer(number)),
-                 ("pointIndex", .integer(split.pointIndex)), ("elapsedSeconds", .number(split.elapsedTime)),
+                 ("pointIndex", .integer(split.pointIndex)), ("elapsedSeconds", .rounded(split.elapsedTime, 3)),
                  ("splitSeconds", .rounded(splitSeconds, 3))])
     }
 
