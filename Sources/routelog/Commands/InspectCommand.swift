@@ -6,10 +6,15 @@ import RouteLog
 enum InspectCommand: Command {
     static let spec = CommandSpec(
         name: "inspect",
-        summary: "the store's layout: format version, files and sizes, segments with live and dead bytes, routes live and deleted, points, bytes per point, compression ratio, the writer's pid",
+        summary: "the store's layout: files and sizes, segments with live and dead bytes, routes, points, compression, the writer's pid",
         positionals: [PositionalSpec(name: "STORE")],
         options: [.json],
-        discussion: "Opens the store read-only: safe while an app writes it.")
+        discussion: """
+        Shows the format version, every file and its size, each segment's live and dead
+        bytes, routes live and deleted, points, bytes per point, the compression ratio,
+        and the pid of the process holding the store for writing, if one does.
+        Opens the store read-only: safe while an app writes it.
+        """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let store = try StoreAccess.openForReading(arguments)
