@@ -50,8 +50,14 @@ enum CLI {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
+        // A command that hangs fails its test instead of stalling the whole run.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        process.waitUntilExit()
+        if exited.wait(timeout: .now() + 120) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            throw CocoaError(.executableLoad, userInfo: [NSDebugDescriptionErrorKey: "routelog \(arguments) did not finish in 120 s"])
+        }
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
                       stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
