@@ -54,7 +54,9 @@ struct RouteSVG {
     }
 
     private func header() -> String {
-        var text = "<text x=\"24\" y=\"40\" font-size=\"24\" font-weight=\"700\" fill=\"#1f2328\">\(escape(title))</text>\n"
+        // A long name is cut so that it never runs into the date.
+        let shown = title.count > 38 ? title.prefix(37) + "…" : title
+        var text = "<text x=\"24\" y=\"40\" font-size=\"24\" font-weight=\"700\" fill=\"#1f2328\">\(escape(String(shown)))</text>\n"
         text += "<text x=\"776\" y=\"40\" font-size=\"15\" fill=\"#59636e\" text-anchor=\"end\">\(escape(Formatting.day(summary.startDate) + " " + Formatting.time(summary.startDate)))</text>\n"
         let tiles = [
             (String(format: "%.2f", summary.distance / units.metres), units.symbol, "Distance"),
