@@ -28,9 +28,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test
 
+# The route `make demo` draws: the newest of the demo's 1,000 walks.
+DEMO_ROUTE ?= 1000
+
 demo: release
 	rm -rf demo.routelog
 	$(SWIFT) run -c release routelog-demo demo.routelog
+	$(SWIFT) run -c release routelog inspect demo.routelog
+	$(SWIFT) run -c release routelog weeks demo.routelog
+	$(SWIFT) run -c release routelog render demo.routelog $(DEMO_ROUTE) -o demo-route.svg
 
 # The benchmark against the baselines (see README: Benchmarks). Writes bench-results/.
 bench: deps
@@ -40,4 +46,4 @@ bench-quick: deps
 	$(SWIFT) run -c release routelog-bench --quick
 
 clean:
-	rm -rf .build demo.routelog bench-results
+	rm -rf .build demo.routelog demo-route.svg bench-results
