@@ -49,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "routelog-bench",
-            dependencies: ["RouteLog", "CSQLite"],
+            dependencies: ["RouteLog", "RouteLogSamples", "CSQLite"],
             path: "Benchmarks/Sources/routelog-bench"
         ),
         .testTarget(

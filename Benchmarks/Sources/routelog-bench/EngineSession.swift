@@ -24,7 +24,7 @@ final class EngineSession {
 
     private let engine: any StorageEngine
     private let pool: [FillRoute]
-    private var windowWalks: WalkGenerator
+    private var windowWalks: WalkSchedule
     private var report: EngineReport
     private let started = Stopwatch.now()
     private(set) var routes = 0
@@ -37,10 +37,10 @@ final class EngineSession {
         self.kind = kind
         self.options = options
         self.tracks = tracks
-        var poolWalks = WalkGenerator(seed: 0x5EED_F111)
+        var poolWalks = WalkSchedule(seed: 0x5EED_F111)
         poolWalks.startSpacing = 0
         pool = try (0..<Self.poolSize).map { _ in try FillRoute(poolWalks.walk(pointCount: options.pointsPerRoute)) }
-        windowWalks = WalkGenerator(seed: 0x5EED_0001)
+        windowWalks = WalkSchedule(seed: 0x5EED_0001)
         windowWalks.firstStart = Date(timeIntervalSince1970: 1_704_096_000 + 4 * 3_600)
         windowWalks.startSpacing = Self.fillSpacing
         report = EngineReport(engine: kind.rawValue, title: kind.title, checkpoints: [],

@@ -7,11 +7,10 @@ import RouteLog
 /// RouteLog: the same compact bytes, SQLite's B-tree and WAL around them. WAL;
 /// synchronous=FULL when durable, OFF when buffered; one transaction per save.
 ///
-/// RouteLog's encoder is not public yet, so the bytes are made before the clock starts
-/// (``RouteLogBytes``) and a timed save is SQLite's work only; loading reads the blob
-/// without decoding it. Both favour SQLite by the codec's time.
-final class SQLiteBlobEngine: StorageEngine, PreEncodedSaves {
-    var pending: EncodedRoute?
+/// A timed save encodes the points with RouteLog's public codec
+/// (`RouteCodec.encodedPoints(of:)`, which validates them as a RouteLog save does)
+/// inside the clock, and loading one route decodes them: the same work RouteLog does.
+final class SQLiteBlobEngine: StorageEngine {
     private let path: String
     private var db: SQLiteConnection?
     private var insertRoute: SQLiteStatement?
@@ -60,11 +59,26 @@ final class SQLiteBlobEngine: StorageEngine, PreEncodedSaves {
     }
 
     func save(_ route: Route) throws {
-        let encoded = try pending ?? EncodedRoute(route)
-        pending = nil
+        let points = try RouteCodec.encodedPoints(of: route.points)
         try db!.execute("BEGIN IMMEDIATE")
-        try insert(SummaryFields(route), points: encoded.points, layout: encoded.layout)
+        try insert(SummaryFields(route), points: points, layout: Self.layout(route))
         try db!.execute("COMMIT")
+    }
+
+    /// Splits and segment starts as little-endian integers: count, then unit, point
+    /// index and elapsed milliseconds for each split; count, then each start.
+    static func layout(_ route: Route) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func put(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        put(UInt32(route.splits.count))
+        for split in route.splits {
+            put(UInt32(split.unit.rawValue))
+            put(UInt32(split.pointIndex))
+            put(UInt32(clamping: Int((split.elapsedTime * 1000).rounded())))
+        }
+        put(UInt32(route.segmentStarts.count))
+        for start in route.segmentStarts { put(UInt32(start)) }
+        return bytes
     }
 
     /// Growth uses the pool's blobs, encoded once: the same bytes a save would write.
@@ -133,7 +147,7 @@ final class SQLiteBlobEngine: StorageEngine, PreEncodedSaves {
         let query = try db!.prepare("SELECT layout, points FROM route_points WHERE id = ?")
         query.bind(1, ids[ordinal])
         guard try query.step() else { throw BenchError("sqlite-blob: route \(ids[ordinal]) missing") }
-        let layout = query.blob(0), points = query.blob(1)
+        let layout = query.blob(0), points = try RouteCodec.points(decoding: query.blob(1))
         return layout.count + points.count
     }
 }
