@@ -28,5 +28,17 @@ let package = Package(
             name: "RouteLogTests",
             dependencies: ["RouteLog", "RouteLogSamples"]
         ),
+        // A process that records a walk, for the recording crash tests to kill (test-only).
+        .executableTarget(
+            name: "routelog-test-recorder",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Tests/RecordingProcess"
+        ),
+        // Measures recording flushes and the bytes of recorded routes.
+        .executableTarget(
+            name: "routelog-recording-bench",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Benchmarks/Sources/routelog-recording-bench"
+        ),
     ]
 )
