@@ -24,7 +24,13 @@ extension RouteStore {
         let due = core.withLock { core -> Bool in
             let (total, live) = core.segmentByteCounts()
             let dead = total - live
-            return core.failure == nil && dead >= minimum && Double(dead) >= fraction * Double(total)
+            // Finished recordings still in chunks are live but larger than they will be
+            // once merged: they are due on the same terms, so each byte of them is
+            // rewritten a bounded number of times however many are recorded.
+            let chunked = core.state.chunkedBytes
+            return core.failure == nil
+                && ((dead >= minimum && Double(dead) >= fraction * Double(total))
+                    || (chunked >= minimum && Double(chunked) >= fraction * Double(total)))
         }
         guard due, compaction.tryBegin() else { return }
         DispatchQueue.global(qos: .utility).async { [self] in

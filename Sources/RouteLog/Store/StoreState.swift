@@ -51,6 +51,9 @@ struct StoreState: Sendable {
     private(set) var liveBytes: [UInt32: Int64] = [:]
     private(set) var deletedCount = 0
     private(set) var discardedCount = 0
+    /// Bytes of finished recordings still stored as chunks (live, but compaction would
+    /// store each as one smaller record).
+    private(set) var chunkedBytes: Int64 = 0
     private var sortedCache: [RouteSummary]?
 
     /// Applies one event in log order.
@@ -104,6 +107,7 @@ struct StoreState: Sendable {
         routes[id] = route
         liveBytes[route.location.segment, default: 0] += Int64(route.location.length)
         for part in route.recorded?.locations ?? [] { liveBytes[part.segment, default: 0] += Int64(part.length) }
+        if route.recorded != nil { chunkedBytes += Self.bytes(of: route) }
         if let cache = sortedCache, let last = cache.last,
            (last.startDate, last.id) < (route.summary(id).startDate, id) {
             sortedCache!.append(route.summary(id))
@@ -116,6 +120,12 @@ struct StoreState: Sendable {
         liveBytes[route.location.segment, default: 0] -= Int64(route.location.length)
         if let edit = route.editLocation { liveBytes[edit.segment, default: 0] -= Int64(edit.length) }
         for part in route.recorded?.locations ?? [] { liveBytes[part.segment, default: 0] -= Int64(part.length) }
+        if route.recorded != nil { chunkedBytes -= Self.bytes(of: route) }
+    }
+
+    /// A recorded route's start, chunks and finish.
+    private static func bytes(of route: IndexedRoute) -> Int64 {
+        (route.recorded?.locations ?? []).reduce(Int64(route.location.length)) { $0 + Int64($1.length) }
     }
 
     /// Forgets segments that compaction removed (their coverage and byte counts).
