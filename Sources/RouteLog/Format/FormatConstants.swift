@@ -100,7 +100,6 @@ enum FormatConstants {
     static let indexPrefix = "index-"
     static let indexSuffix = ".rlidx"
     static let temporarySuffix = ".tmp"
-    static let compactingSuffix = ".compacting"
 
     /// Default segment size limit (64 MiB).
     static let defaultSegmentLimit = 64 << 20

@@ -2,7 +2,9 @@ import Foundation
 
 /// Builds a RouteShape point by point, as a recording grows, with exactly the result
 /// ``RouteShape/init(points:segmentStarts:)`` gives for all the points at once: the
-/// same quantization, and the distance summed in the same order.
+/// same quantization, and the distance over the same coordinates summed in the same
+/// order. (A recording resumed after a crash has only the stored, quantized points
+/// before it; its distance is then that of those points and the new ones.)
 struct RouteShapeBuilder: Sendable {
     private(set) var pointCount = 0
     private var firstMs: Int64 = 0, lastMs: Int64 = 0
@@ -10,6 +12,8 @@ struct RouteShapeBuilder: Sendable {
     private var south = Int32.max, north = Int32.min, west = Int32.max, east = Int32.min
     private var startLat: Int32 = 0, startLon: Int32 = 0
     private var endLat: Int32 = 0, endLon: Int32 = 0
+    /// The last point's coordinate as given: distances are measured between these.
+    private var last = Coordinate(latitude: 0, longitude: 0)
 
     /// Adds the next point (validated); `startsSegment` when its index is a segment start,
     /// so the step into it is not travelled.
@@ -21,8 +25,9 @@ struct RouteShapeBuilder: Sendable {
             startLat = lat
             startLon = lon
         } else if !startsSegment {
-            distance += RouteMetrics.greatCircleDistance(Self.coordinate(endLat, endLon), Self.coordinate(lat, lon))
+            distance += RouteMetrics.greatCircleDistance(last, point.coordinate)
         }
+        last = point.coordinate
         lastMs = ms
         endLat = lat
         endLon = lon
@@ -39,9 +44,6 @@ struct RouteShapeBuilder: Sendable {
                           startLat: startLat, startLon: startLon, endLat: endLat, endLon: endLon)
     }
 
-    private static func coordinate(_ lat: Int32, _ lon: Int32) -> Coordinate {
-        Coordinate(latitude: Quantization.degrees(Int64(lat)), longitude: Quantization.degrees(Int64(lon)))
-    }
 }
 
 extension RouteShape {

@@ -20,7 +20,7 @@ struct RecordingStartRecord: Equatable {
         self.metadata = metadata
     }
 
-    init(payload: [UInt8]) throws {
+    init(payload: ArraySlice<UInt8>) throws {
         var r = ByteReader(payload)
         id = try LogEvent.readID(&r)
         startedMs = try r.i64()
@@ -58,7 +58,7 @@ struct RecordingChunkRecord {
         self.pointBlock = pointBlock
     }
 
-    init(payload: [UInt8]) throws {
+    init(payload: ArraySlice<UInt8>) throws {
         var r = ByteReader(payload)
         (id, firstPoint, pointCount) = try Self.header(&r)
         layout = try RouteLayout(from: &r, pointLimit: firstPoint + pointCount)
@@ -113,7 +113,7 @@ struct RecordingFinishRecord {
         self.layout = layout
     }
 
-    init(payload: [UInt8]) throws {
+    init(payload: ArraySlice<UInt8>) throws {
         var r = ByteReader(payload)
         (id, chunkCount, shape, metadata) = try Self.header(&r)
         layout = try RouteLayout(from: &r, pointLimit: Int(shape.pointCount))

@@ -30,7 +30,7 @@ struct RouteRecord {
         self.pointBlock = pointBlock
     }
 
-    init(payload: [UInt8]) throws {
+    init(payload: ArraySlice<UInt8>) throws {
         var r = ByteReader(payload)
         let raw = try r.u64()
         guard raw > 0 else { throw r.fail("route id 0 is reserved") }

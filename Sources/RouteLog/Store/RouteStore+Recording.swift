@@ -189,7 +189,7 @@ extension RouteStore {
             }
             let payload = try readPayload(file, at: chunk.location, type: .recordingChunk, what: "recording \(id)'s chunk")
             do {
-                let record = try RecordingChunkRecord(payload: payload)
+                let record = try RecordingChunkRecord(payload: payload[...])
                 guard record.id == id, record.firstPoint == chunk.firstPoint, record.pointCount == chunk.pointCount else {
                     throw ByteReader.Malformed(reason: "the chunk holds recording \(record.id)'s points \(record.firstPoint)..<\(record.firstPoint + record.pointCount)", offset: 0)
                 }
@@ -212,7 +212,7 @@ extension RouteStore {
         let payload = try readPayload(file, at: recorded.finish, type: .recordingFinish, what: "route \(id)'s record")
         let finish: RecordingFinishRecord
         do {
-            finish = try RecordingFinishRecord(payload: payload)
+            finish = try RecordingFinishRecord(payload: payload[...])
             guard finish.id == id else { throw ByteReader.Malformed(reason: "the record holds route \(finish.id)", offset: 0) }
         } catch let error as ByteReader.Malformed {
             throw RouteLogError.corrupted("route \(id)'s record makes no sense: \(error.reason)", path: file.path, offset: recorded.finish.offset)

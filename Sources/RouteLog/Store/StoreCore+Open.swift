@@ -29,9 +29,15 @@ extension StoreCore {
             } catch let error as RouteLogError where error.errno == ENOENT {
                 throw RouteLogError.corrupted("segment \(number) is listed in the manifest but missing; restore it from a backup", path: path)
             }
-            let header = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: path, expecting: .segment)
-            guard header.fileNumber == number else {
-                throw RouteLogError.corrupted("the segment's header says file \(header.fileNumber), its name says \(number)", path: path, offset: 12)
+            do {
+                let header = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: path, expecting: .segment)
+                guard header.fileNumber == number else {
+                    throw RouteLogError.corrupted("the segment's header says file \(header.fileNumber), its name says \(number)", path: path, offset: 12)
+                }
+            } catch let error as RouteLogError where error.code == .corrupted {
+                // The manifest vouches for this file; its records check themselves, so a
+                // damaged header costs only the header.
+                core.openDamage.append(DamagedRange(path: path, offset: 0, length: Int64(FormatConstants.fileHeaderSize)))
             }
             core.segments[number] = file
             sizes[number] = try file.size()
@@ -100,6 +106,7 @@ extension StoreCore {
         else { return nil }
         var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size)
         var result = IndexedState(state: StoreState(), lastLocation: [:])
+        result.state.reserve(Int(min(size / 100, 10_000_000)))
         do {
             while let record = try scanner.next() {
                 let event = try LogEvent.fromIndex(record)
@@ -268,7 +275,7 @@ extension StoreCore {
 enum StoreFiles {
     static func isStoreFile(_ name: String) -> Bool {
         var base = name
-        for suffix in [FormatConstants.temporarySuffix, FormatConstants.compactingSuffix] where base.hasSuffix(suffix) {
+        for suffix in [FormatConstants.temporarySuffix] where base.hasSuffix(suffix) {
             base.removeLast(suffix.count)
         }
         if base == FormatConstants.manifestName || base == FormatConstants.lockName { return true }
