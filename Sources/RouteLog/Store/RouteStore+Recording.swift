@@ -185,7 +185,8 @@ extension RouteStore {
         contents.points.reserveCapacity(recording.pointCount)
         for chunk in recording.chunks {
             guard let file = files[chunk.location.segment] else {
-                throw RouteLogError.corrupted("recording \(id)'s chunk is in segment \(chunk.location.segment), which is not open", path: "")
+                throw RouteLogError.corrupted("recording \(id)'s chunk is in a segment the store does not list",
+                                              path: FormatConstants.segmentName(chunk.location.segment))
             }
             let payload = try readPayload(file, at: chunk.location, type: .recordingChunk, what: "recording \(id)'s chunk")
             do {
@@ -207,7 +208,8 @@ extension RouteStore {
     /// A finished recording's RecordingFinish and points (format-spec.md, "Recordings").
     static func readRecordedRoute(_ id: RouteID, _ recorded: RecordedRouteFiles) throws -> (RecordingFinishRecord, [TrackPoint]) {
         guard let file = recorded.files[recorded.finish.segment] else {
-            throw RouteLogError.corrupted("route \(id)'s record is in segment \(recorded.finish.segment), which is not open", path: "")
+            throw RouteLogError.corrupted("route \(id)'s record is in a segment the store does not list",
+                                          path: FormatConstants.segmentName(recorded.finish.segment))
         }
         let payload = try readPayload(file, at: recorded.finish, type: .recordingFinish, what: "route \(id)'s record")
         let finish: RecordingFinishRecord
