@@ -88,19 +88,31 @@ try saved.compact()
 let savedAfter = saved.statistics().totalBytes
 print(row([("saved in one go", -28), (savedBefore, 17), (savedAfter, 16)]))
 let reference = try saved.route(savedID)
+/// The median time of 21 loads of route `id`.
+func medianRead(_ store: RouteStore, _ id: RouteID) throws -> Double {
+    let times = try (0..<21).map { _ in try milliseconds { _ = try store.route(id) } }.sorted()
+    return times[times.count / 2]
+}
+var readTimes: [(String, Double)] = [("saved in one go", try medianRead(saved, savedID))]
 for batch in [10, 60] {
     let s = try store("recorded-\(batch)")
     let (_, _, id) = try recordWalk(into: s, batch: batch)
     let recorded = try s.route(id)
     precondition(recorded == reference, "the recorded route differs from the saved one")
     let before = s.statistics().totalBytes
+    readTimes.append(("recorded, flushed every \(batch), before compaction", try medianRead(s, id)))
     try s.compact()
     let after = s.statistics().totalBytes
     let compacted = try s.route(id)
     precondition(compacted == reference, "the compacted route differs from the saved one")
+    readTimes.append(("recorded, flushed every \(batch), after compaction", try medianRead(s, id)))
     let change = { (a: Int64, b: Int64) in String(format: "%+.2f%%", 100 * Double(a - b) / Double(b)) }
     print(row([("recorded, flushed every \(batch)", -28), (before, 17), (after, 16),
                ("\(change(after, savedAfter)) (\(change(before, savedBefore)))", -34)]))
     try s.close()
 }
 try saved.close()
+
+print("")
+print("loading the route (store.route(id), median of 21, page cache warm):")
+for (name, time) in readTimes { print(row([(name, -48), (f(time, 3) + " ms", 10)])) }
