@@ -18,8 +18,9 @@ import Synchronization
 /// called): then they are encoded as one chunk and appended, durably with a
 /// ``RouteStore/Durability/durable`` store. Safe to use from several threads; calls
 /// on one recorder run one at a time. A recorder released without ``finish(metadata:)``
-/// or ``discard()`` flushes what waits (best effort) and leaves the recording
-/// unfinished, for ``RouteStore/resumeRecording(_:flushPolicy:)``.
+/// or ``discard()`` flushes what waits (best effort: not once the store is closed, so
+/// flush before closing) and leaves the recording unfinished, for
+/// ``RouteStore/resumeRecording(_:flushPolicy:)``.
 public final class RouteRecorder: Sendable {
     /// Where a recording stands.
     public enum Status: Sendable, Equatable {
@@ -38,10 +39,6 @@ public final class RouteRecorder: Sendable {
 
     let store: RouteStore
     private let state: Mutex<State>
-
-    /// The most points one chunk holds (format-spec.md, "Recordings"); a larger flush
-    /// writes several chunks in one batch.
-    static let maxChunkPoints = 50_000
 
     struct State: Sendable {
         var status = Status.recording
@@ -223,15 +220,16 @@ public final class RouteRecorder: Sendable {
         }
     }
 
-    /// The waiting points as chunks of at most ``maxChunkPoints``; the waiting splits
-    /// and segment starts go in the last, whose end is past every index they name.
+    /// The waiting points as chunks of at most `FormatConstants.maxRecordingChunkPoints`;
+    /// the waiting splits and segment starts go in the last, whose end is past every
+    /// index they name.
     private func waitingChunks(_ s: State) -> [RecordingChunkRecord] {
         guard s.hasWaiting else { return [] }
         var chunks: [RecordingChunkRecord] = []
         var first = s.flushedPoints
         var rest = s.waiting[...]
         repeat {
-            let part = Array(rest.prefix(Self.maxChunkPoints))
+            let part = Array(rest.prefix(FormatConstants.maxRecordingChunkPoints))
             rest = rest.dropFirst(part.count)
             chunks.append(RecordingChunkRecord(
                 id: id, firstPoint: first, pointCount: part.count,
