@@ -57,6 +57,10 @@ func recordWalk(into store: RouteStore, batch: Int) throws -> (flushes: [Double]
 
 print("RouteLog recording benchmark: a 3,600-point walk (1 Hz, all optional columns but heart rate and cadence)")
 print("store directory: \(base.path)")
+var load = [Double](repeating: 0, count: 3)
+if getloadavg(&load, 3) == 3 {
+    print("load average: \(load.map { f($0) }.joined(separator: ", ")) on \(ProcessInfo.processInfo.activeProcessorCount) cores (a durable flush is mostly fdatasync, which other processes' writes slow down)")
+}
 print("")
 print("one flush (append to the buffer excluded; encode + write + sync):")
 print(row([("points", 6), ("durability", -10), ("flushes", 7), ("median ms", 9), ("p90 ms", 6), ("mean ms", 7), ("finish ms", 9)]))
