@@ -28,9 +28,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test
 
+# The route `make demo` draws: the newest of the demo's 1,000 walks.
+DEMO_ROUTE ?= 1000
+
 demo: release
 	rm -rf demo.routelog
 	$(SWIFT) run -c release routelog-demo demo.routelog
+	$(SWIFT) run -c release routelog inspect demo.routelog
+	$(SWIFT) run -c release routelog weeks demo.routelog
+	$(SWIFT) run -c release routelog render demo.routelog $(DEMO_ROUTE) -o demo-route.svg
 
 clean:
-	rm -rf .build demo.routelog
+	rm -rf .build demo.routelog demo-route.svg

@@ -1,0 +1,86 @@
+import Foundation
+import RouteLog
+
+/// `routelog inspect STORE [--json]`: the store's layout, like a database shell's
+/// `.tables` and `.schema`: files, segments, live and dead bytes, the writer's pid.
+enum InspectCommand: Command {
+    static let spec = CommandSpec(
+        name: "inspect",
+        summary: "the store's layout: files and sizes, segments with live and dead bytes, routes, points, compression, the writer's pid",
+        positionals: [PositionalSpec(name: "STORE")],
+        options: [.json],
+        discussion: """
+        Shows the format version, every file and its size, each segment's live and dead
+        bytes, routes live and deleted, points, bytes per point, the compression ratio,
+        and the pid of the process holding the store for writing, if one does.
+        Opens the store read-only: safe while an app writes it.
+        """)
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
+        let store = try StoreAccess.openForReading(arguments)
+        let stats = store.statistics()
+        let files = directoryFiles(store.url)
+        if arguments.has("json") {
+            console.print(json(stats, files: files).rendered())
+            return .success
+        }
+        let writer = stats.writerPID.map { "process \($0) holds the store for writing" } ?? "none (no process holds the store for writing)"
+        let rows: [(String, String)] = [
+            ("store", store.url.path),
+            ("format version", "\(stats.formatVersion)"),
+            ("generation", "\(stats.generation)"),
+            ("writer", writer),
+            ("routes", "\(stats.liveRoutes) live, \(stats.deletedRoutes) deleted (not yet compacted)"),
+            ("points", "\(stats.points)"),
+            ("bytes", "\(Formatting.bytes(stats.totalBytes)) in segments and index: \(Formatting.bytes(stats.liveBytes)) live, \(Formatting.bytes(stats.deadBytes)) dead"),
+            ("bytes per point", String(format: "%.2f", stats.bytesPerPoint)),
+            ("compression", String(format: "%.2fx smaller than 24 bytes a point", stats.compressionRatio)),
+        ]
+        var lines = rows.map { $0.0.padding(toLength: 17, withPad: " ", startingAt: 0) + $0.1 }
+        lines.append("")
+        var table = Table([("FILE", .left), ("KIND", .left), ("BYTES", .right), ("LIVE", .right), ("DEAD", .right)])
+        let segments = Dictionary(uniqueKeysWithValues: stats.segments.map { ($0.name, $0) })
+        for file in files {
+            if let segment = segments[file.name] {
+                table.add([file.name, "segment", "\(file.bytes)", "\(segment.liveBytes)", "\(segment.deadBytes)"])
+            } else {
+                table.add([file.name, file.name == stats.indexFile ? "index" : "other", "\(file.bytes)", "", ""])
+            }
+        }
+        lines += table.lines()
+        console.print(lines: lines)
+        return .success
+    }
+
+    static func json(_ stats: StoreStatistics, files: [(name: String, bytes: Int64)]) -> JSON {
+        .object([
+            ("formatVersion", .integer(stats.formatVersion)),
+            ("generation", .integer(stats.generation)),
+            ("writerPID", .integer(stats.writerPID)),
+            ("liveRoutes", .integer(stats.liveRoutes)),
+            ("deletedRoutes", .integer(stats.deletedRoutes)),
+            ("points", .integer(stats.points)),
+            ("totalBytes", .integer(stats.totalBytes)),
+            ("liveBytes", .integer(stats.liveBytes)),
+            ("deadBytes", .integer(stats.deadBytes)),
+            ("bytesPerPoint", .rounded(stats.bytesPerPoint, 3)),
+            ("compressionRatio", .rounded(stats.compressionRatio, 3)),
+            ("indexFile", .string(stats.indexFile)),
+            ("indexBytes", .integer(stats.indexBytes)),
+            ("segments", .array(stats.segments.map { segment in
+                .object([("number", .integer(segment.number)), ("name", .string(segment.name)), ("bytes", .integer(segment.bytes)),
+                         ("liveBytes", .integer(segment.liveBytes)), ("deadBytes", .integer(segment.deadBytes))])
+            })),
+            ("files", .array(files.map { .object([("name", .string($0.name)), ("bytes", .integer($0.bytes))]) })),
+        ])
+    }
+
+    /// Every file in the store's directory with its size, by name.
+    static func directoryFiles(_ url: URL) -> [(name: String, bytes: Int64)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.sorted().map { name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path)
+            return (name, (attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+}
