@@ -35,6 +35,9 @@ import Testing
         #expect(store.summaries() == [expectedSummary])
         #expect(store.statistics().chunkedRoutes == 1)
         #expect(store.verify().isClean)
+        // Every record of the recording is live, once.
+        let stats = store.statistics()
+        #expect(stats.liveBytes == stats.segments.reduce(0) { $0 + $1.bytes - Int64(FormatConstants.fileHeaderSize) })
 
         try store.compact()
         #expect(store.statistics().chunkedRoutes == 0)

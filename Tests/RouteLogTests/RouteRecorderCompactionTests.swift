@@ -24,10 +24,15 @@ import Testing
         let id = try store.save(route)
         let recorder = try store.startRecording(metadata: RouteMetadata(name: "abandoned"), flushPolicy: .init(points: 30, interval: nil))
         try RouteRecorderBasicsTests.record(Fixtures.sampleWalk(seed: 2, points: 700), into: recorder)
+        let live = store.statistics().liveBytes
         try recorder.discard()
         try store.startRecording().discard()
         #expect(try store.unfinishedRecordings().isEmpty)
-        #expect(store.statistics().deadBytes > 0)
+        // Only the saved route is live: the recordings' records and discards are dead.
+        let stats = store.statistics()
+        #expect(stats.liveBytes < live)
+        #expect(stats.liveBytes == Int64(store.core.withLock { $0.state.routes[id]!.location.length }))
+        #expect(stats.deadBytes == stats.segments.reduce(0) { $0 + $1.bytes - Int64(FormatConstants.fileHeaderSize) } - stats.liveBytes)
         try store.compact()
         #expect(try Self.recordTypes(store).allSatisfy { !Self.recordingTypes.contains($0) })
         #expect(store.statistics().deadBytes == 0)

@@ -120,10 +120,8 @@ struct StoreState: Sendable {
             sortedCache = nil
         }
         liveBytes.add(Int64(route.location.length), to: route.location.segment)
-        if route.recorded != nil {
-            for part in route.recorded!.locations { liveBytes.add(Int64(part.length), to: part.segment) }
-            chunkedBytes += Self.bytes(of: route)
-        }
+        // A recorded route's start and chunks were counted live as they arrived.
+        if route.recorded != nil { chunkedBytes += Self.bytes(of: route) }
         if sortedCache != nil {
             let summary = route.summary(id)
             if let last = sortedCache!.last, (last.startDate, last.id) >= (summary.startDate, id) {
