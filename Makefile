@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test demo deps build release clean
+.PHONY: test demo deps build release clean bench bench-quick
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get;
@@ -38,5 +38,12 @@ demo: release
 	$(SWIFT) run -c release routelog weeks demo.routelog
 	$(SWIFT) run -c release routelog render demo.routelog $(DEMO_ROUTE) -o demo-route.svg
 
+# The benchmark against the baselines (see README: Benchmarks). Writes bench-results/.
+bench: deps
+	$(SWIFT) run -c release routelog-bench
+
+bench-quick: deps
+	$(SWIFT) run -c release routelog-bench --quick
+
 clean:
-	rm -rf .build demo.routelog demo-route.svg
+	rm -rf .build demo.routelog demo-route.svg bench-results

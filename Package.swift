@@ -42,6 +42,23 @@ let package = Package(
             dependencies: ["routelog", "routelog-test-holder", "RouteLog", "RouteLogSamples"],
             exclude: ["Golden"]  // read by path, so that ROUTELOG_UPDATE_GOLDEN=1 can rewrite them
         ),
+        // The benchmark and its baselines. SQLite is linked here only, never by RouteLog.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Benchmarks/Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .executableTarget(
+            name: "routelog-bench",
+            dependencies: ["RouteLog", "CSQLite"],
+            path: "Benchmarks/Sources/routelog-bench"
+        ),
+        .testTarget(
+            name: "RouteLogBenchTests",
+            dependencies: ["routelog-bench"],
+            path: "Benchmarks/Tests/RouteLogBenchTests"
+        ),
         // A process that records a walk, for the recording crash tests to kill (test-only).
         .executableTarget(
             name: "routelog-test-recorder",
