@@ -108,6 +108,27 @@ import Testing
         #expect(try store.unfinishedRecordings().first?.points.count == 3)
     }
 
+    @Test func aRecorderReleasedWithoutFinishingFlushesAndCanBeResumed() async throws {
+        let dir = TemporaryDirectory()
+        let store = try RouteStore(at: dir.store())
+        let points = Fixtures.sampleWalk(seed: 12, points: 7).points
+        var id: RouteID
+        do {
+            let recorder = try store.startRecording(flushPolicy: .init(points: 100, interval: 0.1))
+            try recorder.append(points)
+            id = recorder.id
+            #expect(throws: RouteLogError.self) { try store.resumeRecording(id) }
+        }
+        // Released: what waited is flushed, the timer set for it finds nothing, and the
+        // recording can be taken up again.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try store.unfinishedRecordings().first?.points == RouteCodec.quantize(Route(points: points)).points)
+        let resumed = try store.resumeRecording(id)
+        #expect(resumed.pointCount == 7)
+        try resumed.discard()
+        #expect(try store.unfinishedRecordings().isEmpty)
+    }
+
     @Test func badPointsAndSplitsAreRejectedBeforeAnythingIsWritten() throws {
         let dir = TemporaryDirectory()
         let store = try RouteStore(at: dir.store())
