@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test demo deps build release clean bench bench-quick
+.PHONY: test demo deps build release clean bench bench-quick recording-bench
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get;
@@ -44,6 +44,11 @@ bench: deps
 
 bench-quick: deps
 	$(SWIFT) run -c release routelog-bench --quick
+
+# Live recording: one durable flush of 10 and 60 points, and the bytes of a recorded
+# 3,600-point walk against the same walk saved in one go, before and after compaction.
+recording-bench: deps
+	$(SWIFT) run -c release routelog-recording-bench
 
 clean:
 	rm -rf .build demo.routelog demo-route.svg bench-results

@@ -29,9 +29,11 @@ let package = Package(
         // Test-only: holds a store for writing until killed, so the CLI's tests can
         // meet a writer in another process.
         .executableTarget(name: "routelog-test-holder", dependencies: ["RouteLog"]),
+        // Depends on routelog-test-recorder so that building the tests builds it: the
+        // recording crash tests run and kill it.
         .testTarget(
             name: "RouteLogTests",
-            dependencies: ["RouteLog", "RouteLogSamples"]
+            dependencies: ["RouteLog", "RouteLogSamples", "routelog-test-recorder"]
         ),
         // Depends on both executables so that building the tests builds them: the
         // tests run them as subprocesses.
@@ -56,6 +58,18 @@ let package = Package(
             name: "RouteLogBenchTests",
             dependencies: ["routelog-bench"],
             path: "Benchmarks/Tests/RouteLogBenchTests"
+        ),
+        // A process that records a walk, for the recording crash tests to kill (test-only).
+        .executableTarget(
+            name: "routelog-test-recorder",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Tests/RecordingProcess"
+        ),
+        // Measures recording flushes and the bytes of recorded routes.
+        .executableTarget(
+            name: "routelog-recording-bench",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Benchmarks/Sources/routelog-recording-bench"
         ),
     ]
 )

@@ -6,13 +6,15 @@ import RouteLog
 enum InspectCommand: Command {
     static let spec = CommandSpec(
         name: "inspect",
-        summary: "the store's layout: files and sizes, segments with live and dead bytes, routes, points, compression, the writer's pid",
+        summary: "the store's layout: files and sizes, segments with live and dead bytes, routes, recordings in progress, points, compression, the writer's pid",
         positionals: [PositionalSpec(name: "STORE")],
         options: [.json],
         discussion: """
         Shows the format version, every file and its size, each segment's live and dead
-        bytes, routes live and deleted, points, bytes per point, the compression ratio,
-        and the pid of the process holding the store for writing, if one does.
+        bytes, routes live and deleted, recordings in progress (routes an app is
+        recording, or was when it was killed: their points flushed so far, not listed as
+        routes until finished), points, bytes per point, the compression ratio, and the
+        pid of the process holding the store for writing, if one does.
         Opens the store read-only: safe while an app writes it.
         """)
 
@@ -31,6 +33,7 @@ enum InspectCommand: Command {
             ("generation", "\(stats.generation)"),
             ("writer", writer),
             ("routes", "\(stats.liveRoutes) live, \(stats.deletedRoutes) deleted (not yet compacted)"),
+            ("recordings", recordingsSummary(stats)),
             ("points", "\(stats.points)"),
             ("bytes", "\(Formatting.bytes(stats.totalBytes)) in segments and index: \(Formatting.bytes(stats.liveBytes)) live, \(Formatting.bytes(stats.deadBytes)) dead"),
             ("bytes per point", String(format: "%.2f", stats.bytesPerPoint)),
@@ -38,6 +41,15 @@ enum InspectCommand: Command {
         ]
         var lines = rows.map { $0.0.padding(toLength: 17, withPad: " ", startingAt: 0) + $0.1 }
         lines.append("")
+        if !stats.recordingsInProgress.isEmpty {
+            var recordings = Table([("RECORDING", .right), ("STARTED", .left), ("POINTS", .right), ("CHUNKS", .right),
+                                    ("BYTES", .right), ("NAME", .left)])
+            for r in stats.recordingsInProgress {
+                recordings.add(["\(r.id)", Formatting.timestamp(r.startedAt), "\(r.points)", "\(r.chunks)", "\(r.bytes)", r.name ?? ""])
+            }
+            lines += recordings.lines()
+            lines.append("")
+        }
         var table = Table([("FILE", .left), ("KIND", .left), ("BYTES", .right), ("LIVE", .right), ("DEAD", .right)])
         let segments = Dictionary(uniqueKeysWithValues: stats.segments.map { ($0.name, $0) })
         for file in files {
@@ -52,6 +64,16 @@ enum InspectCommand: Command {
         return .success
     }
 
+    /// "none in progress", or how many, and any finished ones still stored as chunks.
+    static func recordingsSummary(_ stats: StoreStatistics) -> String {
+        let count = stats.recordingsInProgress.count
+        var text = count == 0 ? "none in progress" : "\(count) in progress (not routes until finished)"
+        if stats.chunkedRoutes > 0 {
+            text += "; \(stats.chunkedRoutes) finished, still in chunks (compaction merges them)"
+        }
+        return text
+    }
+
     static func json(_ stats: StoreStatistics, files: [(name: String, bytes: Int64)]) -> JSON {
         .object([
             ("formatVersion", .integer(stats.formatVersion)),
@@ -59,6 +81,11 @@ enum InspectCommand: Command {
             ("writerPID", .integer(stats.writerPID)),
             ("liveRoutes", .integer(stats.liveRoutes)),
             ("deletedRoutes", .integer(stats.deletedRoutes)),
+            ("recordingsInProgress", .array(stats.recordingsInProgress.map { r in
+                .object([("id", .integer(r.id.rawValue)), ("startedAt", JSONFields.date(r.startedAt)), ("name", .string(r.name)),
+                         ("points", .integer(r.points)), ("chunks", .integer(r.chunks)), ("bytes", .integer(r.bytes))])
+            })),
+            ("chunkedRoutes", .integer(stats.chunkedRoutes)),
             ("points", .integer(stats.points)),
             ("totalBytes", .integer(stats.totalBytes)),
             ("liveBytes", .integer(stats.liveBytes)),
