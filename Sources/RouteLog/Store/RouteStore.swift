@@ -180,10 +180,15 @@ public final class RouteStore: Sendable {
     /// - Throws: `.notFound` for an unknown or deleted id; `.corrupted` naming the file
     ///   and offset when its bytes are damaged (other routes stay readable).
     public func route(_ id: RouteID) throws -> Route {
-        let (file, location, metadata) = try core.withLock { core -> (DurableFile, RecordLocation, StoredMetadata) in
+        let (file, location, metadata, recorded) = try core.withLock { core -> (DurableFile, RecordLocation, StoredMetadata, RecordedRouteFiles?) in
             guard !core.closed else { throw RouteLogError(.invalidArgument, "the store is closed", path: core.directory) }
-            guard let route = core.state.routes[id] else { throw Self.notFound(id, core.directory) }
-            return (core.segments[route.location.segment]!, route.location, route.metadata)
+            guard let route = core.state.routes[id] else { throw Self.notFound(id, core) }
+            let recorded = route.recorded.map { _ in RecordedRouteFiles(route: route, files: core.segments) }
+            return (core.segments[route.location.segment]!, route.location, route.metadata, recorded)
+        }
+        if let recorded {
+            let (finish, points) = try Self.readRecordedRoute(id, recorded)
+            return metadata.route(points: points, splits: finish.layout.splits, segmentStarts: finish.layout.segmentStarts)
         }
         var record = try Self.readRouteRecord(file, at: location, id: id)
         record.metadata = metadata
@@ -231,10 +236,16 @@ public final class RouteStore: Sendable {
         RouteLogError(.notFound, "no route with id \(id) in this store (it may have been deleted)", path: directory)
     }
 
+    /// Not found, saying so when the id is a recording not finished yet.
+    static func notFound(_ id: RouteID, _ core: StoreCore) -> RouteLogError {
+        guard core.state.recordings[id] != nil else { return notFound(id, core.directory) }
+        return RouteLogError(.notFound, "\(id) is a recording in progress, not a route yet; finish it (resumeRecording(\(id)).finish()) to make it one", path: core.directory)
+    }
+
     /// The summary of route `id`, from the index.
     public func summary(_ id: RouteID) throws -> RouteSummary {
         try core.withLock { core in
-            guard let route = core.state.routes[id] else { throw Self.notFound(id, core.directory) }
+            guard let route = core.state.routes[id] else { throw Self.notFound(id, core) }
             return route.summary(id)
         }
     }
@@ -285,7 +296,7 @@ public final class RouteStore: Sendable {
     public func delete(_ id: RouteID) throws {
         try core.withLock { core in
             try core.checkWritable()
-            guard core.state.routes[id] != nil else { throw Self.notFound(id, core.directory) }
+            guard core.state.routes[id] != nil else { throw Self.notFound(id, core) }
             var payload = ByteWriter(capacity: 8)
             payload.u64(id.rawValue)
             _ = try core.append([RecordFrame.encode(type: .routeDelete, payload: payload.bytes)],
@@ -303,7 +314,7 @@ public final class RouteStore: Sendable {
     public func edit(_ id: RouteID, _ edit: RouteEdit) throws -> RouteSummary {
         let summary = try core.withLock { core -> RouteSummary in
             try core.checkWritable()
-            guard let current = core.state.routes[id] else { throw Self.notFound(id, core.directory) }
+            guard let current = core.state.routes[id] else { throw Self.notFound(id, core) }
             let metadata = try Self.applying(edit, to: current)
             var payload = ByteWriter(capacity: 32)
             payload.u64(id.rawValue)

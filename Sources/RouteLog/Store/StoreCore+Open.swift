@@ -201,14 +201,27 @@ extension StoreCore {
         indexRebuilt = true
     }
 
-    /// Index records that reproduce the current state: every live route's put and
-    /// latest edit, in log order per segment.
+    /// Index records that reproduce the current state: every live route's put (or a
+    /// recorded route's start, chunks and finish) and latest edit, and every unfinished
+    /// recording's start and chunks, in log order per segment.
     func rebuiltEvents() -> [LogEvent] {
         var events: [LogEvent] = []
+        func recordingEvents(_ id: RouteID, _ recording: IndexedRecording) {
+            events.append(.recordingStart(id, startedMs: recording.startedMs, recording.metadata, recording.start))
+            for chunk in recording.chunks {
+                events.append(.recordingChunk(id, firstPoint: chunk.firstPoint, pointCount: chunk.pointCount, chunk.location))
+            }
+        }
         for (id, route) in state.routes {
-            events.append(.put(id, route.shape, route.metadata, route.location))
+            if let recording = route.recorded {
+                recordingEvents(id, recording)
+                events.append(.recordingFinish(id, route.shape, route.metadata, route.location))
+            } else {
+                events.append(.put(id, route.shape, route.metadata, route.location))
+            }
             if let edit = route.editLocation { events.append(.edit(id, route.metadata, edit)) }
         }
+        for (id, recording) in state.recordings { recordingEvents(id, recording) }
         let order = Dictionary(uniqueKeysWithValues: manifest.segments.enumerated().map { ($1, $0) })
         return events.sorted {
             (order[$0.location.segment] ?? 0, $0.location.offset) < (order[$1.location.segment] ?? 0, $1.location.offset)

@@ -30,6 +30,8 @@ struct StoreCore: Sendable {
     var openDamage: [DamagedRange] = []
     var tornTails: [DamagedRange] = []
     var indexRebuilt = false
+    /// Recordings a ``RouteRecorder`` of this handle is appending to: one recorder each.
+    var attachedRecordings: Set<RouteID> = []
 
     var activeSegment: UInt32 { manifest.segments[manifest.segments.count - 1] }
 

@@ -4,24 +4,56 @@ import Foundation
 struct IndexedRoute: Sendable {
     var shape: RouteShape
     var metadata: StoredMetadata
+    /// The RoutePut, or for a recorded route not compacted yet its RecordingFinish.
     var location: RecordLocation
     /// The latest MetadataEdit, if any (its bytes are live too).
     var editLocation: RecordLocation?
+    /// For a finished recording not yet merged by compaction: its start and chunks,
+    /// which hold the points.
+    var recorded: IndexedRecording?
 
     func summary(_ id: RouteID) -> RouteSummary { shape.summary(id: id, metadata: metadata) }
 }
 
+/// One accepted chunk of a recording.
+struct RecordedChunk: Equatable, Sendable {
+    var location: RecordLocation
+    var firstPoint: Int
+    var pointCount: Int
+}
+
+/// A recording's records as the in-memory index knows them (format-spec.md, "Recordings").
+struct IndexedRecording: Equatable, Sendable {
+    var start: RecordLocation
+    var startedMs: Int64
+    var metadata: StoredMetadata
+    var chunks: [RecordedChunk] = []
+
+    /// Points in the accepted chunks.
+    var pointCount: Int { chunks.last.map { $0.firstPoint + $0.pointCount } ?? 0 }
+    /// Every location holding this recording's bytes.
+    var locations: [RecordLocation] { [start] + chunks.map(\.location) }
+}
+
 /// The store's state rebuilt from the index and the segments' tails: live routes,
-/// how far the index covers each segment, and where the live bytes are.
+/// unfinished recordings, how far the index covers each segment, and where the live
+/// bytes are.
 struct StoreState: Sendable {
     private(set) var routes: [RouteID: IndexedRoute] = [:]
+    /// Recordings neither finished nor discarded.
+    private(set) var recordings: [RouteID: IndexedRecording] = [:]
     /// Largest id seen in any record, live or deleted.
     private(set) var maxSeenID: UInt64 = 0
     /// End of the last record whose event was applied, per segment.
     private(set) var coveredEnd = SegmentCounters()
-    /// Bytes of live records (RoutePuts of live routes and their latest edits) per segment.
+    /// Bytes of live records (RoutePuts of live routes and their latest edits, and the
+    /// records of recordings, finished or not) per segment.
     private(set) var liveBytes = SegmentCounters()
     private(set) var deletedCount = 0
+    private(set) var discardedCount = 0
+    /// Bytes of finished recordings still stored as chunks (live, but compaction would
+    /// store each as one smaller record).
+    private(set) var chunkedBytes: Int64 = 0
     /// Summaries sorted by (start date, id), kept while changes allow it cheaply.
     private var sortedCache: [RouteSummary]? = []
 
@@ -38,20 +70,7 @@ struct StoreState: Sendable {
         switch event {
         case .put(let id, let shape, let metadata, _):
             maxSeenID = max(maxSeenID, id.rawValue)
-            let route = IndexedRoute(shape: shape, metadata: metadata, location: location)
-            if let old = routes.updateValue(route, forKey: id) {
-                release(old)  // a compacted copy replacing its original
-                sortedCache = nil
-            }
-            liveBytes.add(Int64(location.length), to: location.segment)
-            if sortedCache != nil {
-                let summary = route.summary(id)
-                if let last = sortedCache!.last, (last.startDate, last.id) >= (summary.startDate, id) {
-                    sortedCache = nil
-                } else {
-                    sortedCache!.append(summary)
-                }
-            }
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location))
         case .delete(let id, _):
             maxSeenID = max(maxSeenID, id.rawValue)
             guard let old = routes.removeValue(forKey: id) else { return }
@@ -71,12 +90,60 @@ struct StoreState: Sendable {
             } else {
                 sortedCache = nil
             }
+        case .recordingStart(let id, let startedMs, let metadata, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            guard routes[id] == nil, recordings[id] == nil else { return }
+            recordings[id] = IndexedRecording(start: location, startedMs: startedMs, metadata: metadata)
+            liveBytes.add(Int64(location.length), to: location.segment)
+        case .recordingChunk(let id, let firstPoint, let pointCount, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            // Only the next chunk in order is accepted: after a lost or damaged chunk the
+            // later ones would leave a gap in the points.
+            guard recordings[id]?.pointCount == firstPoint else { return }
+            recordings[id]!.chunks.append(RecordedChunk(location: location, firstPoint: firstPoint, pointCount: pointCount))
+            liveBytes.add(Int64(location.length), to: location.segment)
+        case .recordingFinish(let id, let shape, let metadata, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            guard let recording = recordings.removeValue(forKey: id) else { return }
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location, recorded: recording))
+        case .recordingDiscard(let id, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            guard let recording = recordings.removeValue(forKey: id) else { return }
+            for part in recording.locations { liveBytes.add(-Int64(part.length), to: part.segment) }
+            discardedCount += 1
+        }
+    }
+
+    private mutating func addRoute(_ id: RouteID, _ route: IndexedRoute) {
+        if let old = routes.updateValue(route, forKey: id) {
+            release(old)  // a compacted copy replacing its original
+            sortedCache = nil
+        }
+        liveBytes.add(Int64(route.location.length), to: route.location.segment)
+        // A recorded route's start and chunks were counted live as they arrived.
+        if route.recorded != nil { chunkedBytes += Self.bytes(of: route) }
+        if sortedCache != nil {
+            let summary = route.summary(id)
+            if let last = sortedCache!.last, (last.startDate, last.id) >= (summary.startDate, id) {
+                sortedCache = nil
+            } else {
+                sortedCache!.append(summary)
+            }
         }
     }
 
     private mutating func release(_ route: IndexedRoute) {
         liveBytes.add(-Int64(route.location.length), to: route.location.segment)
         if let edit = route.editLocation { liveBytes.add(-Int64(edit.length), to: edit.segment) }
+        if route.recorded != nil {
+            for part in route.recorded!.locations { liveBytes.add(-Int64(part.length), to: part.segment) }
+            chunkedBytes -= Self.bytes(of: route)
+        }
+    }
+
+    /// A recorded route's start, chunks and finish.
+    private static func bytes(of route: IndexedRoute) -> Int64 {
+        (route.recorded?.locations ?? []).reduce(Int64(route.location.length)) { $0 + Int64($1.length) }
     }
 
     /// Where route `id`, starting at `startMs`, sits in the sorted cache, if the cache exists.
