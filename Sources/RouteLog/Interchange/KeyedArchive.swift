@@ -20,12 +20,14 @@ struct KeyedArchive {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
             throw RouteLogError(.invalidArgument,
-                                "not a property list, so not a keyed archive: \(error.localizedDescription)", path: source)
+                                "not a property list, so not an NSKeyedArchiver archive; "
+                                    + "give the file the old app archived its routes into", path: source)
         }
         guard let root = plist as? [String: Any], let objects = root["$objects"] as? [Any],
               let top = root["$top"] as? [String: Any] else {
             throw RouteLogError(.invalidArgument, "a property list, but not an NSKeyedArchiver archive "
-                                    + "(no $objects or $top)", path: source)
+                                    + "(no $objects or $top); give the file the old app archived its routes into",
+                                path: source)
         }
         self.objects = objects
         self.top = top

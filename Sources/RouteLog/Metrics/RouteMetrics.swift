@@ -81,6 +81,20 @@ public enum RouteMetrics {
                              splits: splits(of: points, segmentStarts: starts))
     }
 
+    /// Metres of one step, exactly as ``distance(of:segmentStarts:)`` counts it (0 for a
+    /// step with a NaN coordinate), for code that adds steps one at a time, such as a
+    /// recording's running distance.
+    static func stepDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        let length = Geodesic.distance(a, b)
+        return length.isFinite ? length : 0
+    }
+
+    /// The former name of ``stepDistance(_:_:)``, kept for the recording code. Despite
+    /// the name it measures the WGS84 ellipsoid, like every distance in RouteLog.
+    static func greatCircleDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        stepDistance(a, b)
+    }
+
     /// Calls `body(index, metres)` for each travelled step into `points[index]`.
     /// Steps with a non-finite length (a NaN coordinate) are skipped, so no result is
     /// ever NaN.
