@@ -74,4 +74,19 @@ import RouteLog
         #expect(refused.status == 1 && refused.stderr.contains("not an NSKeyedArchiver archive"))
         #expect(try RouteStore.openReadOnly(at: store).summaries().count == 2)
     }
+
+    @Test func dumpCSVAndTheLibraryCSVAreTheSameText() throws {
+        let dir = ScratchDirectory()
+        let store = dir.path("s.routelog")
+        let files = ["georust__garmin-activity.gpx", "georust__garmin_with_extensions.gpx"].map {
+            Self.gpxDirectory.appendingPathComponent($0).path
+        }
+        #expect(try CLI.run(["import", store.path] + files + ["--create"]).status == 0)
+        let reader = try RouteStore.openReadOnly(at: store)
+        for id in [RouteID(1), RouteID(2)] {
+            let dumped = try CLI.run(["dump", store.path, id.description, "--format", "csv"])
+            let library = String(decoding: try RouteExporter.data(for: id, in: reader, format: .csv), as: UTF8.self)
+            #expect(dumped.stdout == library)
+        }
+    }
 }

@@ -43,10 +43,4 @@ enum TextEscaping {
         }
         return out + "\""
     }
-
-    /// A CSV field (RFC 4180): quoted only when it holds a comma, quote or line break.
-    static func csv(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }
