@@ -16,14 +16,17 @@ public enum RouteCodec {
         return result
     }
 
-    /// One point at stored precision.
+    /// One point at stored precision. Values a save would refuse (NaN, infinities) are
+    /// left as they are.
     public static func quantize(_ point: TrackPoint) -> TrackPoint {
+        guard point.latitude.isFinite, point.longitude.isFinite, point.timestamp.timeIntervalSince1970.isFinite
+        else { return point }
         var q = point
         q.latitude = Quantization.degrees(Quantization.degrees(point.latitude))
         q.longitude = Quantization.degrees(Quantization.degrees(point.longitude))
         q.timestamp = Quantization.date(milliseconds: Quantization.milliseconds(point.timestamp))
         for field in PointField.optional {
-            if let v = field.get(point) { field.set(&q, field.value(field.integer(v))) }
+            if let v = field.get(point), v.isFinite { field.set(&q, field.value(field.integer(v))) }
         }
         return q
     }
@@ -55,6 +58,11 @@ public enum RouteCodec {
     /// then LZ4. The points must have passed ``RouteValidation``.
     static func encodePoints(_ points: [TrackPoint]) -> [UInt8] {
         PointBlock.encode(columns: ColumnCodec.encode(points))
+    }
+
+    /// The point block of columns already gathered (and validated) in one pass.
+    static func encodePoints(_ columns: PointColumns) -> [UInt8] {
+        PointBlock.encode(columns: ColumnCodec.encode(columns))
     }
 
     /// The points of an encoded point block. Throws ``ByteReader/Malformed`` for bytes

@@ -138,15 +138,21 @@ public final class RouteStore: Sendable {
         var payloads: [[UInt8]] = []
         var records: [RouteRecord] = []
         for (i, route) in routes.enumerated() {
+            let record: RouteRecord
             do {
-                try RouteValidation.validate(route)
+                // Checked in the order RouteValidation.validate checks, with the points
+                // validated in the same pass that gathers their columns.
+                try RouteValidation.validateCount(route)
+                let columns = try PointColumns(route.points, validating: true)
+                try RouteValidation.validateLayout(route)
+                try RouteValidation.validate(route.metadata)
+                record = RouteRecord(id: RouteID(0),
+                                     shape: RouteShape(columns: columns, points: route.points, segmentStarts: route.segmentStarts),
+                                     metadata: StoredMetadata(route.metadata), splits: route.splits,
+                                     segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
             } catch let error as RouteLogError where routes.count > 1 {
                 throw RouteLogError(error.code, "route \(i): \(error.message)")
             }
-            let record = RouteRecord(id: RouteID(0), shape: RouteShape(points: route.points, segmentStarts: route.segmentStarts),
-                                     metadata: StoredMetadata(route.metadata), splits: route.splits,
-                                     segmentStarts: route.segmentStarts,
-                                     pointBlock: RouteCodec.encodePoints(route.points)[...])
             let payload = record.payload()
             guard payload.count <= FormatConstants.maxPayloadLength else {
                 throw RouteLogError.invalid("route \(i) encodes to \(payload.count) bytes; one route may take at most 64 MiB")
