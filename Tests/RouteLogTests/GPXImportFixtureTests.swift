@@ -110,6 +110,7 @@ import Testing
         #expect(untimed.points.allSatisfy { ISO8601Time.format($0.timestamp) == "2010-10-04T05:13:19.000Z" })
         #expect(RouteMetrics.duration(of: untimed.points) == 0)
         #expect(untimed.splits.allSatisfy { $0.elapsedTime == 0 })
+        #expect(result.report.notes.contains("1 route(s) without any time: every point dated 2010-10-04T05:13:19.000Z"))
     }
 
     @Test func aTwelveThousandKilometreJumpIsABreakNotDistance() throws {

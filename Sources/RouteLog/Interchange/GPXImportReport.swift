@@ -24,6 +24,9 @@ public struct GPXImportReport: Sendable, Equatable {
     public var unknownExtensionsSkipped = 0
     /// Routes with no time at all, given the file's or the default date.
     public var untimedRoutes = 0
+    /// The date every point of those routes was given (the file's own time, else
+    /// ``GPXImportOptions/untimedDate``); nil when every route had times.
+    public var untimedRoutesDate: Date?
     /// Points without a time in routes where other points had one (interpolated).
     public var interpolatedTimes = 0
     /// Steps turned into segment breaks (gaps in time, impossible jumps).
@@ -45,7 +48,9 @@ public struct GPXImportReport: Sendable, Equatable {
         add(plannedRoutesSkipped, "planned route(s) <rte> skipped because the file has tracks")
         add(emptySegmentsSkipped, "empty segment(s) skipped")
         add(unknownExtensionsSkipped, "unknown extension element(s) skipped")
-        add(untimedRoutes, "route(s) without any time, dated to the file's time or the default date")
+        if let date = untimedRoutesDate {
+            add(untimedRoutes, "route(s) without any time: every point dated \(ISO8601Time.format(date))")
+        }
         add(interpolatedTimes, "point(s) without a time given one interpolated from their neighbours")
         add(jumpsBroken, "time gap(s) or jump(s) turned into segment breaks")
         if routeCount == 0 { lines.append("no track or route with points: nothing imported") }

@@ -70,6 +70,7 @@ public enum GPXImporter {
         if timed.isEmpty {
             report.untimedRoutes += 1
             let date = fileTime ?? options.untimedDate
+            report.untimedRoutesDate = date
             for i in points.indices { points[i].timestamp = date }
         } else if timed.count < points.count {
             report.interpolatedTimes += points.count - timed.count

@@ -39,7 +39,7 @@ enum ImportCommand: Command {
                 ]))
                 let ids = report.routeIDs.map(String.init).joined(separator: ", ")
                 lines.append("\(name): \(report.routeCount) route\(report.routeCount == 1 ? "" : "s"), "
-                    + "\(report.pointCount) points" + (ids.isEmpty ? "" : " (ids \(ids))"))
+                    + "\(report.pointCount) point\(report.pointCount == 1 ? "" : "s")" + (ids.isEmpty ? "" : " (ids \(ids))"))
                 lines += report.notes.map { "  " + $0 }
             case .failure(let error):
                 failed = true
