@@ -14,7 +14,9 @@ struct RouteLogBench {
     static func main() {
         do {
             let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
-            if let kind = options.child {
+            if options.compaction {
+                try CompactionScenario.run(options)
+            } else if let kind = options.child {
                 try runChild(kind, options: options)
             } else if let file = options.fromJSON {
                 var results = try JSONDecoder().decode(BenchmarkResults.self, from: Data(contentsOf: file))
