@@ -28,15 +28,16 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test
 
-# The route `make demo` draws: the newest of the demo's 1,000 walks.
-DEMO_ROUTE ?= 1000
-
+# `make demo`: 1,000 walks and the real tracks into ./demo.routelog, then the inspector
+# on it, and a picture of one real route (the id the demo prints last).
 demo: release
 	rm -rf demo.routelog
-	$(SWIFT) run -c release routelog-demo demo.routelog
-	$(SWIFT) run -c release routelog inspect demo.routelog
-	$(SWIFT) run -c release routelog weeks demo.routelog
-	$(SWIFT) run -c release routelog render demo.routelog $(DEMO_ROUTE) -o demo-route.svg
+	@out=$$(.build/release/routelog-demo demo.routelog) && echo "$$out" && \
+	  id=$$(echo "$$out" | sed -n 's/^route to render *//p') && \
+	  .build/release/routelog inspect demo.routelog && \
+	  .build/release/routelog weeks demo.routelog && \
+	  .build/release/routelog render demo.routelog $$id -o demo-route.svg && \
+	  echo "demo-route.svg: route $$id drawn"
 
 # The benchmark against the baselines (see README: Benchmarks). Writes bench-results/.
 bench: deps
