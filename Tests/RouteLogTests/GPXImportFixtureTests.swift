@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// Every real GPX file imports with the outcome README-interchange.md documents.
+/// Every real GPX file imports with the outcome the README documents (Interchange: "What each real fixture gives").
 @Suite struct GPXImportFixtureTests {
     struct Expected: Sendable, CustomStringConvertible {
         var file: String
