@@ -51,6 +51,9 @@ struct RouteLogBench {
     }
 
     static func runParent(_ options: BenchOptions) throws {
+        // A child that dies must be reported as stopped, not take the run down with it
+        // when the parent next writes to its pipe.
+        signal(SIGPIPE, SIG_IGN)
         let started = Stopwatch.now()
         let fm = FileManager.default
         try fm.createDirectory(at: options.outputDirectory, withIntermediateDirectories: true)
