@@ -42,7 +42,7 @@ import Testing
         #expect(s.endCoordinate == q[599].coordinate)
         #expect(s.boundingBox.southWest.latitude == q.map(\.latitude).min())
         #expect(s.boundingBox.northEast.longitude == q.map(\.longitude).max())
-        #expect(abs(s.distance - RouteMetrics.distance(of: q)) < 1e-6)
+        #expect(abs(s.distance - RouteMetrics.distance(of: route.points)) < 1e-6)
         #expect(s.averageSpeed > 1.0 && s.averageSpeed < 2.0)
     }
 

@@ -42,6 +42,14 @@ struct ByteWriter {
         varint(UInt64(value))
     }
 
+    /// Appends exactly `count` bytes written by `body` into raw memory (hot paths).
+    mutating func append(count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        let written = bytes.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+        precondition(written == count, "wrote \(written) of \(count) promised bytes")
+    }
+
     mutating func append<C: Collection>(contentsOf other: C) where C.Element == UInt8 {
         bytes.append(contentsOf: other)
     }

@@ -7,35 +7,48 @@ enum ColumnCodec {
     typealias Tag = FormatConstants.ColumnTag
 
     static func encode(_ points: [TrackPoint]) -> [UInt8] {
-        var out = ByteWriter(capacity: points.count * 8 + 16)
-        var columns: [(Tag, [Int64], [UInt8]?)] = [
-            (.latitude, points.map { Quantization.degrees($0.latitude) }, nil),
-            (.longitude, points.map { Quantization.degrees($0.longitude) }, nil),
-            (.time, points.map { Quantization.milliseconds($0.timestamp) }, nil),
-        ]
+        let count = points.count
+        var out = ByteWriter(capacity: count * 12 + 64)
+        var lats = [Int64](repeating: 0, count: count)
+        var lons = [Int64](repeating: 0, count: count)
+        var times = [Int64](repeating: 0, count: count)
+        for i in 0..<count {
+            let point = points[i]
+            lats[i] = Quantization.degrees(point.latitude)
+            lons[i] = Quantization.degrees(point.longitude)
+            times[i] = Quantization.milliseconds(point.timestamp)
+        }
+        var columns: [(Tag, [Int64], [UInt8]?)] = [(.latitude, lats, nil), (.longitude, lons, nil), (.time, times, nil)]
         for field in PointField.optional {
             var values: [Int64] = []
-            var bitmap = [UInt8](repeating: 0, count: (points.count + 7) / 8)
-            for (i, point) in points.enumerated() {
-                if let v = field.get(point) {
-                    values.append(field.integer(v))
-                    bitmap[i >> 3] |= 1 << UInt8(i & 7)
+            var bitmap: [UInt8] = []
+            for i in 0..<count {
+                guard let v = field.tag.value(of: points[i]) else { continue }
+                if values.count != i && bitmap.isEmpty {
+                    // The first gap: every point so far had a value.
+                    bitmap = [UInt8](repeating: 0, count: (count + 7) / 8)
+                    for j in 0..<values.count { bitmap[j >> 3] |= 1 << UInt8(j & 7) }
                 }
+                if !bitmap.isEmpty { bitmap[i >> 3] |= 1 << UInt8(i & 7) }
+                values.append(field.integer(v))
             }
             if values.isEmpty { continue }
-            columns.append((field.tag, values, values.count == points.count ? nil : bitmap))
+            if values.count < count && bitmap.isEmpty {
+                // Only a trailing run of points lacked a value.
+                bitmap = [UInt8](repeating: 0, count: (count + 7) / 8)
+                for j in 0..<values.count { bitmap[j >> 3] |= 1 << UInt8(j & 7) }
+            }
+            columns.append((field.tag, values, bitmap.isEmpty ? nil : bitmap))
         }
-        out.varint(points.count)
+        out.varint(count)
         out.varint(columns.count)
         for (tag, values, bitmap) in columns {
-            let order = cheapestOrder(values)
-            var body = ByteWriter(capacity: values.count * 2 + (bitmap?.count ?? 0))
-            if let bitmap { body.append(contentsOf: bitmap) }
-            forEachDifference(values, order: order) { body.varint(ByteWriter.zigzag($0)) }
+            let (order, size) = cheapestOrder(values)
             out.u8(tag.rawValue)
             out.u8(UInt8(order) | (bitmap == nil ? 0 : FormatConstants.columnHasBitmap))
-            out.varint(body.count)
-            out.append(contentsOf: body.bytes)
+            out.varint(size + (bitmap?.count ?? 0))
+            if let bitmap { out.append(contentsOf: bitmap) }
+            writeDifferences(values, order: order, size: size, to: &out)
         }
         return out.bytes
     }
@@ -127,26 +140,40 @@ enum ColumnCodec {
         return values
     }
 
-    /// Calls `body` with each Δ^order of `values`, first values taken against zeros.
-    private static func forEachDifference(_ values: [Int64], order: Int, _ body: (Int64) -> Void) {
-        var previous: Int64 = 0, previousDelta: Int64 = 0
-        for value in values {
-            let delta = value &- previous
-            switch order {
-            case 0: body(value)
-            case 1: body(delta)
-            default: body(delta &- previousDelta)
+    private static func writeDifferences(_ values: [Int64], order: Int, size: Int, to out: inout ByteWriter) {
+        out.append(count: size) { p in
+            var at = 0
+            var previous: Int64 = 0, previousDelta: Int64 = 0
+            for value in values {
+                let delta = value &- previous
+                var v = ByteWriter.zigzag(order == 0 ? value : (order == 1 ? delta : delta &- previousDelta))
+                while v >= 0x80 {
+                    p[at] = UInt8(truncatingIfNeeded: v) | 0x80
+                    v >>= 7
+                    at += 1
+                }
+                p[at] = UInt8(v)
+                at += 1
+                previous = value
+                previousDelta = delta
             }
-            previous = value
-            previousDelta = delta
+            return at
         }
     }
 
-    private static func cheapestOrder(_ values: [Int64]) -> Int {
-        var sizes = [0, 0, 0]
-        for order in 0...2 {
-            forEachDifference(values, order: order) { sizes[order] += ByteWriter.varintSize(ByteWriter.zigzag($0)) }
+    /// The delta order whose varints are shortest, and their total size.
+    private static func cheapestOrder(_ values: [Int64]) -> (order: Int, size: Int) {
+        var s0 = 0, s1 = 0, s2 = 0
+        var previous: Int64 = 0, previousDelta: Int64 = 0
+        for value in values {
+            let delta = value &- previous
+            s0 += ByteWriter.varintSize(ByteWriter.zigzag(value))
+            s1 += ByteWriter.varintSize(ByteWriter.zigzag(delta))
+            s2 += ByteWriter.varintSize(ByteWriter.zigzag(delta &- previousDelta))
+            previous = value
+            previousDelta = delta
         }
-        return sizes.firstIndex(of: sizes.min()!)!
+        if s0 <= s1 && s0 <= s2 { return (0, s0) }
+        return s1 <= s2 ? (1, s1) : (2, s2)
     }
 }

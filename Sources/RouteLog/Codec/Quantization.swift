@@ -67,3 +67,22 @@ struct PointField: Sendable {
         ]
     }()
 }
+
+extension FormatConstants.ColumnTag {
+    /// The optional field this column holds, read without a closure (hot path).
+    @inline(__always)
+    func value(of point: TrackPoint) -> Double? {
+        switch self {
+        case .altitude: return point.altitude
+        case .horizontalAccuracy: return point.horizontalAccuracy
+        case .verticalAccuracy: return point.verticalAccuracy
+        case .speed: return point.speed
+        case .course: return point.course
+        case .heartRate: return point.heartRate
+        case .cadence: return point.cadence
+        case .latitude: return point.latitude
+        case .longitude: return point.longitude
+        case .time: return point.timestamp.timeIntervalSince1970
+        }
+    }
+}

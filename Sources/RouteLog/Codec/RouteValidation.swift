@@ -37,7 +37,7 @@ public enum RouteValidation {
             throw bad("timestamp \(point.timestamp) is outside 1970-01-01...2200-01-01")
         }
         for field in PointField.optional {
-            guard let value = field.get(point) else { continue }
+            guard let value = field.tag.value(of: point) else { continue }
             guard value.isFinite, field.limits.contains(value) else {
                 throw bad("\(field.name) \(value) is not a finite value within \(field.limits.lowerBound)...\(field.limits.upperBound)")
             }

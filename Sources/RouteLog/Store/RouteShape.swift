@@ -10,17 +10,23 @@ struct RouteShape: Equatable, Sendable {
     var south: Int32, west: Int32, north: Int32, east: Int32
     var startLat: Int32, startLon: Int32, endLat: Int32, endLon: Int32
 
-    /// The shape of validated points (quantized here, as they will be stored).
+    /// The shape of validated points, in stored units. The distance is the app's
+    /// points' geodesic length (before quantization: the difference is below 1 cm a step).
     init(points: [TrackPoint], segmentStarts: [Int]) {
-        let lats = points.map { Int32(Quantization.degrees($0.latitude)) }
-        let lons = points.map { Int32(Quantization.degrees($0.longitude)) }
-        firstMs = Quantization.milliseconds(points[0].timestamp)
-        durationMs = max(0, Quantization.milliseconds(points[points.count - 1].timestamp) - firstMs)
+        var south = Int32.max, north = Int32.min, west = Int32.max, east = Int32.min
+        for point in points {
+            let lat = Int32(Quantization.degrees(point.latitude)), lon = Int32(Quantization.degrees(point.longitude))
+            south = min(south, lat); north = max(north, lat)
+            west = min(west, lon); east = max(east, lon)
+        }
+        self.south = south; self.north = north; self.west = west; self.east = east
+        let first = points[0], last = points[points.count - 1]
+        firstMs = Quantization.milliseconds(first.timestamp)
+        durationMs = max(0, Quantization.milliseconds(last.timestamp) - firstMs)
         pointCount = UInt32(points.count)
-        distance = RouteMetrics.distance(of: points.map(RouteCodec.quantize), segmentStarts: segmentStarts)
-        south = lats.min()!; north = lats.max()!; west = lons.min()!; east = lons.max()!
-        startLat = lats[0]; startLon = lons[0]
-        endLat = lats[lats.count - 1]; endLon = lons[lons.count - 1]
+        distance = RouteMetrics.distance(of: points, segmentStarts: segmentStarts)
+        startLat = Int32(Quantization.degrees(first.latitude)); startLon = Int32(Quantization.degrees(first.longitude))
+        endLat = Int32(Quantization.degrees(last.latitude)); endLon = Int32(Quantization.degrees(last.longitude))
     }
 
     func write(to w: inout ByteWriter) {

@@ -77,30 +77,43 @@ extension RouteStore {
             writer.abandon()
             throw error
         }
-        // 3. Switch, under the lock: index the segments written since the roll, write the
-        //    new index, then the manifest (the atomic step), then delete the old files.
-        return try core.withLock { core -> CompactionReport in
+        // The new index's records for the copied routes, written and synced outside the
+        // lock too; only the records of segments written since the roll wait for it.
+        let indexNumber = writer.reserveNumber()
+        let index: DurableFile
+        let outputIndexBytes = outputEvents.flatMap { $0.indexRecord() }
+        do {
+            index = try core.withLock { try $0.createLogFile(kind: .index, number: indexNumber) }
+            try index.write(outputIndexBytes, at: Int64(FormatConstants.fileHeaderSize))
+            try index.syncData()
+        } catch {
+            writer.abandon()
+            try? fileSystem.unlink(directory + "/" + FormatConstants.indexName(indexNumber))
+            throw error
+        }
+        // 3. Switch, under the lock: index the segments written since the roll, then
+        //    rewrite the manifest (the atomic step).
+        let (report, obsolete) = try core.withLock { core -> (CompactionReport, [String]) in
             var switchAttempted = false
             do {
                 try core.checkWritable()
                 let tail = Array(core.manifest.segments.drop(while: { snapshot.compacted.contains($0) }))
                 let tailEvents = try core.indexedEvents(of: tail)
-                let indexNumber = core.manifest.nextFileNumber
-                core.manifest.nextFileNumber += 1
-                let index = try core.createLogFile(kind: .index, number: indexNumber)
-                let bytes = (outputEvents + tailEvents).flatMap { $0.indexRecord() }
-                try index.write(bytes, at: Int64(FormatConstants.fileHeaderSize))
-                try index.syncData()
+                let tailBytes = tailEvents.flatMap { $0.indexRecord() }
+                let indexEnd = Int64(FormatConstants.fileHeaderSize + outputIndexBytes.count)
+                // Not synced here: the segments are the truth, and an index that lost
+                // these last records is caught up from them at the next open.
+                try index.write(tailBytes, at: indexEnd)
                 var next = core.manifest
                 next.generation += 1
-                next.nextFileNumber = max(core.manifest.nextFileNumber, writer.nextNumber)  // includes the index's
                 next.nextRouteID = max(next.nextRouteID, core.nextRouteID)
                 next.indexFile = indexNumber
                 next.segments = writer.segments + tail
                 switchAttempted = true
                 try next.write(in: core.directory, fileSystem: core.fileSystem)  // the switch
 
-                let oldIndex = core.manifest.indexFile
+                let obsolete = snapshot.compacted.map { core.path(FormatConstants.segmentName($0)) }
+                    + [core.path(FormatConstants.indexName(core.manifest.indexFile))]
                 core.manifest = next
                 for number in snapshot.compacted {
                     core.segments[number] = nil
@@ -109,38 +122,40 @@ extension RouteStore {
                 for (number, file) in writer.files { core.segments[number] = file }
                 for (number, end) in writer.ends { core.segmentEnds[number] = end }
                 core.index = index
-                core.indexEnd = Int64(FormatConstants.fileHeaderSize + bytes.count)
-                core.indexUnsynced = 0
+                core.indexEnd = indexEnd + Int64(tailBytes.count)
+                core.indexUnsynced = tailEvents.count
                 core.indexBroken = false
                 var state = StoreState()
                 for event in outputEvents + tailEvents { state.apply(event) }
                 core.state = state
                 core.nextRouteID = max(core.nextRouteID, state.maxSeenID + 1)
-                for number in snapshot.compacted {
-                    try? core.fileSystem.unlink(core.path(FormatConstants.segmentName(number)))
-                }
-                try? core.fileSystem.unlink(core.path(FormatConstants.indexName(oldIndex)))
-                try? core.fileSystem.syncDirectory(core.directory)
-                return CompactionReport(bytesBefore: snapshot.bytesBefore, bytesAfter: core.fileBytes(),
-                                        routesMoved: snapshot.routes.count, segmentsCompacted: snapshot.compacted.count,
-                                        duration: Date().timeIntervalSince(started))
+                let report = CompactionReport(bytesBefore: snapshot.bytesBefore, bytesAfter: core.fileBytes(),
+                                              routesMoved: snapshot.routes.count, segmentsCompacted: snapshot.compacted.count,
+                                              duration: 0)
+                return (report, obsolete)
             } catch let uncertain as Manifest.SwitchUncertain {
                 // Old or new files may be live on disk: keep both and make the app reopen.
                 core.failure = RouteLogError(.io, "a compaction could not make its switch durable; reopen the store to recover",
                                              path: core.directory, errno: uncertain.underlying.errno)
                 throw uncertain.underlying
             } catch {
-                if !switchAttempted { writer.abandon() }
+                if !switchAttempted {
+                    writer.abandon()
+                    try? core.fileSystem.unlink(index.path)
+                }
                 throw error
             }
         }
+        // 4. The switch is durable: the old files are garbage. Removing them needs no lock
+        //    (readers holding them open keep reading), and a crash here only leaves files
+        //    the next open removes.
+        for path in obsolete { try? fileSystem.unlink(path) }
+        try? fileSystem.syncDirectory(directory)
+        var result = report
+        result.duration = Date().timeIntervalSince(started)
+        return result
     }
 
-    /// The raw frame at `location`, checked.
-    static func readRouteFrame(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> [UInt8] {
-        _ = try readRouteRecord(file, at: location, id: id)
-        return try file.read(at: location.offset, count: location.length)
-    }
 }
 
 /// The new segments a compaction writes, rolled at the store's size limit. Their
@@ -151,7 +166,6 @@ private struct CompactionWriter {
     var segments: [UInt32] = []
     var files: [UInt32: DurableFile] = [:]
     var ends: [UInt32: Int64] = [:]
-    var nextNumber: UInt32 = 0
 
     init(store: RouteStore) { self.store = store }
 
@@ -161,7 +175,6 @@ private struct CompactionWriter {
             core.manifest.nextFileNumber += 1
             return n
         }
-        nextNumber = max(nextNumber, number + 1)
         return number
     }
 

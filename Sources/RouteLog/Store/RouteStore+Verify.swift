@@ -18,6 +18,13 @@ extension RouteStore {
         var done: Int64 = 0
         for number in snapshot.manifest.segments {
             guard let file = snapshot.files[number], let end = snapshot.ends[number] else { continue }
+            do {
+                _ = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: file.path, expecting: .segment)
+            } catch {
+                report.problems.append(.init(kind: .damagedBytes, path: file.path, offset: 0,
+                                             length: Int64(FormatConstants.fileHeaderSize), routeID: nil,
+                                             message: "the segment's file header is damaged: \((error as? RouteLogError)?.message ?? "\(error)")"))
+            }
             var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: end)
             do {
                 while let record = try scanner.next() {

@@ -194,23 +194,34 @@ public final class RouteStore: Sendable {
         }
     }
 
-    /// Reads and checks the RoutePut frame at `location`.
-    static func readRouteRecord(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> RouteRecord {
+    /// Reads the RoutePut frame of route `id` at `location` and checks its header,
+    /// checksum and id; returns the whole frame.
+    static func readRouteFrame(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> [UInt8] {
         let bytes = try file.read(at: location.offset, count: location.length)
+        let headerSize = FormatConstants.recordHeaderSize
         guard bytes.count == location.length,
               let header = bytes.withUnsafeBytes({ RecordFrame.header($0, at: 0) }),
-              header.length + FormatConstants.recordHeaderSize == location.length,
-              header.type == FormatConstants.RecordType.routePut.rawValue
+              header.length + headerSize == location.length,
+              header.type == FormatConstants.RecordType.routePut.rawValue, header.length >= 8
         else {
             throw RouteLogError.corrupted("route \(id)'s record header is damaged", path: file.path, offset: location.offset)
         }
         guard Checksum.masked(bytes, 8..<bytes.count) == header.checksum else {
             throw RouteLogError.corrupted("route \(id)'s record fails its checksum", path: file.path, offset: location.offset)
         }
+        var stored: UInt64 = 0
+        for i in 0..<8 { stored |= UInt64(bytes[headerSize + i]) << (8 * UInt64(i)) }
+        guard stored == id.rawValue else {
+            throw RouteLogError.corrupted("the record where route \(id) should be holds route \(stored)", path: file.path, offset: location.offset)
+        }
+        return bytes
+    }
+
+    /// Reads, checks and parses the RoutePut of route `id` at `location`.
+    static func readRouteRecord(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> RouteRecord {
+        let bytes = try readRouteFrame(file, at: location, id: id)
         do {
-            let record = try RouteRecord(payload: Array(bytes[FormatConstants.recordHeaderSize...]))
-            guard record.id == id else { throw ByteReader.Malformed(reason: "the record holds route \(record.id)", offset: 0) }
-            return record
+            return try RouteRecord(payload: Array(bytes[FormatConstants.recordHeaderSize...]))
         } catch let error as ByteReader.Malformed {
             throw RouteLogError.corrupted("route \(id)'s record makes no sense: \(error.reason)", path: file.path, offset: location.offset)
         }

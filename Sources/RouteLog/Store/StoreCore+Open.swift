@@ -29,9 +29,15 @@ extension StoreCore {
             } catch let error as RouteLogError where error.errno == ENOENT {
                 throw RouteLogError.corrupted("segment \(number) is listed in the manifest but missing; restore it from a backup", path: path)
             }
-            let header = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: path, expecting: .segment)
-            guard header.fileNumber == number else {
-                throw RouteLogError.corrupted("the segment's header says file \(header.fileNumber), its name says \(number)", path: path, offset: 12)
+            do {
+                let header = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: path, expecting: .segment)
+                guard header.fileNumber == number else {
+                    throw RouteLogError.corrupted("the segment's header says file \(header.fileNumber), its name says \(number)", path: path, offset: 12)
+                }
+            } catch let error as RouteLogError where error.code == .corrupted {
+                // The manifest vouches for this file; its records check themselves, so a
+                // damaged header costs only the header.
+                core.openDamage.append(DamagedRange(path: path, offset: 0, length: Int64(FormatConstants.fileHeaderSize)))
             }
             core.segments[number] = file
             sizes[number] = try file.size()
