@@ -24,9 +24,16 @@ let package = Package(
         // Reproducible synthetic routes for the demo, the tests and the benchmarks.
         .target(name: "RouteLogSamples", dependencies: ["RouteLog"]),
         .executableTarget(name: "routelog-demo", dependencies: ["RouteLog", "RouteLogSamples"]),
+        // The writer the kill test runs and kills (Tests/RouteLogTests/KillTests.swift).
+        // Test-only: in no product.
+        .executableTarget(
+            name: "routelog-crash-worker",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Tests/CrashWorker"
+        ),
         .testTarget(
             name: "RouteLogTests",
-            dependencies: ["RouteLog", "RouteLogSamples"]
+            dependencies: ["RouteLog", "RouteLogSamples", "routelog-crash-worker"]
         ),
     ]
 )
