@@ -69,6 +69,7 @@ extension StoreCore {
             }
         }
         if rebuild {
+            indexRebuiltInMemory = !writable
             state = StoreState()
             openDamage = []
             tornTails = []
@@ -120,6 +121,9 @@ extension StoreCore {
             return nil
         }
         guard scanner.damage.isEmpty else { return nil }
+        if scanner.tailLength > 0 {
+            tornTails.append(DamagedRange(path: path, offset: scanner.validEnd, length: scanner.tailLength))
+        }
         if writable && scanner.tailLength > 0 {
             guard (try? file.truncate(to: scanner.validEnd)) != nil else { return nil }
         }

@@ -30,6 +30,9 @@ struct StoreCore: Sendable {
     var openDamage: [DamagedRange] = []
     var tornTails: [DamagedRange] = []
     var indexRebuilt = false
+    /// A read-only handle found the index unusable (damaged, missing, or out of step
+    /// with the segments) and rebuilt the state from the segments in memory only.
+    var indexRebuiltInMemory = false
 
     var activeSegment: UInt32 { manifest.segments[manifest.segments.count - 1] }
 
