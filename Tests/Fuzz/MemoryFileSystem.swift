@@ -157,3 +157,29 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMu
     }
     return 0
 }
+
+/// The input with every checksum made right: the file header's, and each frame's
+/// that a scan from offset 20 meets (sync marker, length that fits). Without this,
+/// almost every mutation dies at a checksum and the code behind it is never reached;
+/// with it, the fuzzer plays a hostile writer, not just a bad disk.
+func withValidChecksums(_ input: [UInt8]) -> [UInt8] {
+    var bytes = input
+    let header = FormatConstants.fileHeaderSize
+    guard bytes.count >= header else { return bytes }
+    func store(_ value: UInt32, at offset: Int) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(i))) }
+    }
+    store(Checksum.masked(bytes, 0..<16), at: 16)
+    var offset = header
+    let frameHeader = FormatConstants.recordHeaderSize
+    while offset + frameHeader <= bytes.count {
+        let length = bytes.withUnsafeBytes { RecordFrame.header($0, at: offset)?.length }
+        if let length, offset + frameHeader + length <= bytes.count {
+            store(Checksum.masked(bytes, (offset + 8)..<(offset + frameHeader + length)), at: offset + 4)
+            offset += frameHeader + length
+        } else {
+            offset += 1
+        }
+    }
+    return bytes
+}
