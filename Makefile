@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test demo deps build release clean crash-test fuzz fuzz-smoke test-tsan test-asan
+.PHONY: test demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get;
@@ -54,9 +54,27 @@ test-tsan: deps
 test-asan: deps
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 ROUTELOG_CRASH_CYCLES=10 ROUTELOG_CRASH_RANDOM=1 $(SWIFT) test --sanitize=address --scratch-path .build/asan
 
+# The route `make demo` draws: the newest of the demo's 1,000 walks.
+DEMO_ROUTE ?= 1000
+
 demo: release
 	rm -rf demo.routelog
 	$(SWIFT) run -c release routelog-demo demo.routelog
+	$(SWIFT) run -c release routelog inspect demo.routelog
+	$(SWIFT) run -c release routelog weeks demo.routelog
+	$(SWIFT) run -c release routelog render demo.routelog $(DEMO_ROUTE) -o demo-route.svg
+
+# The benchmark against the baselines (see README: Benchmarks). Writes bench-results/.
+bench: deps
+	$(SWIFT) run -c release routelog-bench
+
+bench-quick: deps
+	$(SWIFT) run -c release routelog-bench --quick
+
+# Live recording: one durable flush of 10 and 60 points, and the bytes of a recorded
+# 3,600-point walk against the same walk saved in one go, before and after compaction.
+recording-bench: deps
+	$(SWIFT) run -c release routelog-recording-bench
 
 clean:
-	rm -rf .build demo.routelog
+	rm -rf .build demo.routelog demo-route.svg bench-results

@@ -24,6 +24,11 @@ let package = Package(
         // Reproducible synthetic routes for the demo, the tests and the benchmarks.
         .target(name: "RouteLogSamples", dependencies: ["RouteLog"]),
         .executableTarget(name: "routelog-demo", dependencies: ["RouteLog", "RouteLogSamples"]),
+        // The inspector CLI: a thin layer over the public API, one file per command.
+        .executableTarget(name: "routelog", dependencies: ["RouteLog"]),
+        // Test-only: holds a store for writing until killed, so the CLI's tests can
+        // meet a writer in another process.
+        .executableTarget(name: "routelog-test-holder", dependencies: ["RouteLog"]),
         // The writer the kill test runs and kills (Tests/RouteLogTests/KillTests.swift).
         // Test-only: in no product.
         .executableTarget(
@@ -31,9 +36,47 @@ let package = Package(
             dependencies: ["RouteLog", "RouteLogSamples"],
             path: "Tests/CrashWorker"
         ),
+        // Depends on routelog-test-recorder and routelog-crash-worker so that building
+        // the tests builds them: the recording crash tests and the kill test run and kill them.
         .testTarget(
             name: "RouteLogTests",
-            dependencies: ["RouteLog", "RouteLogSamples", "routelog-crash-worker"]
+            dependencies: ["RouteLog", "RouteLogSamples", "routelog-test-recorder", "routelog-crash-worker"]
+        ),
+        // Depends on both executables so that building the tests builds them: the
+        // tests run them as subprocesses.
+        .testTarget(
+            name: "RoutelogCLITests",
+            dependencies: ["routelog", "routelog-test-holder", "RouteLog", "RouteLogSamples"],
+            exclude: ["Golden"]  // read by path, so that ROUTELOG_UPDATE_GOLDEN=1 can rewrite them
+        ),
+        // The benchmark and its baselines. SQLite is linked here only, never by RouteLog.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Benchmarks/Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .executableTarget(
+            name: "routelog-bench",
+            dependencies: ["RouteLog", "RouteLogSamples", "CSQLite"],
+            path: "Benchmarks/Sources/routelog-bench"
+        ),
+        .testTarget(
+            name: "RouteLogBenchTests",
+            dependencies: ["routelog-bench"],
+            path: "Benchmarks/Tests/RouteLogBenchTests"
+        ),
+        // A process that records a walk, for the recording crash tests to kill (test-only).
+        .executableTarget(
+            name: "routelog-test-recorder",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Tests/RecordingProcess"
+        ),
+        // Measures recording flushes and the bytes of recorded routes.
+        .executableTarget(
+            name: "routelog-recording-bench",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Benchmarks/Sources/routelog-recording-bench"
         ),
     ]
 )

@@ -1,5 +1,6 @@
 // The writer the kill test (Tests/RouteLogTests/KillTests.swift) runs and kills with
-// SIGKILL: it saves, deletes, edits and compacts routes in a loop with durability on,
+// SIGKILL: it saves, deletes, edits and compacts routes and records routes in chunks
+// (flushed, then finished, discarded or left unfinished) in a loop with durability on,
 // and tells its parent about each change on stdout, one line before ("begin ...") and
 // one once it returned ("ack ..."). A test tool only: not in the package's products.
 //
@@ -54,16 +55,60 @@ do {
         compaction: .automatic(minDeadFraction: 0.4, minDeadBytes: 48 * 1024)))
     var live = store.summaries().map(\.id)
     tell("ready \(live.count)")
+    // Recordings an earlier run left unfinished: some are resumed and finished, the
+    // others discarded.
+    for recording in try store.unfinishedRecordings() {
+        if rng.below(2) == 0 || recording.points.isEmpty {
+            tell("begin discard \(recording.id)")
+            try store.discardRecording(recording.id)
+            tell("ack discard \(recording.id)")
+        } else {
+            let recorder = try store.resumeRecording(recording.id, flushPolicy: .manual)
+            tell("begin finish \(recording.id)")
+            try recorder.finish()
+            live.append(recording.id)
+            tell("ack finish \(recording.id)")
+        }
+    }
     var editNumber = rng.next() % 1_000_000
     while true {
         let dice = rng.below(100)
-        if dice < 45 || live.isEmpty {
+        if dice < 35 || live.isEmpty {
             let s = nextRouteSeed
             nextRouteSeed += 1
             tell("begin save \(s)")
             let id = try store.save(route(seed: s))
             live.append(id)
             tell("ack save \(s) \(id)")
+        } else if dice < 45 {
+            // A recording: chunks of 25 points, each flushed (durable), then finished,
+            // discarded, or left unfinished for the next run.
+            let s = nextRouteSeed
+            nextRouteSeed += 1
+            tell("begin start \(s)")
+            let recorder = try store.startRecording(metadata: RouteMetadata(name: "rec \(s)"), flushPolicy: .manual)
+            tell("ack start \(s) \(recorder.id)")
+            let points = route(seed: s).points
+            let end = rng.below(5) == 0 ? points.count / 2 : points.count
+            for start in stride(from: 0, to: end, by: 25) {
+                let upTo = min(start + 25, end)
+                try recorder.append(Array(points[start..<upTo]))
+                tell("begin chunk \(recorder.id) \(upTo)")
+                try recorder.flush()
+                tell("ack chunk \(recorder.id) \(upTo)")
+            }
+            if end == points.count {
+                if rng.below(8) == 0 {
+                    tell("begin discard \(recorder.id)")
+                    try recorder.discard()
+                    tell("ack discard \(recorder.id)")
+                } else {
+                    tell("begin finish \(recorder.id)")
+                    try recorder.finish()
+                    live.append(recorder.id)
+                    tell("ack finish \(recorder.id)")
+                }
+            }
         } else if dice < 52 {
             let seeds = [nextRouteSeed, nextRouteSeed + 1]
             nextRouteSeed += 2

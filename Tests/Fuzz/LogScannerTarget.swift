@@ -1,7 +1,8 @@
 // libFuzzer target: the record reader. The input is a log file (header and records),
 // read as it is and with its checksums made right; every record the scanner yields
-// is decoded as a segment record, an index record and a RoutePut (and the route's
-// points and summary), and the same bytes are opened as the store's segment.
+// is decoded as a segment record, an index record, a RoutePut (and the route's
+// points and summary) and each recording record (a chunk's points too), and the
+// same bytes are opened as the store's segment.
 @testable import RouteLog
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -18,6 +19,9 @@ public func fuzzLogScanner(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             if let event = try? LogEvent.fromIndex(record), case .put(let id, let shape, let metadata, _) = event {
                 _ = shape.summary(id: id, metadata: metadata)
             }
+            _ = try? RecordingStartRecord(payload: record.payload)
+            _ = try? (try? RecordingChunkRecord(payload: record.payload))?.points()
+            _ = try? RecordingFinishRecord(payload: record.payload)
             if let put = try? RouteRecord(payload: record.payload) {
                 _ = try? put.route()
                 _ = put.shape.summary(id: put.id, metadata: put.metadata)

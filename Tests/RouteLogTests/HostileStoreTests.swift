@@ -109,7 +109,9 @@ import Testing
         try Self.timed("opening with a location at \(location)") {
             let reader = try RouteStore.openReadOnly(at: url)
             #expect(expected.mismatches(in: reader).isEmpty)
-            #expect(!reader.verify().isClean)
+            // Not necessarily reported: an index ahead of its segment is also what a
+            // crash leaves when the index's page reached the disk and the segment's did
+            // not (durability off). What matters is that it is not believed.
             let writer = try RouteStore(at: url)
             #expect(expected.mismatches(in: writer).isEmpty)
             #expect(writer.verify().isClean)

@@ -23,9 +23,14 @@ import RouteLogSamples
     struct Expected {
         var seed: UInt64
         var edit: UInt64?
+        /// A recorded route: the first `recorded` points of the walk, named "rec <seed>".
+        var recorded: Int?
 
         var route: Route {
             var r = RouteCodec.quantize(KillTests.route(seed: seed))
+            if let recorded {
+                r = Route(points: Array(r.points.prefix(recorded)), metadata: RouteMetadata(name: "rec \(seed)"))
+            }
             if let edit {
                 r.metadata.name = "edit \(edit)"
                 r.metadata.calories = Double(edit % 997)
@@ -56,7 +61,7 @@ import RouteLogSamples
             if !output.hasSuffix("\n"), let last = output.split(separator: "\n").last, last.hasPrefix("ack") {
                 let words = last.split(separator: " ").map(String.init)
                 acknowledged.removeLast()
-                inFlight = ["save", "batch", "delete", "edit", "compact"].contains(words.dropFirst().first ?? "") ? Array(words.dropFirst()) : nil
+                inFlight = Array(words.dropFirst())
             }
         }
     }
@@ -86,7 +91,9 @@ import RouteLogSamples
         var g = SeededGenerator(state: seed)
         var expected: [RouteID: Expected] = [:]
         var deleted: Set<RouteID> = []
+        var recordings: [RouteID: Recording] = [:]
         var acknowledgedTotal = 0
+        var acknowledgedByKind: [String: Int] = [:]
         var routeSeed: UInt64 = 1
         var started = Date()
         var cyclesRun = 0
@@ -121,6 +128,7 @@ import RouteLogSamples
             routeSeed += 10_000
             for words in transcript.acknowledged {
                 acknowledgedTotal += 1
+                acknowledgedByKind[words[0], default: 0] += 1
                 switch words[0] {
                 case "save": expected[RouteID(UInt64(words[2])!)] = Expected(seed: UInt64(words[1])!)
                 case "batch":
@@ -131,10 +139,21 @@ import RouteLogSamples
                     expected[id] = nil
                     deleted.insert(id)
                 case "edit": expected[RouteID(UInt64(words[1])!)]?.edit = UInt64(words[2])!
+                case "start": recordings[RouteID(UInt64(words[2])!)] = Recording(seed: UInt64(words[1])!, flushed: 0)
+                case "chunk": recordings[RouteID(UInt64(words[1])!)]?.flushed = Int(words[2])!
+                case "finish":
+                    let id = RouteID(UInt64(words[1])!)
+                    if let recording = recordings.removeValue(forKey: id) {
+                        expected[id] = Expected(seed: recording.seed, recorded: recording.flushed)
+                    }
+                case "discard":
+                    recordings[RouteID(UInt64(words[1])!)] = nil
+                    deleted.insert(RouteID(UInt64(words[1])!))
                 default: break
                 }
             }
-            let problems = try Self.check(url, expected: &expected, deleted: &deleted, inFlight: transcript.inFlight)
+            let problems = try Self.check(url, expected: &expected, deleted: &deleted, recordings: &recordings,
+                                          inFlight: transcript.inFlight)
             #expect(problems.isEmpty, "cycle \(cycle) (seed \(seed), killed after \(delay) s, in flight: \(transcript.inFlight ?? [])): \(problems)")
             if !problems.isEmpty {
                 let kept = FileManager.default.temporaryDirectory.appendingPathComponent("routelog-kill-failure-\(seed)-\(cycle)")
@@ -145,13 +164,19 @@ import RouteLogSamples
             }
             cyclesRun += 1
         }
-        print("kill test: \(cyclesRun) kill cycles, \(acknowledgedTotal) acknowledged changes checked, \(expected.count) routes live at the end, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        print("kill test: \(cyclesRun) kill cycles, \(acknowledgedTotal) acknowledged changes checked (\(acknowledgedByKind.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))), \(expected.count) routes and \(recordings.count) unfinished recordings live at the end, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
 
     /// Opens the store and compares it with `expected`; settles the change in flight
     /// from what the store holds (it may or may not have happened, but whole).
+    struct Recording {
+        var seed: UInt64
+        /// Points acknowledged as flushed (the store may hold one chunk more, in flight).
+        var flushed: Int
+    }
+
     static func check(_ url: URL, expected: inout [RouteID: Expected], deleted: inout Set<RouteID>,
-                      inFlight: [String]?) throws -> [String] {
+                      recordings: inout [RouteID: Recording], inFlight: [String]?) throws -> [String] {
         var problems: [String] = []
         let store: RouteStore
         do {
@@ -161,8 +186,30 @@ import RouteLogSamples
         }
         defer { try? store.close() }
         let ids = Set(store.summaries().map(\.id))
+        let unfinished: [RouteID: UnfinishedRecording]
+        do {
+            unfinished = Dictionary(uniqueKeysWithValues: try store.unfinishedRecordings().map { ($0.id, $0) })
+        } catch {
+            return ["unfinished recordings do not load: \(error)"]
+        }
         // The change in flight: either outcome, whole.
         switch inFlight?.first {
+        case "start"?:
+            if let id = unfinished.keys.first(where: { recordings[$0] == nil && !deleted.contains($0) }) {
+                recordings[id] = Recording(seed: UInt64(inFlight![1])!, flushed: 0)
+            }
+        case "finish"?:
+            let id = RouteID(UInt64(inFlight![1])!)
+            if ids.contains(id), let recording = recordings[id], expected[id] == nil {
+                recordings[id] = nil
+                expected[id] = Expected(seed: recording.seed, recorded: unfinishedCount(store, id) ?? recording.flushed)
+            }
+        case "discard"?:
+            let id = RouteID(UInt64(inFlight![1])!)
+            if unfinished[id] == nil && recordings[id] != nil {
+                recordings[id] = nil
+                deleted.insert(id)
+            }
         case "save"?, "batch"?:
             let seeds = inFlight!.dropFirst().compactMap { UInt64($0) }
             let new = ids.subtracting(expected.keys).sorted()
@@ -185,6 +232,20 @@ import RouteLogSamples
             if (try? store.summary(id))?.name == "edit \(edit)" { expected[id]?.edit = edit }
         default: break
         }
+        // Recordings: each acknowledged chunk is there (one more may be, in flight), and
+        // the points are the walk's, in order.
+        for (id, recording) in recordings {
+            guard let got = unfinished[id] else { problems.append("unfinished recording \(id) is missing"); continue }
+            let walk = RouteCodec.quantize(route(seed: recording.seed)).points
+            let chunkInFlight = inFlight?.first == "chunk" && inFlight?[1] == "\(id)"
+            if got.points.count < recording.flushed || (got.points.count > recording.flushed && !chunkInFlight) {
+                problems.append("recording \(id) holds \(got.points.count) points, \(recording.flushed) acknowledged")
+            } else if got.points != Array(walk.prefix(got.points.count)) {
+                problems.append("recording \(id)'s points differ")
+            }
+            recordings[id]!.flushed = got.points.count
+        }
+        for id in unfinished.keys where recordings[id] == nil { problems.append("recording \(id) should not be there") }
         if ids != Set(expected.keys) {
             problems.append("missing \(Set(expected.keys).subtracting(ids).sorted()), unexpected \(ids.subtracting(expected.keys).sorted())")
         }
@@ -201,6 +262,11 @@ import RouteLogSamples
         if !report.isClean { problems.append("verify: \(report.problems.map(\.message))") }
         return problems
     }
+}
+
+/// The points a finished recording's route has, read back (nil when not there).
+private func unfinishedCount(_ store: RouteStore, _ id: RouteID) -> Int? {
+    (try? store.route(id))?.points.count
 }
 
 private final class OutputCollector: @unchecked Sendable {

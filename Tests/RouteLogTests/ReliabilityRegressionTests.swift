@@ -37,7 +37,7 @@ extension ReliabilityRegressionTests {
         var bytes = [UInt8](try Data(contentsOf: segmentURL))
         let start = FormatConstants.fileHeaderSize
         let length = Int(bytes[start + 8]) | Int(bytes[start + 9]) << 8 | Int(bytes[start + 10]) << 16
-        var record = try RouteRecord(payload: Array(bytes[(start + 16)..<(start + 16 + length)]))
+        var record = try RouteRecord(payload: bytes[(start + 16)..<(start + 16 + length)])
         change(&record)
         let frame = RecordFrame.encode(type: .routePut, payload: record.payload())
         bytes.replaceSubrange(start..<(start + 16 + length), with: frame)

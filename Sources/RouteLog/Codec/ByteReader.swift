@@ -8,20 +8,31 @@ struct ByteReader {
         let offset: Int
     }
 
-    private let bytes: [UInt8]
+    private let bytes: ArraySlice<UInt8>
+    /// Index in `bytes` of the next byte (indices are the underlying array's).
     private(set) var position: Int
     let end: Int
+    private let origin: Int
 
     init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
-        self.bytes = bytes
+        self.bytes = bytes[...]
         self.position = start
         self.end = end ?? bytes.count
+        self.origin = 0
+    }
+
+    /// Reads a slice in place, without copying it.
+    init(_ slice: ArraySlice<UInt8>) {
+        self.bytes = slice
+        self.position = slice.startIndex
+        self.end = slice.endIndex
+        self.origin = slice.startIndex
     }
 
     var remaining: Int { end - position }
     var isAtEnd: Bool { position >= end }
 
-    func fail(_ reason: String) -> Malformed { Malformed(reason: reason, offset: position) }
+    func fail(_ reason: String) -> Malformed { Malformed(reason: reason, offset: position - origin) }
 
     private mutating func take(_ n: Int) throws -> Int {
         guard n >= 0, n <= remaining else { throw fail("needs \(n) bytes, \(remaining) left") }

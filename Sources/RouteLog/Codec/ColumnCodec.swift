@@ -7,42 +7,19 @@ enum ColumnCodec {
     typealias Tag = FormatConstants.ColumnTag
 
     static func encode(_ points: [TrackPoint]) -> [UInt8] {
-        let count = points.count
-        var out = ByteWriter(capacity: count * 12 + 64)
-        var lats = [Int64](repeating: 0, count: count)
-        var lons = [Int64](repeating: 0, count: count)
-        var times = [Int64](repeating: 0, count: count)
-        for i in 0..<count {
-            let point = points[i]
-            lats[i] = Quantization.degrees(point.latitude)
-            lons[i] = Quantization.degrees(point.longitude)
-            times[i] = Quantization.milliseconds(point.timestamp)
-        }
-        var columns: [(Tag, [Int64], [UInt8]?)] = [(.latitude, lats, nil), (.longitude, lons, nil), (.time, times, nil)]
-        for field in PointField.optional {
-            var values: [Int64] = []
-            var bitmap: [UInt8] = []
-            for i in 0..<count {
-                guard let v = field.tag.value(of: points[i]) else { continue }
-                if values.count != i && bitmap.isEmpty {
-                    // The first gap: every point so far had a value.
-                    bitmap = [UInt8](repeating: 0, count: (count + 7) / 8)
-                    for j in 0..<values.count { bitmap[j >> 3] |= 1 << UInt8(j & 7) }
-                }
-                if !bitmap.isEmpty { bitmap[i >> 3] |= 1 << UInt8(i & 7) }
-                values.append(field.integer(v))
-            }
-            if values.isEmpty { continue }
-            if values.count < count && bitmap.isEmpty {
-                // Only a trailing run of points lacked a value.
-                bitmap = [UInt8](repeating: 0, count: (count + 7) / 8)
-                for j in 0..<values.count { bitmap[j >> 3] |= 1 << UInt8(j & 7) }
-            }
-            columns.append((field.tag, values, bitmap.isEmpty ? nil : bitmap))
-        }
-        out.varint(count)
+        // Valid points cannot fail; callers validated them.
+        encode(try! PointColumns(points, validating: false))
+    }
+
+    static func encode(_ columns: PointColumns) -> [UInt8] {
+        var out = ByteWriter(capacity: columns.count * 12 + 64)
+        var all: [(Tag, [Int64], [UInt8]?)] = [
+            (.latitude, columns.latitudes, nil), (.longitude, columns.longitudes, nil), (.time, columns.times, nil),
+        ]
+        for column in columns.optional { all.append((column.tag, column.values, column.bitmap)) }
         out.varint(columns.count)
-        for (tag, values, bitmap) in columns {
+        out.varint(all.count)
+        for (tag, values, bitmap) in all {
             let (order, size) = cheapestOrder(values)
             out.u8(tag.rawValue)
             out.u8(UInt8(order) | (bitmap == nil ? 0 : FormatConstants.columnHasBitmap))

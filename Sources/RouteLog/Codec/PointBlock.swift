@@ -15,7 +15,7 @@ enum PointBlock {
     }
 
     static func decode(_ block: ArraySlice<UInt8>) throws -> [UInt8] {
-        var reader = ByteReader(Array(block))
+        var reader = ByteReader(block)
         let method = try reader.u8()
         let rawLength = try reader.count(max: FormatConstants.maxPayloadLength)
         let body = try reader.bytes(reader.remaining)

@@ -4,10 +4,10 @@ import Foundation
 /// `value(of:)` and `integer(of:)` are exact inverses on quantized values, so
 /// quantizing twice changes nothing.
 enum Quantization {
-    static func degrees(_ value: Double) -> Int64 { scaled(value, FormatConstants.degreeScale) }
+    @inline(__always) static func degrees(_ value: Double) -> Int64 { scaled(value, FormatConstants.degreeScale) }
     static func degrees(_ integer: Int64) -> Double { Double(integer) / FormatConstants.degreeScale }
 
-    static func milliseconds(_ date: Date) -> Int64 {
+    @inline(__always) static func milliseconds(_ date: Date) -> Int64 {
         scaled(date.timeIntervalSince1970, FormatConstants.millisecondsPerSecond)
     }
 
@@ -23,8 +23,18 @@ enum Quantization {
         Double(milliseconds) / FormatConstants.millisecondsPerSecond
     }
 
+    /// `value × scale` rounded to the nearest integer, ties away from zero. Values
+    /// beyond ±2^62 (or not finite) are clamped: validation refuses them before they
+    /// are stored, and quantizing must never trap.
+    @inline(__always)
     static func scaled(_ value: Double, _ scale: Double) -> Int64 {
-        Int64((value * scale).rounded(.toNearestOrAwayFromZero))
+        let v = value * scale
+        guard v.magnitude < 4.6e18 else { return v.isNaN ? 0 : (v < 0 ? -(1 << 62) : 1 << 62) }
+        // Truncation is one instruction; libm's round() is a call. The remainder is
+        // exact for |v| < 2^52, and beyond that every double is already an integer.
+        let truncated = Int64(v)
+        let remainder = v - Double(truncated)
+        return remainder >= 0.5 ? truncated + 1 : (remainder <= -0.5 ? truncated - 1 : truncated)
     }
 
     static func coordinate(_ c: Coordinate) -> Coordinate {

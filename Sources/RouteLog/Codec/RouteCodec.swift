@@ -16,22 +16,53 @@ public enum RouteCodec {
         return result
     }
 
-    /// One point at stored precision.
+    /// One point at stored precision. Values a save would refuse (NaN, infinities) are
+    /// left as they are.
     public static func quantize(_ point: TrackPoint) -> TrackPoint {
+        guard point.latitude.isFinite, point.longitude.isFinite, point.timestamp.timeIntervalSince1970.isFinite
+        else { return point }
         var q = point
         q.latitude = Quantization.degrees(Quantization.degrees(point.latitude))
         q.longitude = Quantization.degrees(Quantization.degrees(point.longitude))
         q.timestamp = Quantization.date(milliseconds: Quantization.milliseconds(point.timestamp))
         for field in PointField.optional {
-            if let v = field.get(point) { field.set(&q, field.value(field.integer(v))) }
+            if let v = field.get(point), v.isFinite { field.set(&q, field.value(field.integer(v))) }
         }
         return q
+    }
+
+    /// RouteLog's encoding of `points`: the point block a RoutePut carries
+    /// (format-spec.md, "PointBlock"): tagged delta-coded columns, LZ4-compressed. For
+    /// storing RouteLog's compact bytes elsewhere (a blob in another database, a file).
+    ///
+    /// - Throws: ``RouteLogError/Code/invalidArgument`` for the points a save refuses.
+    public static func encodedPoints(of points: [TrackPoint]) throws -> [UInt8] {
+        try RouteValidation.validate(Route(points: points))
+        return encodePoints(points)
+    }
+
+    /// The points of a point block made by ``encodedPoints(of:)`` (or read from a store),
+    /// at stored precision.
+    ///
+    /// - Throws: ``RouteLogError/Code/corrupted`` for bytes that are not a valid block;
+    ///   never allocates more than the format's bounds, whatever the bytes claim.
+    public static func points(decoding block: [UInt8]) throws -> [TrackPoint] {
+        do {
+            return try decodePoints(block[...])
+        } catch let error as ByteReader.Malformed {
+            throw RouteLogError(.corrupted, "the point block is damaged: \(error.reason)", offset: Int64(error.offset))
+        }
     }
 
     /// The encoded point block of `points` (format-spec.md, "PointBlock"): columns,
     /// then LZ4. The points must have passed ``RouteValidation``.
     static func encodePoints(_ points: [TrackPoint]) -> [UInt8] {
         PointBlock.encode(columns: ColumnCodec.encode(points))
+    }
+
+    /// The point block of columns already gathered (and validated) in one pass.
+    static func encodePoints(_ columns: PointColumns) -> [UInt8] {
+        PointBlock.encode(columns: ColumnCodec.encode(columns))
     }
 
     /// The points of an encoded point block. Throws ``ByteReader/Malformed`` for bytes

@@ -9,17 +9,21 @@ public enum RouteValidation {
     /// an empty route, a NaN or infinite value, a coordinate out of range, a timestamp
     /// outside 1970...2200, an out-of-range split or segment start, or bad metadata.
     public static func validate(_ route: Route) throws {
+        try validateCount(route)
+        for (index, point) in route.points.enumerated() {
+            try validate(point, index: index)
+        }
+        try validateLayout(route)
+        try validate(route.metadata)
+    }
+
+    static func validateCount(_ route: Route) throws {
         guard !route.points.isEmpty else {
             throw RouteLogError.invalid("the route has no points; a route needs at least one")
         }
         guard route.points.count <= maxPoints else {
             throw RouteLogError.invalid("the route has \(route.points.count) points; at most \(maxPoints) are allowed")
         }
-        for (index, point) in route.points.enumerated() {
-            try validate(point, index: index)
-        }
-        try validateLayout(route)
-        try validate(route.metadata)
     }
 
     static func validate(_ point: TrackPoint, index: Int) throws {

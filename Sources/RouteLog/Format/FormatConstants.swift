@@ -44,6 +44,11 @@ enum FormatConstants {
         case manifestState = 32
     }
 
+    /// The most points a writer puts in one RecordingChunk (format-spec.md,
+    /// "Recordings"); a larger flush writes several chunks in one batch. Readers accept
+    /// any count that keeps the recording within RouteValidation.maxPoints.
+    static let maxRecordingChunkPoints = 50_000
+
     /// Added to the CRC32C before it is stored (LevelDB's mask).
     static let checksumMaskDelta: UInt32 = 0xA282_EAD8
 

@@ -6,7 +6,8 @@ struct ScannedRecord {
     let offset: Int64
     /// Frame length: header plus payload.
     let frameLength: Int
-    let payload: [UInt8]
+    /// The payload, sharing the scanner's read buffer.
+    let payload: ArraySlice<UInt8>
 
     var end: Int64 { offset + Int64(frameLength) }
 }
@@ -50,6 +51,15 @@ struct LogScanner {
 
     /// The next valid, committed record, or nil at the end.
     mutating func next() throws -> ScannedRecord? {
+        if ready.isEmpty && pending.isEmpty {
+            // The common case: a record outside any batch.
+            guard let record = try nextFrame() else { return nil }
+            if record.flags & RecordFrame.batchContinues == 0 {
+                validEnd = record.end
+                return record
+            }
+            pending.append(record)
+        }
         while ready.isEmpty {
             guard let record = try nextFrame() else {
                 // An unfinished batch at the end is part of the torn tail.
@@ -60,10 +70,11 @@ struct LogScanner {
                 pending.append(record)
             } else {
                 ready = pending + [record]
+                ready.reverse()
                 pending.removeAll()
             }
         }
-        let record = ready.removeFirst()
+        let record = ready.removeLast()
         validEnd = record.end
         return record
     }
@@ -102,7 +113,7 @@ struct LogScanner {
         let start = Int(offset - windowStart)
         let computed = Checksum.masked(window, (start + 8)..<(start + headerSize + header.length))
         guard computed == header.checksum else { return nil }
-        let payload = Array(window[(start + headerSize)..<(start + headerSize + header.length)])
+        let payload = window[(start + headerSize)..<(start + headerSize + header.length)]
         return ScannedRecord(type: header.type, flags: header.flags, offset: offset,
                              frameLength: headerSize + header.length, payload: payload)
     }

@@ -46,16 +46,26 @@ public struct WeeklyTotals: Sendable, Equatable, Hashable, Codable {
     /// newest week first. Weeks without routes are left out.
     public static func group(_ summaries: some Sequence<RouteSummary>,
                              calendar: Calendar = .current) -> [WeeklyTotals] {
-        var cal = calendar
-        cal.firstWeekday = 2  // Monday, whatever the locale says
-        cal.minimumDaysInFirstWeek = 4
-        var weeks: [Date: RouteTotals] = [:]
+        // Asking the calendar for each route's week costs microseconds on some platforms;
+        // the local day number needs only the zone's offset, and the calendar is asked
+        // once per week found.
+        let zone = calendar.timeZone
+        var weeks: [Int: RouteTotals] = [:]
         for summary in summaries {
-            guard let start = cal.dateInterval(of: .weekOfYear, for: summary.startDate)?.start
-            else { continue }
-            weeks[start, default: RouteTotals()].add(summary)
+            let seconds = summary.startDate.timeIntervalSince1970
+            let local = seconds + Double(zone.secondsFromGMT(for: summary.startDate))
+            let day = Int((local / 86_400).rounded(.down))
+            let monday = day - (((day + 3) % 7) + 7) % 7  // 1970-01-01 was a Thursday
+            weeks[monday, default: RouteTotals()].add(summary)
         }
-        return weeks.map { WeeklyTotals(weekStart: $0.key, totals: $0.value) }
-            .sorted { $0.weekStart > $1.weekStart }
+        var cal = calendar
+        cal.firstWeekday = 2
+        return weeks.map { monday, totals in
+            // Noon local time on that Monday, then back to its first instant.
+            let noon = Date(timeIntervalSince1970: Double(monday) * 86_400 + 43_200)
+            let noonLocal = noon.addingTimeInterval(-Double(zone.secondsFromGMT(for: noon)))
+            return WeeklyTotals(weekStart: cal.startOfDay(for: noonLocal), totals: totals)
+        }
+        .sorted { $0.weekStart > $1.weekStart }
     }
 }

@@ -12,6 +12,25 @@ struct RouteShape: Equatable, Sendable {
 
     /// The shape of validated points, in stored units. The distance is the app's
     /// points' geodesic length (before quantization: the difference is below 1 cm a step).
+    /// The shape from columns gathered in one pass (the save path), the same as
+    /// ``init(points:segmentStarts:)`` gives.
+    init(columns: PointColumns, points: [TrackPoint], segmentStarts: [Int]) {
+        let count = columns.count
+        var south = Int64.max, north = Int64.min, west = Int64.max, east = Int64.min
+        for i in 0..<count {
+            let lat = columns.latitudes[i], lon = columns.longitudes[i]
+            south = min(south, lat); north = max(north, lat)
+            west = min(west, lon); east = max(east, lon)
+        }
+        self.south = Int32(south); self.north = Int32(north); self.west = Int32(west); self.east = Int32(east)
+        firstMs = columns.times[0]
+        durationMs = max(0, columns.times[count - 1] - firstMs)
+        pointCount = UInt32(count)
+        distance = RouteMetrics.distance(of: points, segmentStarts: segmentStarts)
+        startLat = Int32(columns.latitudes[0]); startLon = Int32(columns.longitudes[0])
+        endLat = Int32(columns.latitudes[count - 1]); endLon = Int32(columns.longitudes[count - 1])
+    }
+
     init(points: [TrackPoint], segmentStarts: [Int]) {
         var south = Int32.max, north = Int32.min, west = Int32.max, east = Int32.min
         for point in points {

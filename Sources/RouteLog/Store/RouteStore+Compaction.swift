@@ -24,7 +24,13 @@ extension RouteStore {
         let due = core.withLock { core -> Bool in
             let (total, live) = core.segmentByteCounts()
             let dead = total - live
-            return core.failure == nil && dead >= minimum && Double(dead) >= fraction * Double(total)
+            // Finished recordings still in chunks are live but larger than they will be
+            // once merged: they are due on the same terms, so each byte of them is
+            // rewritten a bounded number of times however many are recorded.
+            let chunked = core.state.chunkedBytes
+            return core.failure == nil
+                && ((dead >= minimum && Double(dead) >= fraction * Double(total))
+                    || (chunked >= minimum && Double(chunked) >= fraction * Double(total)))
         }
         guard due, compaction.tryBegin() else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
@@ -37,6 +43,8 @@ extension RouteStore {
         var compacted: [UInt32]
         var files: [UInt32: DurableFile]
         var routes: [(RouteID, IndexedRoute)]
+        /// Unfinished recordings that start in a compacted segment.
+        var recordings: [(RouteID, IndexedRecording)]
         var bytesBefore: Int64
     }
 
@@ -52,8 +60,10 @@ extension RouteStore {
             let order = Dictionary(uniqueKeysWithValues: compacted.enumerated().map { ($1, $0) })
             let routes = core.state.routes.filter { sealed.contains($0.value.location.segment) }
                 .sorted { (order[$0.value.location.segment]!, $0.value.location.offset) < (order[$1.value.location.segment]!, $1.value.location.offset) }
+            let recordings = core.state.recordings.filter { sealed.contains($0.value.start.segment) }
+                .sorted { (order[$0.value.start.segment]!, $0.value.start.offset) < (order[$1.value.start.segment]!, $1.value.start.offset) }
             return Snapshot(compacted: compacted, files: core.segments.filter { sealed.contains($0.key) },
-                            routes: routes, bytesBefore: core.fileBytes())
+                            routes: routes, recordings: recordings, bytesBefore: core.fileBytes())
         }
         // 2. Copy, outside the lock: other threads save into the new segment meanwhile.
         var writer = CompactionWriter(store: self)
@@ -62,7 +72,9 @@ extension RouteStore {
             for (id, route) in snapshot.routes {
                 let file = snapshot.files[route.location.segment]!
                 let frame: [UInt8]
-                if route.editLocation == nil {
+                if route.recorded != nil {
+                    frame = try Self.mergedRecordingFrame(id, route, files: snapshot.files)
+                } else if route.editLocation == nil {
                     let copy = try Self.readRouteFrame(file, at: route.location, id: id)
                     // A route saved in a batch has "batch continues" in its frame (byte
                     // 13). Its copy must stand alone: the rest of its batch may be deleted
@@ -77,6 +89,9 @@ extension RouteStore {
                 }
                 let location = try writer.append(frame)
                 outputEvents.append(.put(id, route.shape, route.metadata, location))
+            }
+            for (id, recording) in snapshot.recordings {
+                outputEvents += try Self.copyUnfinishedRecording(id, recording, files: snapshot.files, into: &writer)
             }
             try writer.finishSegments()
         } catch {
@@ -162,12 +177,42 @@ extension RouteStore {
         return result
     }
 
+    /// A finished recording as one RoutePut: its chunks' points in one point block,
+    /// with its current metadata; the bytes a save of the same route writes.
+    private static func mergedRecordingFrame(_ id: RouteID, _ route: IndexedRoute, files: [UInt32: DurableFile]) throws -> [UInt8] {
+        let (finish, points) = try readRecordedRoute(id, RecordedRouteFiles(route: route, files: files))
+        let record = RouteRecord(id: id, shape: finish.shape, metadata: route.metadata, splits: finish.layout.splits,
+                                 segmentStarts: finish.layout.segmentStarts,
+                                 pointBlock: RouteCodec.encodePoints(points)[...])
+        let payload = record.payload()
+        guard payload.count <= FormatConstants.maxPayloadLength else {
+            throw RouteLogError.invalid("route \(id) would encode to \(payload.count) bytes as one record, past the 64 MiB limit")
+        }
+        return RecordFrame.encode(type: .routePut, payload: payload)
+    }
+
+    /// Copies an unfinished recording's start and its chunks in compacted segments
+    /// (checked, unchanged) and returns their events at the new locations.
+    private static func copyUnfinishedRecording(_ id: RouteID, _ recording: IndexedRecording, files: [UInt32: DurableFile],
+                                                into writer: inout CompactionWriter) throws -> [LogEvent] {
+        let startFile = files[recording.start.segment]!
+        let start = try readPayload(startFile, at: recording.start, type: .recordingStart, what: "recording \(id)'s start")
+        var events: [LogEvent] = [.recordingStart(id, startedMs: recording.startedMs, recording.metadata,
+                                                  try writer.append(RecordFrame.encode(type: .recordingStart, payload: start)))]
+        for chunk in recording.chunks {
+            guard let file = files[chunk.location.segment] else { continue }  // written after the roll: stays where it is
+            let payload = try readPayload(file, at: chunk.location, type: .recordingChunk, what: "recording \(id)'s chunk")
+            let location = try writer.append(RecordFrame.encode(type: .recordingChunk, payload: payload))
+            events.append(.recordingChunk(id, firstPoint: chunk.firstPoint, pointCount: chunk.pointCount, location))
+        }
+        return events
+    }
 }
 
 /// The new segments a compaction writes, rolled at the store's size limit. Their
 /// numbers are taken from the manifest's counter as they are needed, so they never
 /// clash with a segment the writer rolls meanwhile.
-private struct CompactionWriter {
+struct CompactionWriter {
     let store: RouteStore
     var segments: [UInt32] = []
     var files: [UInt32: DurableFile] = [:]

@@ -10,8 +10,8 @@ extension RouteStore {
     public func verify(progress: (@Sendable (Double) -> Void)? = nil) -> VerificationReport {
         let snapshot = core.withLock { core in
             (manifest: core.manifest, files: core.segments, ends: core.segmentEnds, routes: core.state.routes,
-             index: core.index, indexEnd: core.indexEnd, tornTails: core.tornTails,
-             indexRebuiltInMemory: core.indexRebuiltInMemory, indexFile: core.manifest.indexFile)
+             recordings: core.state.recordings, index: core.index, indexEnd: core.indexEnd, tornTails: core.tornTails,
+             indexDamaged: core.indexDamaged, indexFile: core.manifest.indexFile)
         }
         var report = VerificationReport()
         var fromSegments = StoreState()
@@ -59,15 +59,15 @@ extension RouteStore {
             progress?(0.5 * Double(done) / Double(totalBytes))
         }
         // What the open met and this scan cannot see any more: the tails it left out
-        // (or a writer cut), and an index a reader had to rebuild in memory.
+        // (or a writer cut), and a damaged index a reader did without.
         for tail in snapshot.tornTails where !report.tornTails.contains(where: { $0.path == tail.path && $0.offset == tail.offset }) {
             report.tornTails.append(.init(kind: .damagedBytes, path: tail.path, offset: tail.offset, length: tail.length, routeID: nil,
                                           message: "\(tail.length) bytes at the end were no whole record when the store was opened (an unfinished append, or damage to the last record)"))
         }
-        if snapshot.indexRebuiltInMemory {
+        if snapshot.indexDamaged {
             report.problems.append(.init(kind: .damagedIndex, path: directory + "/" + FormatConstants.indexName(snapshot.indexFile),
                                          offset: 0, length: nil, routeID: nil,
-                                         message: "the index is damaged, missing or out of step with the segments; this read-only handle rebuilt it in memory, and the next writable open rewrites it"))
+                                         message: "the index is damaged or missing; this read-only handle read the segments instead, and the next writable open rewrites it"))
         }
         verifyIndex(snapshot.index, end: snapshot.indexEnd, into: &report)
 
@@ -78,14 +78,20 @@ extension RouteStore {
             if checked % 256 == 0 { progress?(0.5 + 0.5 * Double(checked) / Double(max(1, snapshot.routes.count))) }
             guard let file = snapshot.files[route.location.segment] else { continue }
             do {
-                var record = try Self.readRouteRecord(file, at: route.location, id: id)
-                record.metadata = route.metadata
-                let decoded = try record.route()
-                let shape = RouteShape(points: try RouteCodec.decodePoints(record.pointBlock), segmentStarts: record.segmentStarts)
-                guard shape.firstMs == record.shape.firstMs, shape.pointCount == record.shape.pointCount,
-                      shape.south == record.shape.south, shape.north == record.shape.north,
-                      shape.west == record.shape.west, shape.east == record.shape.east,
-                      decoded.points.count == route.shape.pointCount
+                let stored: (shape: RouteShape, points: [TrackPoint], segmentStarts: [Int])
+                if route.recorded != nil {
+                    let (finish, points) = try Self.readRecordedRoute(id, RecordedRouteFiles(route: route, files: snapshot.files))
+                    stored = (finish.shape, points, finish.layout.segmentStarts)
+                } else {
+                    let record = try Self.readRouteRecord(file, at: route.location, id: id)
+                    _ = try record.route()
+                    stored = (record.shape, try RouteCodec.decodePoints(record.pointBlock), record.segmentStarts)
+                }
+                let shape = RouteShape(points: stored.points, segmentStarts: stored.segmentStarts)
+                guard shape.firstMs == stored.shape.firstMs, shape.pointCount == stored.shape.pointCount,
+                      shape.south == stored.shape.south, shape.north == stored.shape.north,
+                      shape.west == stored.shape.west, shape.east == stored.shape.east,
+                      stored.points.count == route.shape.pointCount
                 else {
                     throw RouteLogError.corrupted("route \(id)'s summary does not match its points", path: file.path, offset: route.location.offset)
                 }
@@ -97,9 +103,30 @@ extension RouteStore {
                                              length: Int64(route.location.length), routeID: id, message: message))
             }
         }
+        for (id, recording) in snapshot.recordings.sorted(by: { $0.key < $1.key }) {
+            do {
+                _ = try Self.readRecording(id, recording, files: snapshot.files)
+                report.recordingsChecked += 1
+            } catch {
+                damagedIDs.insert(id)
+                let location = recording.chunks.first?.location ?? recording.start
+                report.problems.append(.init(kind: .damagedRoute, path: snapshot.files[location.segment]?.path ?? directory,
+                                             offset: location.offset, length: nil, routeID: id,
+                                             message: "unfinished recording \(id): \((error as? RouteLogError)?.message ?? "\(error)")"))
+            }
+            if !damagedIDs.contains(id), fromSegments.recordings[id] != recording {
+                report.problems.append(.init(kind: .indexMismatch, path: snapshot.files[recording.start.segment]?.path ?? directory,
+                                             offset: recording.start.offset, length: nil, routeID: id,
+                                             message: "the index and the segments disagree about recording \(id)"))
+            }
+        }
+        for id in fromSegments.recordings.keys where snapshot.recordings[id] == nil {
+            report.problems.append(.init(kind: .indexMismatch, path: directory, offset: 0, length: nil, routeID: id,
+                                         message: "recording \(id) is unfinished in the segments but not in the index"))
+        }
         for (id, route) in snapshot.routes where !damagedIDs.contains(id) {
             let other = fromSegments.routes[id]
-            if other?.location != route.location || other?.metadata != route.metadata {
+            if other?.location != route.location || other?.metadata != route.metadata || other?.recorded != route.recorded {
                 report.problems.append(.init(kind: .indexMismatch, path: snapshot.files[route.location.segment]?.path ?? directory,
                                              offset: route.location.offset, length: nil, routeID: id,
                                              message: "the index and the segments disagree about route \(id)"))

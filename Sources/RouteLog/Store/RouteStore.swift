@@ -138,15 +138,21 @@ public final class RouteStore: Sendable {
         var payloads: [[UInt8]] = []
         var records: [RouteRecord] = []
         for (i, route) in routes.enumerated() {
+            let record: RouteRecord
             do {
-                try RouteValidation.validate(route)
+                // Checked in the order RouteValidation.validate checks, with the points
+                // validated in the same pass that gathers their columns.
+                try RouteValidation.validateCount(route)
+                let columns = try PointColumns(route.points, validating: true)
+                try RouteValidation.validateLayout(route)
+                try RouteValidation.validate(route.metadata)
+                record = RouteRecord(id: RouteID(0),
+                                     shape: RouteShape(columns: columns, points: route.points, segmentStarts: route.segmentStarts),
+                                     metadata: StoredMetadata(route.metadata), splits: route.splits,
+                                     segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
             } catch let error as RouteLogError where routes.count > 1 {
                 throw RouteLogError(error.code, "route \(i): \(error.message)")
             }
-            let record = RouteRecord(id: RouteID(0), shape: RouteShape(points: route.points, segmentStarts: route.segmentStarts),
-                                     metadata: StoredMetadata(route.metadata), splits: route.splits,
-                                     segmentStarts: route.segmentStarts,
-                                     pointBlock: RouteCodec.encodePoints(route.points)[...])
             let payload = record.payload()
             guard payload.count <= FormatConstants.maxPayloadLength else {
                 throw RouteLogError.invalid("route \(i) encodes to \(payload.count) bytes; one route may take at most 64 MiB")
@@ -180,10 +186,15 @@ public final class RouteStore: Sendable {
     /// - Throws: `.notFound` for an unknown or deleted id; `.corrupted` naming the file
     ///   and offset when its bytes are damaged (other routes stay readable).
     public func route(_ id: RouteID) throws -> Route {
-        let (file, location, metadata) = try core.withLock { core -> (DurableFile, RecordLocation, StoredMetadata) in
+        let (file, location, metadata, recorded) = try core.withLock { core -> (DurableFile, RecordLocation, StoredMetadata, RecordedRouteFiles?) in
             guard !core.closed else { throw RouteLogError(.invalidArgument, "the store is closed", path: core.directory) }
-            guard let route = core.state.routes[id] else { throw Self.notFound(id, core.directory) }
-            return (core.segments[route.location.segment]!, route.location, route.metadata)
+            guard let route = core.state.routes[id] else { throw Self.notFound(id, core) }
+            let recorded = route.recorded.map { _ in RecordedRouteFiles(route: route, files: core.segments) }
+            return (core.segments[route.location.segment]!, route.location, route.metadata, recorded)
+        }
+        if let recorded {
+            let (finish, points) = try Self.readRecordedRoute(id, recorded)
+            return metadata.route(points: points, splits: finish.layout.splits, segmentStarts: finish.layout.segmentStarts)
         }
         var record = try Self.readRouteRecord(file, at: location, id: id)
         record.metadata = metadata
@@ -221,7 +232,7 @@ public final class RouteStore: Sendable {
     static func readRouteRecord(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> RouteRecord {
         let bytes = try readRouteFrame(file, at: location, id: id)
         do {
-            return try RouteRecord(payload: Array(bytes[FormatConstants.recordHeaderSize...]))
+            return try RouteRecord(payload: bytes[FormatConstants.recordHeaderSize...])
         } catch let error as ByteReader.Malformed {
             throw RouteLogError.corrupted("route \(id)'s record makes no sense: \(error.reason)", path: file.path, offset: location.offset)
         }
@@ -231,10 +242,16 @@ public final class RouteStore: Sendable {
         RouteLogError(.notFound, "no route with id \(id) in this store (it may have been deleted)", path: directory)
     }
 
+    /// Not found, saying so when the id is a recording not finished yet.
+    static func notFound(_ id: RouteID, _ core: StoreCore) -> RouteLogError {
+        guard core.state.recordings[id] != nil else { return notFound(id, core.directory) }
+        return RouteLogError(.notFound, "\(id) is a recording in progress, not a route yet; finish it (resumeRecording(\(id)).finish()) to make it one", path: core.directory)
+    }
+
     /// The summary of route `id`, from the index.
     public func summary(_ id: RouteID) throws -> RouteSummary {
         try core.withLock { core in
-            guard let route = core.state.routes[id] else { throw Self.notFound(id, core.directory) }
+            guard let route = core.state.routes[id] else { throw Self.notFound(id, core) }
             return route.summary(id)
         }
     }
@@ -285,7 +302,7 @@ public final class RouteStore: Sendable {
     public func delete(_ id: RouteID) throws {
         try core.withLock { core in
             try core.checkWritable()
-            guard core.state.routes[id] != nil else { throw Self.notFound(id, core.directory) }
+            guard core.state.routes[id] != nil else { throw Self.notFound(id, core) }
             var payload = ByteWriter(capacity: 8)
             payload.u64(id.rawValue)
             _ = try core.append([RecordFrame.encode(type: .routeDelete, payload: payload.bytes)],
@@ -303,7 +320,7 @@ public final class RouteStore: Sendable {
     public func edit(_ id: RouteID, _ edit: RouteEdit) throws -> RouteSummary {
         let summary = try core.withLock { core -> RouteSummary in
             try core.checkWritable()
-            guard let current = core.state.routes[id] else { throw Self.notFound(id, core.directory) }
+            guard let current = core.state.routes[id] else { throw Self.notFound(id, core) }
             let metadata = try Self.applying(edit, to: current)
             var payload = ByteWriter(capacity: 32)
             payload.u64(id.rawValue)
@@ -351,13 +368,19 @@ public final class RouteStore: Sendable {
         core.withLock { $0 = fresh }
     }
 
-    /// Syncs the index and releases the files and the writer's lock. Further calls
-    /// on this handle fail. Called by `deinit` too.
+    /// Syncs the index (and, with buffered durability, the segment being appended to),
+    /// then releases the files and the writer's lock. Further calls on this handle fail.
+    /// Dropping the last reference without calling it releases them too.
     public func close() throws {
         compaction.waitUntilIdle()
-        core.withLock { core in
+        try core.withLock { core in
             guard !core.closed else { return }
             core.syncIndex()
+            // With buffered durability, close is the moment the app expects its saves
+            // to reach the disk.
+            if core.writable, core.failure == nil, options.durability == .buffered {
+                try core.segments[core.activeSegment]?.syncData()
+            }
             core.closed = true
             core.segments = [:]
             core.index = nil

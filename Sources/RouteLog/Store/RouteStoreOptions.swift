@@ -16,8 +16,10 @@ extension RouteStore {
     public enum CompactionPolicy: Sendable, Equatable {
         /// Only when the app calls ``RouteStore/compact()``.
         case manual
-        /// After a save, delete or edit, in the background, once dead bytes are at least
-        /// `minDeadFraction` of the segments and at least `minDeadBytes`.
+        /// After a save, delete, edit, or a recording's finish or discard, in the
+        /// background, once dead bytes are at least `minDeadFraction` of the segments and
+        /// at least `minDeadBytes`, or once finished recordings still stored as chunks
+        /// are (compaction merges each into one record).
         case automatic(minDeadFraction: Double = 0.5, minDeadBytes: Int64 = 4 << 20)
     }
 

@@ -69,7 +69,6 @@ extension StoreCore {
             }
         }
         if rebuild {
-            indexRebuiltInMemory = !writable
             state = StoreState()
             openDamage = []
             tornTails = []
@@ -104,9 +103,13 @@ extension StoreCore {
               let headerBytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
               let header = try? FileHeader.decode(headerBytes, path: path, expecting: .index),
               header.fileNumber == manifest.indexFile
-        else { return nil }
+        else {
+            indexDamaged = !writable
+            return nil
+        }
         var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size)
         var result = IndexedState(state: StoreState(), lastLocation: [:])
+        result.state.reserve(Int(min(size / 100, 10_000_000)))
         do {
             while let record = try scanner.next() {
                 let event = try LogEvent.fromIndex(record)
@@ -118,9 +121,13 @@ extension StoreCore {
                 result.state.apply(event)
             }
         } catch {
+            indexDamaged = !writable
             return nil
         }
-        guard scanner.damage.isEmpty else { return nil }
+        guard scanner.damage.isEmpty else {
+            indexDamaged = !writable
+            return nil
+        }
         if scanner.tailLength > 0 {
             tornTails.append(DamagedRange(path: path, offset: scanner.validEnd, length: scanner.tailLength))
         }
@@ -204,14 +211,27 @@ extension StoreCore {
         indexRebuilt = true
     }
 
-    /// Index records that reproduce the current state: every live route's put and
-    /// latest edit, in log order per segment.
+    /// Index records that reproduce the current state: every live route's put (or a
+    /// recorded route's start, chunks and finish) and latest edit, and every unfinished
+    /// recording's start and chunks, in log order per segment.
     func rebuiltEvents() -> [LogEvent] {
         var events: [LogEvent] = []
+        func recordingEvents(_ id: RouteID, _ recording: IndexedRecording) {
+            events.append(.recordingStart(id, startedMs: recording.startedMs, recording.metadata, recording.start))
+            for chunk in recording.chunks {
+                events.append(.recordingChunk(id, firstPoint: chunk.firstPoint, pointCount: chunk.pointCount, chunk.location))
+            }
+        }
         for (id, route) in state.routes {
-            events.append(.put(id, route.shape, route.metadata, route.location))
+            if let recording = route.recorded {
+                recordingEvents(id, recording)
+                events.append(.recordingFinish(id, route.shape, route.metadata, route.location))
+            } else {
+                events.append(.put(id, route.shape, route.metadata, route.location))
+            }
             if let edit = route.editLocation { events.append(.edit(id, route.metadata, edit)) }
         }
+        for (id, recording) in state.recordings { recordingEvents(id, recording) }
         let order = Dictionary(uniqueKeysWithValues: manifest.segments.enumerated().map { ($1, $0) })
         return events.sorted {
             (order[$0.location.segment] ?? 0, $0.location.offset) < (order[$1.location.segment] ?? 0, $1.location.offset)

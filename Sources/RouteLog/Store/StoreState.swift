@@ -4,42 +4,73 @@ import Foundation
 struct IndexedRoute: Sendable {
     var shape: RouteShape
     var metadata: StoredMetadata
+    /// The RoutePut, or for a recorded route not compacted yet its RecordingFinish.
     var location: RecordLocation
     /// The latest MetadataEdit, if any (its bytes are live too).
     var editLocation: RecordLocation?
+    /// For a finished recording not yet merged by compaction: its start and chunks,
+    /// which hold the points.
+    var recorded: IndexedRecording?
 
     func summary(_ id: RouteID) -> RouteSummary { shape.summary(id: id, metadata: metadata) }
 }
 
+/// One accepted chunk of a recording.
+struct RecordedChunk: Equatable, Sendable {
+    var location: RecordLocation
+    var firstPoint: Int
+    var pointCount: Int
+}
+
+/// A recording's records as the in-memory index knows them (format-spec.md, "Recordings").
+struct IndexedRecording: Equatable, Sendable {
+    var start: RecordLocation
+    var startedMs: Int64
+    var metadata: StoredMetadata
+    var chunks: [RecordedChunk] = []
+
+    /// Points in the accepted chunks.
+    var pointCount: Int { chunks.last.map { $0.firstPoint + $0.pointCount } ?? 0 }
+    /// Every location holding this recording's bytes.
+    var locations: [RecordLocation] { [start] + chunks.map(\.location) }
+}
+
 /// The store's state rebuilt from the index and the segments' tails: live routes,
-/// how far the index covers each segment, and where the live bytes are.
+/// unfinished recordings, how far the index covers each segment, and where the live
+/// bytes are.
 struct StoreState: Sendable {
     private(set) var routes: [RouteID: IndexedRoute] = [:]
+    /// Recordings neither finished nor discarded.
+    private(set) var recordings: [RouteID: IndexedRecording] = [:]
     /// Largest id seen in any record, live or deleted.
     private(set) var maxSeenID: UInt64 = 0
     /// End of the last record whose event was applied, per segment.
-    private(set) var coveredEnd: [UInt32: Int64] = [:]
-    /// Bytes of live records (RoutePuts of live routes and their latest edits) per segment.
-    private(set) var liveBytes: [UInt32: Int64] = [:]
+    private(set) var coveredEnd = SegmentCounters()
+    /// Bytes of live records (RoutePuts of live routes and their latest edits, and the
+    /// records of recordings, finished or not) per segment.
+    private(set) var liveBytes = SegmentCounters()
     private(set) var deletedCount = 0
-    private var sortedCache: [RouteSummary]?
+    private(set) var discardedCount = 0
+    /// Bytes of finished recordings still stored as chunks (live, but compaction would
+    /// store each as one smaller record).
+    private(set) var chunkedBytes: Int64 = 0
+    /// Summaries sorted by (start date, id), kept while changes allow it cheaply.
+    private var sortedCache: [RouteSummary]? = []
+
+    /// Makes room for `count` routes up front (the index size tells roughly how many).
+    mutating func reserve(_ count: Int) {
+        routes.reserveCapacity(count)
+        sortedCache?.reserveCapacity(count)
+    }
 
     /// Applies one event in log order.
     mutating func apply(_ event: LogEvent) {
         let location = event.location
-        coveredEnd[location.segment] = max(coveredEnd[location.segment] ?? 0, location.end)
+        coveredEnd.raise(location.segment, to: location.end)
         switch event {
         case .put(let id, let shape, let metadata, _):
             maxSeenID = max(maxSeenID, id.rawValue)
-            if let old = routes[id] { release(old) }  // a compacted copy replacing its original
-            routes[id] = IndexedRoute(shape: shape, metadata: metadata, location: location)
-            liveBytes[location.segment, default: 0] += Int64(location.length)
-            if let cache = sortedCache, let last = cache.last,
-               (last.startDate, last.id) < (routes[id]!.summary(id).startDate, id) {
-                sortedCache!.append(routes[id]!.summary(id))
-            } else {
-                sortedCache = nil
-            }
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location))
         case .delete(let id, _):
             maxSeenID = max(maxSeenID, id.rawValue)
             guard let old = routes.removeValue(forKey: id) else { return }
@@ -48,33 +79,94 @@ struct StoreState: Sendable {
             sortedCache = nil
         case .edit(let id, let metadata, _):
             guard var route = routes[id] else { return }
-            if let previous = route.editLocation { liveBytes[previous.segment, default: 0] -= Int64(previous.length) }
+            if let previous = route.editLocation { liveBytes.add(-Int64(previous.length), to: previous.segment) }
+            let sameStart = route.metadata.shiftMs == metadata.shiftMs
             route.metadata = metadata
             route.editLocation = location
-            liveBytes[location.segment, default: 0] += Int64(location.length)
+            liveBytes.add(Int64(location.length), to: location.segment)
             routes[id] = route
+            if sameStart, let index = cachedIndex(of: id, startMs: route.shape.firstMs + metadata.shiftMs) {
+                sortedCache![index] = route.summary(id)  // same place in the order
+            } else {
+                sortedCache = nil
+            }
+        case .recordingStart(let id, let startedMs, let metadata, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            guard routes[id] == nil, recordings[id] == nil else { return }
+            recordings[id] = IndexedRecording(start: location, startedMs: startedMs, metadata: metadata)
+            liveBytes.add(Int64(location.length), to: location.segment)
+        case .recordingChunk(let id, let firstPoint, let pointCount, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            // Only the next chunk in order is accepted: after a lost or damaged chunk the
+            // later ones would leave a gap in the points.
+            guard recordings[id]?.pointCount == firstPoint else { return }
+            recordings[id]!.chunks.append(RecordedChunk(location: location, firstPoint: firstPoint, pointCount: pointCount))
+            liveBytes.add(Int64(location.length), to: location.segment)
+        case .recordingFinish(let id, let shape, let metadata, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            guard let recording = recordings.removeValue(forKey: id) else { return }
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location, recorded: recording))
+        case .recordingDiscard(let id, _):
+            maxSeenID = max(maxSeenID, id.rawValue)
+            guard let recording = recordings.removeValue(forKey: id) else { return }
+            for part in recording.locations { liveBytes.add(-Int64(part.length), to: part.segment) }
+            discardedCount += 1
+        }
+    }
+
+    private mutating func addRoute(_ id: RouteID, _ route: IndexedRoute) {
+        if let old = routes.updateValue(route, forKey: id) {
+            release(old)  // a compacted copy replacing its original
             sortedCache = nil
+        }
+        liveBytes.add(Int64(route.location.length), to: route.location.segment)
+        // A recorded route's start and chunks were counted live as they arrived.
+        if route.recorded != nil { chunkedBytes += Self.bytes(of: route) }
+        if sortedCache != nil {
+            let summary = route.summary(id)
+            if let last = sortedCache!.last, (last.startDate, last.id) >= (summary.startDate, id) {
+                sortedCache = nil
+            } else {
+                sortedCache!.append(summary)
+            }
         }
     }
 
     private mutating func release(_ route: IndexedRoute) {
-        liveBytes[route.location.segment, default: 0] -= Int64(route.location.length)
-        if let edit = route.editLocation { liveBytes[edit.segment, default: 0] -= Int64(edit.length) }
+        liveBytes.add(-Int64(route.location.length), to: route.location.segment)
+        if let edit = route.editLocation { liveBytes.add(-Int64(edit.length), to: edit.segment) }
+        if route.recorded != nil {
+            for part in route.recorded!.locations { liveBytes.add(-Int64(part.length), to: part.segment) }
+            chunkedBytes -= Self.bytes(of: route)
+        }
     }
 
-    /// Forgets segments that compaction removed (their coverage and byte counts).
-    mutating func dropSegments(_ segments: Set<UInt32>) {
-        for s in segments {
-            coveredEnd[s] = nil
-            liveBytes[s] = nil
+    /// A recorded route's start, chunks and finish.
+    private static func bytes(of route: IndexedRoute) -> Int64 {
+        (route.recorded?.locations ?? []).reduce(Int64(route.location.length)) { $0 + Int64($1.length) }
+    }
+
+    /// Where route `id`, starting at `startMs`, sits in the sorted cache, if the cache exists.
+    private func cachedIndex(of id: RouteID, startMs: Int64) -> Int? {
+        guard let cache = sortedCache else { return nil }
+        let start = Quantization.date(milliseconds: startMs)
+        var low = 0, high = cache.count
+        while low < high {
+            let mid = (low + high) / 2
+            if (cache[mid].startDate, cache[mid].id) < (start, id) { low = mid + 1 } else { high = mid }
         }
+        return low < cache.count && cache[low].id == id ? low : nil
     }
 
     /// All summaries sorted by start date, then id.
     mutating func sortedSummaries() -> [RouteSummary] {
         if let sortedCache { return sortedCache }
-        let sorted = routes.map { $0.value.summary($0.key) }
-            .sorted { ($0.startDate, $0.id) < ($1.startDate, $1.id) }
+        // Sort small keys, then build the summaries once, in order.
+        var keys: [(start: Int64, id: RouteID)] = []
+        keys.reserveCapacity(routes.count)
+        for (id, route) in routes { keys.append((route.shape.firstMs + route.metadata.shiftMs, id)) }
+        keys.sort { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
+        let sorted = keys.map { routes[$0.id]!.summary($0.id) }
         sortedCache = sorted
         return sorted
     }

@@ -16,6 +16,22 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
         public var deadBytes: Int64
     }
 
+    /// A recording in progress (neither finished nor discarded), from the index.
+    public struct Recording: Sendable, Equatable, Codable {
+        /// Its id (the id of the route it becomes).
+        public var id: RouteID
+        /// When it was started (the writer's clock).
+        public var startedAt: Date
+        /// The name given at the start, if any.
+        public var name: String?
+        /// Points flushed so far.
+        public var points: Int
+        /// Chunks written so far.
+        public var chunks: Int
+        /// Bytes of its records in the segments.
+        public var bytes: Int64
+    }
+
     /// The format version of the store's files.
     public var formatVersion: Int
     /// Bumped at every manifest rewrite (segment roll, compaction, index rebuild).
@@ -41,6 +57,12 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
     public var compressionRatio: Double
     /// The pid of the process holding the store for writing, if any.
     public var writerPID: Int32?
+    /// Recordings in progress, oldest first: what `routelog inspect` lists as being
+    /// recorded (or left unfinished by a crash).
+    public var recordingsInProgress: [Recording] = []
+    /// Finished recordings still stored as their chunks; compaction rewrites each as
+    /// one record.
+    public var chunkedRoutes: Int = 0
 
     /// Bytes of records compaction would reclaim.
     public var deadBytes: Int64 { segments.reduce(0) { $0 + $1.deadBytes } }
@@ -62,6 +84,11 @@ extension RouteStore {
             }
             let points = core.state.routes.values.reduce(0) { $0 + Int($1.shape.pointCount) }
             let live = segments.reduce(0) { $0 + $1.liveBytes }
+            let recordings = core.state.recordings.sorted { $0.key < $1.key }.map { id, recording in
+                StoreStatistics.Recording(id: id, startedAt: Quantization.date(milliseconds: recording.startedMs), name: recording.metadata.name,
+                          points: recording.pointCount, chunks: recording.chunks.count,
+                          bytes: recording.locations.reduce(Int64(0)) { $0 + Int64($1.length) })
+            }
             return StoreStatistics(
                 formatVersion: Int(FormatConstants.version), generation: core.manifest.generation, segments: segments,
                 indexFile: FormatConstants.indexName(core.manifest.indexFile), indexBytes: core.indexEnd,
@@ -69,7 +96,8 @@ extension RouteStore {
                 totalBytes: segments.reduce(0) { $0 + $1.bytes } + core.indexEnd,
                 bytesPerPoint: points == 0 ? 0 : Double(live) / Double(points),
                 compressionRatio: live == 0 ? 0 : Double(points * 24) / Double(live),
-                writerPID: nil)
+                writerPID: nil, recordingsInProgress: recordings,
+                chunkedRoutes: core.state.routes.values.filter { $0.recorded != nil }.count)
         }
         var result = stats
         result.writerPID = isReadOnly ? StoreLock.holder(in: directory, fileSystem: fileSystem) : getpid()

@@ -6,7 +6,8 @@ public struct VerificationReport: Sendable, Equatable, Codable {
         public enum Kind: String, Sendable, Equatable, Codable {
             /// Bytes in a segment that are no valid record, with valid records after them.
             case damagedBytes
-            /// A live route whose record fails its checksum or does not decode.
+            /// A live route (or an unfinished recording) whose records fail their
+            /// checksum or do not decode.
             case damagedRoute
             /// The index disagrees with the segments (rebuilt at the next writable open).
             case indexMismatch
@@ -34,6 +35,8 @@ public struct VerificationReport: Sendable, Equatable, Codable {
     public var tornTails: [Problem] = []
     /// Live routes read back and decoded.
     public var routesChecked = 0
+    /// Unfinished recordings whose chunks were read back and decoded.
+    public var recordingsChecked = 0
     /// Records whose checksum was checked.
     public var recordsChecked = 0
     /// Bytes read.

@@ -1,0 +1,106 @@
+import Foundation
+import RouteLog
+
+/// The length unit distances are shown in (`--units km|mi`).
+enum DistanceUnit: String, Sendable {
+    case kilometres = "km"
+    case miles = "mi"
+
+    var metres: Double { self == .kilometres ? 1000 : 1609.344 }
+    var symbol: String { rawValue }
+    /// The split unit the library counts for this length.
+    var split: Split.Unit { self == .kilometres ? .kilometre : .mile }
+}
+
+/// How human output shows values: local dates, `h:mm:ss` durations, distances and
+/// paces in the chosen unit. JSON output uses ``JSONFields`` instead.
+enum Formatting {
+    /// `4.51 km`
+    static func distance(_ metres: Double, _ unit: DistanceUnit) -> String {
+        String(format: "%.2f", metres / unit.metres) + " " + unit.symbol
+    }
+
+    /// `1:02:03`, or `2:03` under an hour.
+    static func duration(_ seconds: TimeInterval) -> String {
+        let total = Int(max(0, seconds).rounded())
+        let h = total / 3600, m = total / 60 % 60, s = total % 60
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+
+    /// `13:18 /km`, or `-` when there is no distance to speak of.
+    static func pace(seconds: TimeInterval, metres: Double, _ unit: DistanceUnit) -> String {
+        guard metres >= 1, seconds > 0 else { return "-" }
+        return duration(seconds / (metres / unit.metres)) + " /" + unit.symbol
+    }
+
+    /// `248`
+    static func calories(_ kcal: Double) -> String { String(Int(kcal.rounded())) }
+
+    /// `18.2 MiB`, `512 B`
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var index = 0
+        while value >= 1024, index < units.count - 1 { value /= 1024; index += 1 }
+        return index == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[index]
+    }
+
+    /// `45.4642000, 9.1900000`: the stored precision, 1e-7 degree.
+    static func coordinate(_ c: Coordinate) -> String {
+        String(format: "%.7f, %.7f", c.latitude, c.longitude)
+    }
+
+    // MARK: Dates
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+    /// The local calendar (the TZ environment variable's zone), Gregorian whatever the locale.
+    static var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        return calendar
+    }
+
+    /// `Mon 2026-01-05` in local time.
+    static func day(_ date: Date) -> String {
+        let c = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+        return "\(weekdays[c.weekday! - 1]) " + String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+    }
+
+    /// `2026-01-05` in local time.
+    static func isoDay(_ date: Date) -> String {
+        let c = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+    }
+
+    /// `07:30` in local time.
+    static func time(_ date: Date) -> String {
+        let c = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", c.hour!, c.minute!)
+    }
+
+    /// `Mon 2026-01-05 07:30:15` in local time.
+    static func dateTime(_ date: Date) -> String {
+        let c = calendar.dateComponents([.second], from: date)
+        return day(date) + " " + time(date) + String(format: ":%02d", c.second!)
+    }
+
+    /// `2026-W02`: the ISO 8601 week (weeks start on Monday; week 1 holds a Thursday).
+    static func isoWeek(_ date: Date) -> String {
+        var iso = Calendar(identifier: .iso8601)
+        iso.timeZone = TimeZone.current
+        let c = iso.dateComponents([.yearForWeekOfYear, .weekOfYear], from: date)
+        return String(format: "%04d-W%02d", c.yearForWeekOfYear!, c.weekOfYear!)
+    }
+
+    /// `2026-01-05T07:30:00.000Z`: the JSON form of a date, in UTC to the millisecond.
+    static func timestamp(_ date: Date) -> String {
+        let ms = (date.timeIntervalSince1970 * 1000).rounded()
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(secondsFromGMT: 0)!
+        let whole = Date(timeIntervalSince1970: (ms / 1000).rounded(.down))
+        let c = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: whole)
+        let millis = Int(ms - (ms / 1000).rounded(.down) * 1000)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!, millis)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import RouteLog
+
+/// The JSON objects of `--json` output. Each kind of thing has one shape, used by every
+/// command that prints it (a summary is the same in `ls`, `show`, `set` and `dump`).
+/// README-cli.md documents every field; change them only with it.
+///
+/// Units are fixed whatever `--units` says: metres, seconds, kilocalories, degrees,
+/// bytes; dates are UTC ISO 8601 strings to the millisecond.
+enum JSONFields {
+    static func date(_ date: Date) -> JSON { .string(Formatting.timestamp(date)) }
+
+    static func coordinate(_ c: Coordinate) -> JSON {
+        .object([("latitude", .number(c.latitude)), ("longitude", .number(c.longitude))])
+    }
+
+    static func summary(_ s: RouteSummary) -> JSON {
+        .object([
+            ("id", .integer(s.id.rawValue)),
+            ("name", .string(s.name)),
+            ("startDate", date(s.startDate)),
+            ("endDate", date(s.endDate)),
+            ("durationSeconds", .rounded(s.duration, 3)),
+            ("distanceMetres", .rounded(s.distance, 2)),
+            ("calories", .rounded(s.calories, 2)),
+            ("averageSpeedMetresPerSecond", .rounded(s.averageSpeed, 3)),
+            ("pointCount", .integer(s.pointCount)),
+            ("startCoordinate", coordinate(s.startCoordinate)),
+            ("endCoordinate", coordinate(s.endCoordinate)),
+            ("boundingBox", .object([
+                ("south", .number(s.boundingBox.southWest.latitude)),
+                ("west", .number(s.boundingBox.southWest.longitude)),
+                ("north", .number(s.boundingBox.northEast.latitude)),
+                ("east", .number(s.boundingBox.northEast.longitude)),
+            ])),
+        ])
+    }
+
+    /// The fields of a total; a week adds its own in front of them.
+    static func totalsFields(_ t: RouteTotals) -> [(String, JSON)] {
+        [("routeCount", .integer(t.routeCount)), ("distanceMetres", .rounded(t.distance, 2)),
+         ("durationSeconds", .rounded(t.duration, 3)), ("calories", .rounded(t.calories, 2))]
+    }
+
+    static func totals(_ t: RouteTotals) -> JSON { .object(totalsFields(t)) }
+
+    static func week(_ w: WeeklyTotals) -> JSON {
+        .object([("weekStart", date(w.weekStart)), ("weekStartDay", .string(Formatting.isoDay(w.weekStart))),
+                 ("isoWeek", .string(Formatting.isoWeek(w.weekStart)))] + totalsFields(w.totals))
+    }
+
+    /// One split; `number` counts from 1 within its unit, `splitSeconds` is the time
+    /// since the previous split of the same unit.
+    static func split(_ split: Split, number: Int, splitSeconds: TimeInterval) -> JSON {
+        .object([("unit", .string(split.unit == .kilometre ? "km" : "mi")), ("number", .integer(number)),
+                 ("pointIndex", .integer(split.pointIndex)), ("elapsedSeconds", .rounded(split.elapsedTime, 3)),
+                 ("splitSeconds", .rounded(splitSeconds, 3))])
+    }
+
+    /// One point; `segment` numbers the recording segments from 0 (it changes after a pause).
+    static func point(_ p: TrackPoint, segment: Int) -> JSON {
+        .object([("timestamp", date(p.timestamp)), ("latitude", .number(p.latitude)), ("longitude", .number(p.longitude)),
+                 ("altitude", .number(p.altitude)), ("horizontalAccuracy", .number(p.horizontalAccuracy)),
+                 ("verticalAccuracy", .number(p.verticalAccuracy)), ("speed", .number(p.speed)),
+                 ("course", .number(p.course)), ("heartRate", .number(p.heartRate)), ("cadence", .number(p.cadence)),
+                 ("segment", .integer(segment))])
+    }
+
+    static func problem(_ p: VerificationReport.Problem) -> JSON {
+        .object([("kind", .string(p.kind.rawValue)), ("file", .string((p.path as NSString).lastPathComponent)),
+                 ("offset", .integer(p.offset)), ("length", .integer(p.length)),
+                 ("routeID", .integer(p.routeID?.rawValue)), ("message", .string(p.message))])
+    }
+}

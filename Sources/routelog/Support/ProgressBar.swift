@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+
+/// A progress line on stderr for long work (verify, compact), drawn only when stderr
+/// is a terminal and the store is large enough for the wait to be noticed: pipes,
+/// files and quick runs get nothing extra.
+final class ProgressBar: Sendable {
+    /// Stores smaller than this finish before a bar would be seen.
+    static let minimumStoreBytes: Int64 = 8 << 20
+
+    private struct State {
+        var lastDrawn = Date.distantPast
+        var finished = false
+    }
+
+    private let label: String
+    private let console: Console
+    private let started = Date()
+    private let state = Mutex(State())
+
+    private init(label: String, console: Console) {
+        self.label = label
+        self.console = console
+    }
+
+    /// A bar, or nil when stderr is not a terminal or the store is small.
+    static func make(_ label: String, storeBytes: Int64, console: Console) -> ProgressBar? {
+        guard console.errorIsTerminal, storeBytes >= minimumStoreBytes else { return nil }
+        return ProgressBar(label: label, console: console)
+    }
+
+    /// Redraws with `fraction` (0...1) done, at most ten times a second.
+    func update(_ fraction: Double) {
+        let due = state.withLock { state -> Bool in
+            let now = Date()
+            guard !state.finished, now.timeIntervalSince(state.lastDrawn) >= 0.1 else { return false }
+            state.lastDrawn = now
+            return true
+        }
+        guard due else { return }
+        let width = 30
+        let clamped = min(1, max(0, fraction))
+        let filled = Int((clamped * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        console.writeError("\r\(label) [\(bar)] \(String(format: "%3d", Int(clamped * 100)))%  \(elapsed)")
+    }
+
+    /// For work that cannot say how far it is: redraws the elapsed time until `body`
+    /// returns.
+    func whileRunning<T>(_ body: () throws -> T) rethrows -> T {
+        let thread = Thread { [self] in
+            // Drawn under the lock, so nothing is drawn after finish() cleared the line.
+            while state.withLock({ state -> Bool in
+                if !state.finished { console.writeError("\r\(label) ... \(elapsed)") }
+                return !state.finished
+            }) {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        thread.start()
+        defer { finish() }
+        return try body()
+    }
+
+    /// Clears the line.
+    func finish() {
+        state.withLock { state in
+            if !state.finished { console.writeError("\r\u{1B}[K") }
+            state.finished = true
+        }
+    }
+
+    private var elapsed: String { String(format: "%.1f s", Date().timeIntervalSince(started)) }
+}

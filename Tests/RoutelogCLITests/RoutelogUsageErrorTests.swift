@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// Every kind of command-line mistake: exit code 2, one `routelog: ...` line on stderr,
+/// nothing on stdout, and the store never opened (the STORE here does not exist).
+@Suite struct RoutelogUsageErrorTests {
+    static let cases: [([String], String)] = [
+        ([], "routelog: no command given: run 'routelog --help'"),
+        (["frobnicate"], "routelog: unknown command 'frobnicate': the commands are inspect, ls, weeks, show, dump, verify, set, delete, compact, render"),
+        (["help", "frobnicate"], "routelog: unknown command 'frobnicate'"),
+        (["--frob"], "routelog: unknown option --frob"),
+        (["ls"], "routelog: missing STORE: usage: routelog ls STORE [--from DATE] [--to DATE] [--units km|mi] [--json]"),
+        (["ls", "s.routelog", "extra"], "routelog: unexpected argument 'extra'"),
+        (["ls", "s.routelog", "--frmo", "2026-01-01"], "routelog: unknown option --frmo for ls: usage: routelog ls STORE"),
+        (["ls", "s.routelog", "--from"], "routelog: --from needs a value (DATE)"),
+        (["ls", "s.routelog", "--from", "--json"], "routelog: --from needs a value (DATE)"),
+        (["ls", "s.routelog", "--from", "2026-13-01"], "routelog: bad date '2026-13-01' for --from: use ISO 8601, like 2026-11-29 or 2026-11-29T07:30:00Z"),
+        (["ls", "s.routelog", "--to=yesterday"], "routelog: bad date 'yesterday' for --to"),
+        (["ls", "s.routelog", "--from=2026-02-01", "--to=2026-01-01"], "routelog: --from 2026-02-01 is not before --to 2026-01-01"),
+        (["ls", "s.routelog", "--from", "2026-01-01", "--from", "2026-01-02"], "routelog: --from is given more than once"),
+        (["ls", "s.routelog", "--units", "ft"], "routelog: bad units 'ft' for --units: use km or mi"),
+        (["ls", "s.routelog", "--json=yes"], "routelog: --json takes no value"),
+        (["weeks", "s.routelog", "--from", "2026-01-01"], "routelog: unknown option --from for weeks"),
+        (["show", "s.routelog"], "routelog: missing ID: usage: routelog show STORE ID"),
+        (["show", "s.routelog", "abc"], "routelog: 'abc' is not a route id"),
+        (["show", "s.routelog", "0"], "routelog: '0' is not a route id"),
+        (["set", "s.routelog", "1"], "routelog: nothing to change: give --start, --shift, --name, --calories or --distance"),
+        (["set", "s.routelog", "1", "--shift", "7x"], "routelog: bad duration '7x' for --shift: use a number and a unit"),
+        (["set", "s.routelog", "1", "--shift=7"], "routelog: bad duration '7' for --shift"),
+        (["set", "s.routelog", "1", "--start", "2026-02-30"], "routelog: bad date '2026-02-30' for --start"),
+        (["set", "s.routelog", "1", "--start", "2026-01-01", "--shift", "7d"], "routelog: --start and --shift both move the route: give one of them"),
+        (["set", "s.routelog", "1", "--calories", "-5"], "routelog: bad number '-5' for --calories"),
+        (["set", "s.routelog", "1", "--distance", "far"], "routelog: bad number 'far' for --distance"),
+        (["delete", "s.routelog"], "routelog: missing ID: usage: routelog delete STORE ID..."),
+        (["delete", "s.routelog", "1", "x"], "routelog: 'x' is not a route id"),
+        (["dump", "s.routelog", "1", "--format", "gpx"], "routelog: bad format 'gpx' for --format: use csv or json"),
+        (["render", "s.routelog", "1"], "routelog: missing -o FILE.svg: usage: routelog render STORE ID -o FILE.svg"),
+        (["render", "s.routelog", "1", "-o"], "routelog: -o needs a value (FILE.svg)"),
+        (["compact", "s.routelog", "--force"], "routelog: unknown option --force for compact"),
+        (["verify"], "routelog: missing STORE"),
+    ]
+
+    @Test(arguments: cases)
+    func usageErrorExitsTwoWithOneLine(_ arguments: [String], _ expected: String) throws {
+        let dir = ScratchDirectory()
+        let result = try CLI.run(arguments, in: dir.url)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrLines.count == 1, "one line: \(result.stderr)")
+        #expect(result.stderr.hasPrefix(expected), "got \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("s.routelog").path), "a usage error touches nothing")
+    }
+
+    @Test func helpAndVersion() throws {
+        let overview = try CLI.run(["--help"])
+        #expect(overview.status == 0)
+        for name in ["inspect", "ls", "weeks", "show", "dump", "verify", "set", "delete", "compact", "render"] {
+            #expect(overview.stdout.contains("\n  \(name) "), "--help lists \(name)")
+        }
+        let ls = try CLI.run(["ls", "--help"])
+        #expect(ls.status == 0)
+        #expect(ls.stdout.hasPrefix("usage: routelog ls STORE [--from DATE] [--to DATE] [--units km|mi] [--json]\n"))
+        #expect(try CLI.run(["help", "set"]).stdout.contains("--shift DURATION"))
+        let version = try CLI.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("routelog "))
+        #expect(version.stdout.split(separator: " ").count == 2)
+    }
+}
+
+/// Failures that are not usage errors: exit code 1, one clear line, nothing changed.
+@Suite struct RoutelogFailureMessageTests {
+    @Test func aMissingStoreIsNamedAndNeverCreated() throws {
+        let dir = ScratchDirectory()
+        let missing = dir.path("missing.routelog")
+        for arguments in [["ls", missing.path], ["inspect", missing.path], ["set", missing.path, "1", "--name", "x"],
+                          ["delete", missing.path, "1"], ["compact", missing.path]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr == "routelog: there is no RouteLog store here (\(missing.path)): check the path: a store is a directory holding a MANIFEST\n")
+            #expect(!FileManager.default.fileExists(atPath: missing.path), "\(arguments[0]) must not create a store")
+        }
+    }
+
+    @Test func aDirectoryOrFileThatIsNotAStore() throws {
+        let dir = ScratchDirectory()
+        let empty = dir.path("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        for command in ["ls", "compact"] {
+            let result = try CLI.run([command, empty.path])
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("routelog: there is no RouteLog store here (\(empty.path))"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).isEmpty, "\(command) left files behind")
+        }
+        let file = dir.path("notes.txt")
+        try Data("hello".utf8).write(to: file)
+        let result = try CLI.run(["ls", file.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "routelog: this is a file, not a RouteLog store directory (\(file.path)): pass the store's directory\n")
+    }
+
+    @Test func anUnknownIdChangesNothing() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let show = try CLI.run(["show", store.path, "99"])
+        #expect(show.status == 1)
+        #expect(show.stderr.hasPrefix("routelog: no route with id 99 in this store (it may have been deleted) (\(store.path)): run 'routelog ls STORE' to list the ids"))
+        let before = try CLI.run(["ls", store.path, "--json"]).stdout
+        let delete = try CLI.run(["delete", store.path, "1", "99"])
+        #expect(delete.status == 1)
+        #expect(delete.stderr.contains("no route with id 99"))
+        #expect(try CLI.run(["ls", store.path, "--json"]).stdout == before, "route 1 must survive a delete that names an unknown id")
+        let deletedAlready = try CLI.run(["set", store.path, "4", "--name", "x"])
+        #expect(deletedAlready.status == 1)
+        #expect(deletedAlready.stderr.contains("no route with id 4"))
+    }
+}
