@@ -129,6 +129,10 @@ import Testing
         var payload = Array(original[(20 + 16)...])
         for i in 0..<4 { payload[28 + i] = 0xFF }
         forgeries.append(FileHeader(kind: .manifest, fileNumber: 0).encoded() + RecordFrame.encode(type: .manifestState, payload: payload))
+        // A next route id of UInt64.max (payload offset 12): the next save would overflow.
+        payload = Array(original[(20 + 16)...])
+        for i in 0..<8 { payload[12 + i] = 0xFF }
+        forgeries.append(FileHeader(kind: .manifest, fileNumber: 0).encoded() + RecordFrame.encode(type: .manifestState, payload: payload))
         // A manifest of 2 MiB.
         forgeries.append(original + [UInt8](repeating: 0, count: 2 << 20))
         for forged in forgeries {

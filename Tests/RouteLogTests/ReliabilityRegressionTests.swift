@@ -68,8 +68,9 @@ extension ReliabilityRegressionTests {
     /// Found by the log-scanner fuzz target once it fixed checksums: a RoutePut whose
     /// checksum is right but whose times are absurd (a first time or a shift near
     /// Int64.max, a point time past 2200) trapped on arithmetic overflow when the store
-    /// listed or loaded it. Such records are now damage.
-    @Test(arguments: ["first time", "time shift", "point time"])
+    /// listed or loaded it, and one with route id UInt64.max when the store opened (the
+    /// next id). Such records are now damage.
+    @Test(arguments: ["first time", "time shift", "point time", "route id"])
     func absurdTimesInAChecksummedRecordAreDamageNotACrash(_ field: String) throws {
         let dir = TemporaryDirectory("absurd\(field.filter(\.isLetter))")
         let url = dir.store()
@@ -84,6 +85,7 @@ extension ReliabilityRegressionTests {
             switch field {
             case "first time": record.shape.firstMs = .max - 10
             case "time shift": record.metadata.shiftMs = .max - 10
+            case "route id": record.id = RouteID(.max)  // found later: maxSeenID + 1 overflowed at open
             default:
                 record.metadata.shiftMs = 1000
                 record.pointBlock = Self.onePointBlock(ms: 1 << 62)[...]
