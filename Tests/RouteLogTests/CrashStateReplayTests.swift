@@ -6,6 +6,7 @@ import Testing
 /// system allows from that trace (``CrashStateModel``), and opens each one: it must
 /// open, hold every change acknowledged before the crash and at most the one in
 /// flight (whole or not at all), and verify clean once a writer has opened it.
+/// Workloads: saves, deletes, edits, compactions, a recording, an index rebuild.
 @Suite struct CrashStateReplayTests {
     static let options = RouteStore.Options(segmentSizeLimit: 8 * 1024, compaction: .manual)
 
@@ -158,6 +159,31 @@ import Testing
             try store.delete(RouteID(3))
             try acknowledge()
             try store.compact()
+            try acknowledge()
+            try store.close()
+        }
+        Self.expectNoFailures(outcome)
+    }
+
+    @Test func recording() throws {
+        let outcome = try Self.replay("recording", prepare: { try Self.populate($0, count: 2) }) { url, fs, acknowledge in
+            let store = try RouteStore(at: url, options: Self.options, fileSystem: fs)
+            let points = Fixtures.sampleWalk(seed: 70, points: 60).points
+            let recorder = try store.startRecording(metadata: RouteMetadata(name: "recorded"), flushPolicy: .manual)
+            try acknowledge()
+            for start in stride(from: 0, to: 60, by: 20) {
+                try recorder.append(Array(points[start..<(start + 20)]))
+                try recorder.flush()
+                try acknowledge()
+            }
+            try recorder.finish()
+            try acknowledge()
+            let second = try store.startRecording(flushPolicy: .manual)
+            try acknowledge()
+            try second.append(Array(points.prefix(10)))
+            try second.flush()
+            try acknowledge()
+            try second.discard()
             try acknowledge()
             try store.close()
         }

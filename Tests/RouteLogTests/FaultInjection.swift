@@ -53,10 +53,13 @@ final class CrashingFileSystem: FileSystem, @unchecked Sendable {
 struct ExpectedStore {
     var routes: [RouteID: (route: Route, summary: RouteSummary)] = [:]
     var deleted: Set<RouteID> = []
+    /// Unfinished recordings, as ``RouteStore/unfinishedRecordings()`` lists them.
+    var recordings: [UnfinishedRecording] = []
 
     init(_ store: RouteStore, deleted: Set<RouteID> = []) throws {
         for summary in store.summaries() { routes[summary.id] = (try store.route(summary.id), summary) }
         self.deleted = deleted
+        recordings = try store.unfinishedRecordings()
     }
 
     /// Problems found in `store`, as sentences (empty when it matches).
@@ -72,6 +75,14 @@ struct ExpectedStore {
         }
         for id in deleted where ids.contains(id) { problems.append("deleted route \(id) is back") }
         if store.summaries().count != ids.count { problems.append("a route is listed twice") }
+        do {
+            let got = try store.unfinishedRecordings()
+            if got != recordings {
+                problems.append("unfinished recordings \(got.map { "\($0.id): \($0.points.count) points" }) instead of \(recordings.map { "\($0.id): \($0.points.count) points" })")
+            }
+        } catch {
+            problems.append("unfinished recordings do not load: \(error)")
+        }
         return problems
     }
 }
