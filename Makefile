@@ -36,8 +36,8 @@ crash-test: deps
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=enable=no ROUTELOG_CRASH_CYCLES=$(CYCLES) $(SWIFT) test --filter KillTests
 
-# libFuzzer targets (Tests/Fuzz): the record reader, the index loader and the codec's
-# decoder, FUZZ_SECONDS each. `make test` runs each for a few seconds.
+# libFuzzer targets (Tests/Fuzz): the record reader, the index loader, the codec's
+# decoder and the GPX importer, FUZZ_SECONDS each. `make test` runs each for a few seconds.
 FUZZ_SECONDS ?= 300
 fuzz: deps
 	Tests/Fuzz/fuzz.sh build
@@ -54,15 +54,16 @@ test-tsan: deps
 test-asan: deps
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 ROUTELOG_CRASH_CYCLES=10 ROUTELOG_CRASH_RANDOM=1 $(SWIFT) test --sanitize=address --scratch-path .build/asan
 
-# The route `make demo` draws: the newest of the demo's 1,000 walks.
-DEMO_ROUTE ?= 1000
-
+# `make demo`: 1,000 walks and the real tracks into ./demo.routelog, then the inspector
+# on it, and a picture of one real route (the id the demo prints last).
 demo: release
 	rm -rf demo.routelog
-	$(SWIFT) run -c release routelog-demo demo.routelog
-	$(SWIFT) run -c release routelog inspect demo.routelog
-	$(SWIFT) run -c release routelog weeks demo.routelog
-	$(SWIFT) run -c release routelog render demo.routelog $(DEMO_ROUTE) -o demo-route.svg
+	@out=$$(.build/release/routelog-demo demo.routelog) && echo "$$out" && \
+	  id=$$(echo "$$out" | sed -n 's/^route to render *//p') && \
+	  .build/release/routelog inspect demo.routelog && \
+	  .build/release/routelog weeks demo.routelog && \
+	  .build/release/routelog render demo.routelog $$id -o demo-route.svg && \
+	  echo "demo-route.svg: route $$id drawn"
 
 # The benchmark against the baselines (see README: Benchmarks). Writes bench-results/.
 bench: deps

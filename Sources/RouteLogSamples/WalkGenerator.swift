@@ -5,10 +5,10 @@ import RouteLog
 /// someone walking at 1.2-1.6 m/s along a wandering path, with GPS noise, altitude,
 /// accuracies, speed and course, as a phone would record it.
 public struct WalkGenerator: Sendable {
-    private var rng: SplitMix64
+    private var rng: SeededRandom
 
     /// A generator whose routes depend only on `seed`.
-    public init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+    public init(seed: UInt64) { rng = SeededRandom(seed: seed) }
 
     /// A walk of `points` seconds starting at `start` near `origin`, with kilometre and
     /// mile splits and calories.
@@ -75,12 +75,16 @@ public struct WalkGenerator: Sendable {
     public mutating func uniform(_ low: Double, _ high: Double) -> Double { rng.uniform(low, high) }
 }
 
-/// A small, fast, seedable generator (SplitMix64).
-struct SplitMix64: Sendable {
+/// A small, fast, seedable random number generator (SplitMix64): the same seed gives
+/// the same numbers on every platform, so generated routes and test cases replay.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    /// A generator whose numbers depend only on `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -88,7 +92,8 @@ struct SplitMix64: Sendable {
         return z ^ (z >> 31)
     }
 
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+    /// A number in `low..<high`.
+    public mutating func uniform(_ low: Double, _ high: Double) -> Double {
         low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 }

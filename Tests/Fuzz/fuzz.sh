@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs RouteLog's libFuzzer targets (Tests/Fuzz/*Target.swift).
 #
-#   Tests/Fuzz/fuzz.sh build              build every target into .build/fuzz
+#   Tests/Fuzz/fuzz.sh build              build every target into .build/fuzz:
+#                                          log-scanner, index-loader, codec, gpx
 #   Tests/Fuzz/fuzz.sh run SECONDS [T...]  run each target (default: all) for SECONDS
 #   Tests/Fuzz/fuzz.sh smoke SECONDS       build and run each for SECONDS (make test);
 #                                          says SKIPPED, and succeeds, when this
@@ -17,7 +18,7 @@ ROOT=$PWD
 OUT=$ROOT/.build/fuzz
 SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
-TARGETS=(log-scanner index-loader codec)
+TARGETS=(log-scanner index-loader codec gpx)
 SANITIZE=-sanitize=fuzzer,address
 
 source_of() {
@@ -25,9 +26,18 @@ source_of() {
         log-scanner) echo Tests/Fuzz/LogScannerTarget.swift ;;
         index-loader) echo Tests/Fuzz/IndexLoaderTarget.swift ;;
         codec) echo Tests/Fuzz/CodecTarget.swift ;;
+        gpx) echo Tests/Fuzz/GPXTarget.swift ;;
         *) echo "unknown fuzz target $1" >&2; exit 2 ;;
     esac
 }
+
+# The GPX target also starts from the real tracks of Tests/Fixtures/gpx (read only;
+# they keep their licences there).
+extra_seeds() {
+    if [ "$1" = gpx ] && [ -d Tests/Fixtures/gpx ]; then echo Tests/Fixtures/gpx; fi
+}
+
+max_len() { if [ "$1" = gpx ]; then echo 1048576; else echo 65536; fi; }
 
 build() {
     mkdir -p "$OUT/lib" "$OUT/modulemaps/CRouteLogSystem"
@@ -61,9 +71,9 @@ run() {
         mkdir -p "$OUT/corpus/$target"
         rm -f "$OUT/artifacts/$target-"*
         echo "fuzz $target for ${seconds}s: $OUT/fuzz-$target -max_total_time=$seconds $OUT/corpus/$target Tests/Fuzz/corpus/$target"
-        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} "$OUT/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 \
+        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} "$OUT/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=$(max_len "$target") \
             -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target-" \
-            "$OUT/corpus/$target" "Tests/Fuzz/corpus/$target" 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY|Test unit written|^fuzz|INFO: seed corpus|DONE|panic|Fatal|precondition" || true
+            "$OUT/corpus/$target" "Tests/Fuzz/corpus/$target" $(extra_seeds "$target") 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY|Test unit written|^fuzz|INFO: seed corpus|DONE|panic|Fatal|precondition" || true
         if ls "$OUT/artifacts/$target-"* >/dev/null 2>&1; then
             echo "fuzz $target FAILED: see $OUT/artifacts/" >&2
             exit 1

@@ -125,15 +125,11 @@ struct RandomRoutes {
     }
 }
 
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The tests' seeded generator is the samples' one.
+typealias SeededGenerator = SeededRandom
+
+extension SeededRandom {
+    init(state: UInt64) { self.init(seed: state) }
 }
 
 /// The names and sizes of the files in a directory, to show that nothing changed.

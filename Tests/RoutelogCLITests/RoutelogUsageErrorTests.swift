@@ -33,7 +33,7 @@ import Testing
         (["set", "s.routelog", "1", "--distance", "far"], "routelog: bad number 'far' for --distance"),
         (["delete", "s.routelog"], "routelog: missing ID: usage: routelog delete STORE ID..."),
         (["delete", "s.routelog", "1", "x"], "routelog: 'x' is not a route id"),
-        (["dump", "s.routelog", "1", "--format", "gpx"], "routelog: bad format 'gpx' for --format: use csv or json"),
+        (["dump", "s.routelog", "1", "--format", "kml"], "routelog: bad format 'kml' for --format: use csv, json, gpx or geojson"),
         (["render", "s.routelog", "1"], "routelog: missing -o FILE.svg: usage: routelog render STORE ID -o FILE.svg"),
         (["render", "s.routelog", "1", "-o"], "routelog: -o needs a value (FILE.svg)"),
         (["compact", "s.routelog", "--force"], "routelog: unknown option --force for compact"),

@@ -14,7 +14,9 @@ struct RouteLogBench {
     static func main() {
         do {
             let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
-            if let kind = options.child {
+            if options.compaction {
+                try CompactionScenario.run(options)
+            } else if let kind = options.child {
                 try runChild(kind, options: options)
             } else if let file = options.fromJSON {
                 var results = try JSONDecoder().decode(BenchmarkResults.self, from: Data(contentsOf: file))
@@ -49,6 +51,9 @@ struct RouteLogBench {
     }
 
     static func runParent(_ options: BenchOptions) throws {
+        // A child that dies must be reported as stopped, not take the run down with it
+        // when the parent next writes to its pipe.
+        signal(SIGPIPE, SIG_IGN)
         let started = Stopwatch.now()
         let fm = FileManager.default
         try fm.createDirectory(at: options.outputDirectory, withIntermediateDirectories: true)

@@ -4,23 +4,30 @@ import Testing
 @testable import routelog_bench
 
 @Suite struct GPXTracksTests {
-    @Test func readsPointsTimesAndSegments() throws {
-        let gpx = """
-            <gpx><trk><trkseg>
-            <trkpt lat="45.1" lon="9.2"><ele>120.5</ele><time>2020-02-29T23:59:59Z</time></trkpt>
-            <trkpt lon='9.3' lat='45.2'><time>2020-03-01T00:00:00.250Z</time></trkpt>
-            </trkseg><trkseg>
-            <trkpt lat="45.3" lon="9.4"><time>2020-03-01T02:00:01+02:00</time></trkpt>
-            <trkpt lat="45.4" lon="9.5"></trkpt>
-            </trkseg></trk></gpx>
-            """
-        let route = try #require(GPXTracks.parse(Array(gpx.utf8)))
-        #expect(route.points.count == 3)
-        #expect(route.segmentStarts == [2])
-        #expect(route.points[0].altitude == 120.5)
-        #expect(route.points[1].latitude == 45.2 && route.points[1].longitude == 9.3)
-        #expect(route.points[0].timestamp == Date(timeIntervalSince1970: 1_583_020_799))
-        #expect(route.points[1].timestamp == Date(timeIntervalSince1970: 1_583_020_800.25))
-        #expect(route.points[2].timestamp == Date(timeIntervalSince1970: 1_583_020_801))
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/gpx")
+
+    @Test func replaysTheTimedFixturesOneRoutePerFile() throws {
+        let tracks = GPXTracks.load(from: Self.fixtures)
+        let names = tracks.map(\.file)
+        #expect(names.contains("georust__garmin-activity.gpx"))
+        #expect(names.contains("jpx__Gpx-full-sample.gpx"))
+        // No times at all: skipped rather than replayed at one instant.
+        #expect(!names.contains("dougfales__one_segment_no_time.gpx"))
+        #expect(!names.contains("dougfales__waypoints.gpx"))
+        let big = try #require(tracks.first { $0.file == "dougfales__big.gpx" })
+        #expect(big.route.points.count == 7_968)
+        #expect(big.route.segmentStarts.count >= 31, "32 segments join at 31 places; gaps over an hour add breaks")
+        for track in tracks { try RouteValidation.validate(track.route) }
+    }
+
+    @Test func joiningKeepsEveryBoundary() {
+        let t = Date(timeIntervalSince1970: 1_600_000_000)
+        let a = Route(points: (0..<3).map { TrackPoint(latitude: 0, longitude: Double($0) / 1000, timestamp: t + Double($0)) },
+                      segmentStarts: [2])
+        let b = Route(points: (0..<2).map { TrackPoint(latitude: 1, longitude: Double($0) / 1000, timestamp: t + 10 + Double($0)) })
+        let joined = GPXTracks.joined([a, b])
+        #expect(joined?.points.count == 5)
+        #expect(joined?.segmentStarts == [2, 3])
     }
 }

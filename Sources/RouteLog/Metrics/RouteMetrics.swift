@@ -1,27 +1,137 @@
 import Foundation
 
 /// Distances and timings computed from a route's points.
+///
+/// Every distance is measured on the WGS84 ellipsoid (``Geodesic``), and agrees with
+/// GeographicLib's geodesic inverse to far better than 0.01 %. A step into an index
+/// of `segmentStarts` (a pause, a new GPX `<trkseg>`, or a jump the importer refused
+/// to count) is not travelled: it adds no distance and no moving time.
+///
+/// ```swift
+/// let measures = RouteMetrics.measure(route)
+/// print(measures.distance, measures.movingTime, measures.splits.count)
+/// ```
 public enum RouteMetrics {
+    /// The slowest step, in metres per second, that ``movingTime(of:segmentStarts:minimumSpeed:)``
+    /// counts as moving by default: 0.3 m/s (about 1 km/h), below any walking pace
+    /// and above most of the drift of a receiver standing still.
+    public static let defaultMinimumMovingSpeed = 0.3
+
     /// Metres travelled along `points`, skipping the step into each index of
     /// `segmentStarts` (a pause or a new GPX segment is not travelled).
     public static func distance(of points: [TrackPoint], segmentStarts: [Int] = []) -> Double {
         guard points.count > 1 else { return 0 }
-        var breaks = Set(segmentStarts)
-        breaks.remove(0)
         var total = 0.0
-        for i in 1..<points.count where !breaks.contains(i) {
-            total += greatCircleDistance(points[i - 1].coordinate, points[i].coordinate)
+        forEachStep(points, segmentStarts) { _, length in total += length }
+        return total
+    }
+
+    /// The elapsed time from the first to the last point, in seconds; 0 when time
+    /// went backwards overall or the route has one point.
+    public static func duration(of points: [TrackPoint]) -> TimeInterval {
+        guard let first = points.first, let last = points.last else { return 0 }
+        return max(0, last.timestamp.timeIntervalSince(first.timestamp))
+    }
+
+    /// Seconds spent moving: the sum of the time steps whose average speed is at
+    /// least `minimumSpeed` metres per second. Steps into a segment start, and steps
+    /// whose time does not advance, count as not moving.
+    public static func movingTime(of points: [TrackPoint], segmentStarts: [Int] = [],
+                                  minimumSpeed: Double = defaultMinimumMovingSpeed) -> TimeInterval {
+        var total = 0.0
+        forEachStep(points, segmentStarts) { index, length in
+            let seconds = points[index].timestamp.timeIntervalSince(points[index - 1].timestamp)
+            if seconds > 0, length / seconds >= minimumSpeed { total += seconds }
         }
         return total
     }
 
-    /// Haversine distance on a sphere of the WGS84 mean radius, in metres.
-    static func greatCircleDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
-        let radius = 6_371_008.8
-        let lat1 = a.latitude * .pi / 180, lat2 = b.latitude * .pi / 180
-        let dLat = lat2 - lat1
-        let dLon = (b.longitude - a.longitude) * .pi / 180
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(lat1) * cos(lat2) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * radius * asin(min(1, sqrt(h)))
+    /// One split each time the distance travelled passes a whole kilometre and a whole
+    /// mile: the index of the point where it was passed and the time since the first
+    /// point. Kilometre splits come first, then mile splits, each in order. A single
+    /// step that crosses several marks yields one split per mark, at the same point.
+    public static func splits(of points: [TrackPoint], segmentStarts: [Int] = []) -> [Split] {
+        guard let start = points.first?.timestamp else { return [] }
+        var cumulative = [Double](repeating: 0, count: points.count)
+        forEachStep(points, segmentStarts) { index, length in cumulative[index] = length }
+        for i in points.indices.dropFirst() { cumulative[i] += cumulative[i - 1] }
+        var result: [Split] = []
+        for unit in Split.Unit.allCases {
+            var next = 1
+            for i in points.indices.dropFirst() {
+                while cumulative[i] >= Double(next) * unit.metres {
+                    let elapsed = points[i].timestamp.timeIntervalSince(start)
+                    result.append(Split(unit: unit, pointIndex: i, elapsedTime: max(0, elapsed)))
+                    next += 1
+                }
+            }
+        }
+        return result
     }
+
+    /// Everything above at once, for a route: what the importer stores and what a
+    /// detail screen shows.
+    public static func measure(_ route: Route,
+                               minimumMovingSpeed: Double = defaultMinimumMovingSpeed) -> RouteMeasures {
+        let points = route.points, starts = route.segmentStarts
+        let distance = distance(of: points, segmentStarts: starts)
+        let duration = duration(of: points)
+        let moving = movingTime(of: points, segmentStarts: starts, minimumSpeed: minimumMovingSpeed)
+        return RouteMeasures(distance: distance, duration: duration, movingTime: moving,
+                             splits: splits(of: points, segmentStarts: starts))
+    }
+
+    /// Metres of one step, exactly as ``distance(of:segmentStarts:)`` counts it (0 for a
+    /// step with a NaN coordinate), for code that adds steps one at a time, such as a
+    /// recording's running distance.
+    static func stepDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        let length = Geodesic.distance(a, b)
+        return length.isFinite ? length : 0
+    }
+
+    /// The former name of ``stepDistance(_:_:)``, kept for the recording code. Despite
+    /// the name it measures the WGS84 ellipsoid, like every distance in RouteLog.
+    static func greatCircleDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        stepDistance(a, b)
+    }
+
+    /// Calls `body(index, metres)` for each travelled step into `points[index]`.
+    /// Steps with a non-finite length (a NaN coordinate) are skipped, so no result is
+    /// ever NaN.
+    static func forEachStep(_ points: [TrackPoint], _ segmentStarts: [Int],
+                            _ body: (Int, Double) -> Void) {
+        guard points.count > 1 else { return }
+        var breaks = Set(segmentStarts)
+        breaks.remove(0)
+        for i in 1..<points.count where !breaks.contains(i) {
+            let length = Geodesic.distance(points[i - 1].coordinate, points[i].coordinate)
+            if length.isFinite { body(i, length) }
+        }
+    }
+}
+
+/// A route's distance, times and splits, as ``RouteMetrics/measure(_:minimumMovingSpeed:)``
+/// computes them.
+public struct RouteMeasures: Sendable, Equatable, Hashable {
+    /// Metres travelled (segment breaks excluded).
+    public var distance: Double
+    /// Seconds from the first to the last point.
+    public var duration: TimeInterval
+    /// Seconds spent moving.
+    public var movingTime: TimeInterval
+    /// Kilometre and mile splits.
+    public var splits: [Split]
+
+    /// Creates measures.
+    public init(distance: Double, duration: TimeInterval, movingTime: TimeInterval, splits: [Split]) {
+        self.distance = distance
+        self.duration = duration
+        self.movingTime = movingTime
+        self.splits = splits
+    }
+
+    /// Metres per second over the whole duration (0 without duration).
+    public var averageSpeed: Double { duration > 0 ? distance / duration : 0 }
+    /// Metres per second over the moving time (0 without moving time).
+    public var movingSpeed: Double { movingTime > 0 ? distance / movingTime : 0 }
 }

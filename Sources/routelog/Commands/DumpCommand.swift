@@ -1,36 +1,64 @@
 import Foundation
 import RouteLog
 
-/// `routelog dump STORE ID [--format json|csv]`: every point of a route.
+/// `routelog dump STORE ID [--format csv|json|gpx|geojson]`: every point of a route.
 enum DumpCommand: Command {
+    static let formats = ["csv", "json", "gpx", "geojson"]
+
     static let spec = CommandSpec(
         name: "dump",
-        summary: "every point of a route, as CSV or JSON",
+        summary: "every point of a route, as CSV, JSON, GPX or GeoJSON",
         positionals: [PositionalSpec(name: "STORE"), PositionalSpec(name: "ID")],
-        options: [.value("format", "json|csv", "csv (the default): a header and one line a point; json: the summary and the points"),
+        options: [.value("format", "csv|json|gpx|geojson",
+                         "csv (the default): a header and one line a point; json: the summary and the points; "
+                             + "gpx: GPX 1.1; geojson: an RFC 7946 Feature"),
                   .flag("json", "the same as --format json")],
-        discussion: "Values are exactly as stored: 1e-7 degree, 1 ms, 1 cm. A missing value is an empty CSV field or null.")
+        discussion: """
+        Values are exactly as stored: 1e-7 degree, 1 ms, 1 cm. A missing value is an empty CSV field or null.
+        GPX validates against the GPX 1.1 schema and imports back to the same points.
+        """)
+
+    /// The `--format` (or `--json`) value, checked.
+    static func format(_ arguments: ParsedArguments, _ spec: CommandSpec, default fallback: String) throws -> String {
+        let format = arguments.has("json") ? "json" : arguments.value("format") ?? fallback
+        guard formats.contains(format) else {
+            throw CLIError.usage("bad format '\(format)' for --format", spec, todo: "use csv, json, gpx or geojson")
+        }
+        return format
+    }
+
+    /// A route in one of ``formats``, as `dump` prints it and `export` writes it.
+    static func render(_ route: Route, _ summary: RouteSummary, format: String) -> String {
+        switch format {
+        case "gpx": return String(decoding: RouteExporter.data(for: route, summary: summary, format: .gpx), as: UTF8.self)
+        case "geojson": return String(decoding: RouteExporter.data(for: route, summary: summary, format: .geojson), as: UTF8.self)
+        case "json":
+            let segments = segmentNumbers(route)
+            return JSON.object([
+                ("route", JSONFields.summary(summary)),
+                ("points", .array(route.points.indices.map { JSONFields.point(route.points[$0], segment: segments[$0]) })),
+            ]).rendered() + "\n"
+        default:
+            return csvLines(route).joined(separator: "\n") + "\n"
+        }
+    }
 
     static let columns = ["timestamp", "latitude", "longitude", "altitude", "horizontalAccuracy", "verticalAccuracy",
                           "speed", "course", "heartRate", "cadence", "segment"]
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let id = try arguments.routeIDs(from: 1)[0]
-        let format = arguments.has("json") ? "json" : arguments.value("format") ?? "csv"
-        guard format == "csv" || format == "json" else {
-            throw CLIError.usage("bad format '\(format)' for --format", spec, todo: "use csv or json (GPX and GeoJSON come later)")
-        }
+        let format = try Self.format(arguments, spec, default: "csv")
         let store = try StoreAccess.openForReading(arguments)
         let summary = try store.summary(id)
         let route = try store.route(id)
+        console.writeOut(render(route, summary, format: format))
+        return .success
+    }
+
+    /// The CSV: a header, then one line a point.
+    static func csvLines(_ route: Route) -> [String] {
         let segments = segmentNumbers(route)
-        if format == "json" {
-            console.print(JSON.object([
-                ("route", JSONFields.summary(summary)),
-                ("points", .array(route.points.indices.map { JSONFields.point(route.points[$0], segment: segments[$0]) })),
-            ]).rendered())
-            return .success
-        }
         var lines = [columns.joined(separator: ",")]
         lines.reserveCapacity(route.points.count + 1)
         for (i, p) in route.points.enumerated() {
@@ -39,8 +67,7 @@ enum DumpCommand: Command {
             lines.append(([Formatting.timestamp(p.timestamp)] + values.map { $0.map { JSON.number($0).rendered() } ?? "" }
                           + ["\(segments[i])"]).joined(separator: ","))
         }
-        console.print(lines: lines)
-        return .success
+        return lines
     }
 
     /// For each point, the number of the recording segment it belongs to (0 first).

@@ -3,7 +3,7 @@ import RouteLog
 
 /// The JSON objects of `--json` output. Each kind of thing has one shape, used by every
 /// command that prints it (a summary is the same in `ls`, `show`, `set` and `dump`).
-/// README-cli.md documents every field; change them only with it.
+/// README.md ("JSON output") documents every field; change them only with it.
 ///
 /// Units are fixed whatever `--units` says: metres, seconds, kilocalories, degrees,
 /// bytes; dates are UTC ISO 8601 strings to the millisecond.

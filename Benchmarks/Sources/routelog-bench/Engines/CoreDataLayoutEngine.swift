@@ -161,17 +161,7 @@ final class CoreDataLayoutEngine: StorageEngine {
             """)
         var result: [RouteSummary] = []
         while try query.step() {
-            result.append(RouteSummary(
-                id: RouteID(UInt64(query.int64(0))),
-                startDate: Date(timeIntervalSinceReferenceDate: query.double(1)),
-                duration: query.double(2), distance: query.double(3), calories: query.double(4),
-                pointCount: Int(query.int64(5)),
-                boundingBox: BoundingBox(
-                    southWest: Coordinate(latitude: query.double(6), longitude: query.double(7)),
-                    northEast: Coordinate(latitude: query.double(8), longitude: query.double(9))),
-                startCoordinate: Coordinate(latitude: query.double(10), longitude: query.double(11)),
-                endCoordinate: Coordinate(latitude: query.double(12), longitude: query.double(13)),
-                name: query.string(14)))
+            result.append(query.summaryRow(startDate: Date(timeIntervalSinceReferenceDate: query.double(1))))
         }
         return result
     }

@@ -130,7 +130,8 @@ final class ArchivedRoute: NSObject, NSCoding {
         fields.pointCount = coder.decodeInteger(forKey: "pointCount")
         (fields.south, fields.west, fields.north, fields.east) = (box[0], box[1], box[2], box[3])
         fields.end = Coordinate(latitude: box[6], longitude: box[7])
-        fields.name = coder.decodeObject(forKey: "name") as? String
+        // Routes without a name have no "name" key (and decoding a missing key traps).
+        fields.name = coder.containsValue(forKey: "name") ? coder.decodeObject(forKey: "name") as? String : nil
         summary = fields
         self.locations = locations
         splits = coder.decodeObject(forKey: "splits") as? [[Double]] ?? []

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import RouteLog
 
 /// The little of SQLite the baselines need: exec, prepared statements, errors that say
 /// which call failed. Only this file touches the C API's handles directly.
@@ -113,4 +114,20 @@ final class SQLiteStatement {
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+extension SQLiteStatement {
+    /// A summary from a row of both SQLite layouts' summary queries: id, start date
+    /// (read by the caller, as each layout stores it its own way), duration, distance,
+    /// calories, point count, bounding box, start and end coordinates, name.
+    func summaryRow(startDate: Date) -> RouteSummary {
+        RouteSummary(
+            id: RouteID(UInt64(int64(0))), startDate: startDate,
+            duration: double(2), distance: double(3), calories: double(4), pointCount: Int(int64(5)),
+            boundingBox: BoundingBox(southWest: Coordinate(latitude: double(6), longitude: double(7)),
+                                     northEast: Coordinate(latitude: double(8), longitude: double(9))),
+            startCoordinate: Coordinate(latitude: double(10), longitude: double(11)),
+            endCoordinate: Coordinate(latitude: double(12), longitude: double(13)),
+            name: string(14))
+    }
 }

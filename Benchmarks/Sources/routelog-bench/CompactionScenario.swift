@@ -1,0 +1,77 @@
+import Foundation
+import RouteLog
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `routelog-bench --compaction`: what a compaction costs the app while it runs.
+/// Grows a store of 10,000 walks (2,000 with `--quick`), deletes every other one, then
+/// times durable saves with no compaction running, and again while `compact()` runs on
+/// another thread; reports both latency distributions, the bytes before and after and
+/// the compaction's own time.
+enum CompactionScenario {
+    static func run(_ options: BenchOptions) throws {
+        let routeCount = options.quick ? 2_000 : 10_000
+        let directory = options.stores.appendingPathComponent("compaction.routelog")
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: options.stores, withIntermediateDirectories: true)
+        defer { if !options.keepStores { try? FileManager.default.removeItem(at: directory) } }
+
+        var pool = WalkSchedule(seed: 0x5EED_C0)
+        pool.startSpacing = 0
+        let walks = (0..<8).map { _ in pool.walk(pointCount: options.pointsPerRoute) }
+        func shifted(_ route: Route, by seconds: TimeInterval) -> Route {
+            var moved = route
+            moved.points = route.points.map { var p = $0; p.timestamp += seconds; return p }
+            return moved
+        }
+        let (_, growSeconds) = try Stopwatch.time {
+            let store = try RouteStore(at: directory, options: .init(durability: .buffered, compaction: .manual))
+            var ids: [RouteID] = []
+            var next = 0
+            while next < routeCount {
+                let batch = (next..<min(routeCount, next + 64)).map { shifted(walks[$0 % walks.count], by: Double($0) * 8 * 3_600) }
+                ids += try store.save(batch)
+                next += batch.count
+            }
+            for id in ids where id.rawValue % 2 == 0 { try store.delete(id) }
+            try store.close()
+        }
+        sync()
+        print("Compaction under load: \(Format.count(routeCount)) routes of \(options.pointsPerRoute) points, every other one deleted (grown in \(Format.seconds(growSeconds)))")
+
+        let store = try RouteStore(at: directory, options: .init(durability: .durable, compaction: .manual))
+        var schedule = WalkSchedule(seed: 0x5EED_C1)
+        schedule.firstStart = Date(timeIntervalSince1970: 1_900_000_000)
+        let saves = options.quick ? 60 : 200
+        var quiet: [Double] = []
+        for _ in 0..<saves {
+            let route = schedule.walk(pointCount: options.pointsPerRoute)
+            quiet.append(try Stopwatch.time { try store.save(route) }.1)
+        }
+        let before = store.statistics()
+        let report = Mutex<Result<CompactionReport, any Error>?>(nil)
+        let worker = Thread { report.withLock { $0 = Result { try store.compact() } } }
+        worker.start()
+        var during: [Double] = []
+        while report.withLock({ $0 == nil }) {
+            let route = schedule.walk(pointCount: options.pointsPerRoute)
+            during.append(try Stopwatch.time { try store.save(route) }.1)
+        }
+        let compaction = try report.withLock { $0! }.get()
+        let after = store.statistics()
+        try store.close()
+
+        let q = Percentiles(quiet), d = Percentiles(during)
+        print("")
+        print("| durable saves | count | p50 | p90 | p99 | max |")
+        print("|---|--:|--:|--:|--:|--:|")
+        print("| no compaction running | \(q.count) | \(Format.seconds(q.value(at: 50))) | \(Format.seconds(q.value(at: 90))) | \(Format.seconds(q.value(at: 99))) | \(Format.seconds(q.max)) |")
+        print("| while compact() runs | \(d.count) | \(Format.seconds(d.value(at: 50))) | \(Format.seconds(d.value(at: 90))) | \(Format.seconds(d.value(at: 99))) | \(Format.seconds(d.max)) |")
+        print("")
+        print("compaction: \(Format.seconds(compaction.duration)), \(Format.count(compaction.routesMoved)) routes moved out of \(compaction.segmentsCompacted) segments")
+        print("store files: \(Format.megabytes(compaction.bytesBefore)) MB before, \(Format.megabytes(compaction.bytesAfter)) MB after (live \(Format.megabytes(before.liveBytes)) MB, dead \(Format.megabytes(before.deadBytes)) MB before; dead \(Format.megabytes(after.deadBytes)) MB after)")
+        print("saves made during the compaction are in the result: \(after.liveRoutes) routes live")
+    }
+}
