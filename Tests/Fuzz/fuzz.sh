@@ -71,7 +71,7 @@ run() {
         mkdir -p "$OUT/corpus/$target"
         rm -f "$OUT/artifacts/$target-"*
         echo "fuzz $target for ${seconds}s: $OUT/fuzz-$target -max_total_time=$seconds $OUT/corpus/$target Tests/Fuzz/corpus/$target"
-        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} "$OUT/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=$(max_len "$target") \
+        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} "$OUT/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=$(max_len "$target") \
             -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target-" \
             "$OUT/corpus/$target" "Tests/Fuzz/corpus/$target" $(extra_seeds "$target") 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY|Test unit written|^fuzz|INFO: seed corpus|DONE|panic|Fatal|precondition" || true
         if ls "$OUT/artifacts/$target-"* >/dev/null 2>&1; then
