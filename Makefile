@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test demo deps build release clean bench bench-quick recording-bench
+.PHONY: test demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get;
@@ -27,6 +27,32 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test
+	$(MAKE) fuzz-smoke
+
+# The kill test alone, for as many kill cycles as asked (the seed is printed;
+# ROUTELOG_CRASH_SEED=N replays a run): make crash-test CYCLES=1000
+CYCLES ?= 200
+crash-test: deps
+	$(SWIFT) build --build-tests
+	SWIFT_BACKTRACE=enable=no ROUTELOG_CRASH_CYCLES=$(CYCLES) $(SWIFT) test --filter KillTests
+
+# libFuzzer targets (Tests/Fuzz): the record reader, the index loader, the codec's
+# decoder and the GPX importer, FUZZ_SECONDS each. `make test` runs each for a few seconds.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	Tests/Fuzz/fuzz.sh build
+	Tests/Fuzz/fuzz.sh run $(FUZZ_SECONDS)
+
+fuzz-smoke: deps
+	Tests/Fuzz/fuzz.sh smoke 5
+
+# The whole suite under ThreadSanitizer and AddressSanitizer (their own build folders),
+# with fewer kill cycles and random crash states: the sanitizers make each one slower.
+test-tsan: deps
+	SWIFT_BACKTRACE=enable=no ROUTELOG_CRASH_CYCLES=10 ROUTELOG_CRASH_RANDOM=1 $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
+
+test-asan: deps
+	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 ROUTELOG_CRASH_CYCLES=10 ROUTELOG_CRASH_RANDOM=1 $(SWIFT) test --sanitize=address --scratch-path .build/asan
 
 # `make demo`: 1,000 walks and the real tracks into ./demo.routelog, then the inspector
 # on it, and a picture of one real route (the id the demo prints last).

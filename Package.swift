@@ -29,11 +29,18 @@ let package = Package(
         // Test-only: holds a store for writing until killed, so the CLI's tests can
         // meet a writer in another process.
         .executableTarget(name: "routelog-test-holder", dependencies: ["RouteLog"]),
-        // Depends on routelog-test-recorder so that building the tests builds it: the
-        // recording crash tests run and kill it.
+        // The writer the kill test runs and kills (Tests/RouteLogTests/KillTests.swift).
+        // Test-only: in no product.
+        .executableTarget(
+            name: "routelog-crash-worker",
+            dependencies: ["RouteLog", "RouteLogSamples"],
+            path: "Tests/CrashWorker"
+        ),
+        // Depends on routelog-test-recorder and routelog-crash-worker so that building
+        // the tests builds them: the recording crash tests and the kill test run and kill them.
         .testTarget(
             name: "RouteLogTests",
-            dependencies: ["RouteLog", "RouteLogSamples", "routelog-test-recorder"]
+            dependencies: ["RouteLog", "RouteLogSamples", "routelog-test-recorder", "routelog-crash-worker"]
         ),
         // Depends on both executables so that building the tests builds them: the
         // tests run them as subprocesses.

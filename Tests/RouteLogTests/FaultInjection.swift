@@ -53,10 +53,13 @@ final class CrashingFileSystem: FileSystem, @unchecked Sendable {
 struct ExpectedStore {
     var routes: [RouteID: (route: Route, summary: RouteSummary)] = [:]
     var deleted: Set<RouteID> = []
+    /// Unfinished recordings, as ``RouteStore/unfinishedRecordings()`` lists them.
+    var recordings: [UnfinishedRecording] = []
 
     init(_ store: RouteStore, deleted: Set<RouteID> = []) throws {
         for summary in store.summaries() { routes[summary.id] = (try store.route(summary.id), summary) }
         self.deleted = deleted
+        recordings = try store.unfinishedRecordings()
     }
 
     /// Problems found in `store`, as sentences (empty when it matches).
@@ -72,6 +75,79 @@ struct ExpectedStore {
         }
         for id in deleted where ids.contains(id) { problems.append("deleted route \(id) is back") }
         if store.summaries().count != ids.count { problems.append("a route is listed twice") }
+        do {
+            let got = try store.unfinishedRecordings()
+            if got != recordings {
+                problems.append("unfinished recordings \(got.map { "\($0.id): \($0.points.count) points" }) instead of \(recordings.map { "\($0.id): \($0.points.count) points" })")
+            }
+        } catch {
+            problems.append("unfinished recordings do not load: \(error)")
+        }
         return problems
     }
+}
+
+/// A file system that fails its Nth call (any call that can fail: open, read, write,
+/// size, truncate, syncs, rename, unlink, mkdir, list, lock) with an error number,
+/// once or from then on. Works on top of `base`.
+final class FaultyFileSystem: FileSystem, @unchecked Sendable {
+    enum Mode: String, Sendable { case once, persistent }
+
+    private let lock = NSLock()
+    private let base: any FileSystem
+    private let failAt: Int
+    private let code: Int32
+    private let mode: Mode
+    private(set) var calls = 0
+    /// The name of the call that failed first, and how many failed.
+    private(set) var failedCall: String?
+    private(set) var failures = 0
+
+    init(failAt: Int, errno code: Int32, mode: Mode, base: any FileSystem = UnsyncedFileSystem()) {
+        self.failAt = failAt
+        self.code = code
+        self.mode = mode
+        self.base = base
+    }
+
+    /// A file system that never fails, to count the calls of a workload.
+    static func counting(base: any FileSystem = UnsyncedFileSystem()) -> FaultyFileSystem {
+        FaultyFileSystem(failAt: Int.max, errno: 0, mode: .once, base: base)
+    }
+
+    private func step(_ name: String) throws {
+        try lock.withLock {
+            calls += 1
+            let fail = mode == .once ? calls == failAt : calls >= failAt
+            if fail {
+                failures += 1
+                if failedCall == nil { failedCall = name }
+                throw Errno(code: code)
+            }
+        }
+    }
+
+    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
+        try step("open"); return try base.open(path, flags: flags, mode: mode)
+    }
+    func close(_ file: FileRef) { base.close(file) }
+    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try step("pread"); return try base.pread(file, buffer, at: offset)
+    }
+    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        try step("pwrite"); return try base.pwrite(file, buffer, at: offset)
+    }
+    func size(_ file: FileRef) throws -> Int64 { try step("fstat"); return try base.size(file) }
+    func truncate(_ file: FileRef, to length: Int64) throws { try step("ftruncate"); try base.truncate(file, to: length) }
+    func syncData(_ file: FileRef) throws { try step("fdatasync"); try base.syncData(file) }
+    func syncAll(_ file: FileRef) throws { try step("fsync"); try base.syncAll(file) }
+    func rename(_ from: String, to: String) throws { try step("rename"); try base.rename(from, to: to) }
+    func unlink(_ path: String) throws { try step("unlink"); try base.unlink(path) }
+    func makeDirectory(_ path: String) throws { try step("mkdir"); try base.makeDirectory(path) }
+    func syncDirectory(_ path: String) throws { try step("fsync directory"); try base.syncDirectory(path) }
+    func listDirectory(_ path: String) throws -> [String] { try step("readdir"); return try base.listDirectory(path) }
+    func isDirectory(_ path: String) -> Bool? { base.isDirectory(path) }
+    func lockExclusive(_ file: FileRef) throws { try step("lock"); try base.lockExclusive(file) }
+    func unlock(_ file: FileRef) { base.unlock(file) }
+    func isLockHeld(_ file: FileRef) throws -> Bool { try step("lock query"); return try base.isLockHeld(file) }
 }

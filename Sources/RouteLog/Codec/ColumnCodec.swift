@@ -82,6 +82,11 @@ enum ColumnCodec {
             guard (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon) else {
                 throw reader.fail("point \(i) has a coordinate out of range")
             }
+            // A writer stores only 1970...2200; anything else would overflow the
+            // millisecond arithmetic of time shifts and durations.
+            guard (0...FormatConstants.latestTimestampMs).contains(times[i]) else {
+                throw reader.fail("point \(i) has a time outside 1970...2200")
+            }
             points.append(TrackPoint(latitude: lat, longitude: lon,
                                      timestamp: Quantization.date(milliseconds: times[i])))
         }

@@ -22,6 +22,9 @@ enum FormatConstants {
     static let recordHeaderSize = 16
     /// The largest payload a reader accepts (64 MiB).
     static let maxPayloadLength = 64 << 20
+    /// The largest route id a reader accepts (2^62): ids count up from 1, so larger ones
+    /// are forged, and would overflow the next id.
+    static let maxRouteID: UInt64 = 1 << 62
 
     enum RecordType: UInt8 {
         // Segment records.

@@ -45,6 +45,7 @@ struct Manifest: Equatable, Sendable {
             guard Set(m.segments).count == count, !m.segments.contains(m.indexFile),
                   m.segments.allSatisfy({ $0 < m.nextFileNumber }), m.indexFile < m.nextFileNumber
             else { throw r.fail("file numbers repeat or exceed the next file number") }
+            guard m.nextRouteID <= FormatConstants.maxRouteID else { throw r.fail("next route id \(m.nextRouteID) is beyond any a writer assigns") }
             return m
         } catch let error as ByteReader.Malformed {
             throw RouteLogError.corrupted("the manifest makes no sense: \(error.reason)", path: path, offset: Int64(error.offset))

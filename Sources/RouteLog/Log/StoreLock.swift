@@ -19,7 +19,10 @@ final class StoreLock: Sendable {
         let path = path(in: directory)
         let file = try DurableFile.open(path, flags: O_RDWR | O_CREAT, fileSystem: fileSystem)
         do {
-            try fileSystem.lockExclusive(file.ref)
+            // EINTR is retried, as by every caller above the FileSystem layer.
+            while true {
+                do { try fileSystem.lockExclusive(file.ref); break } catch let error as Errno where error.code == EINTR { continue }
+            }
         } catch let error as Errno where error.code == EAGAIN || error.code == EWOULDBLOCK || error.code == EACCES {
             let pid = readPID(file)
             throw RouteLogError(.locked,

@@ -130,6 +130,8 @@ enum LogEvent: Sendable {
     static func readID(_ r: inout ByteReader) throws -> RouteID {
         let raw = try r.u64()
         guard raw > 0 else { throw r.fail("route id 0 is reserved") }
+        // Ids count up from 1; one past 2^62 is no writer's, and would overflow the next id.
+        guard raw <= FormatConstants.maxRouteID else { throw r.fail("route id \(raw) is beyond any a writer assigns") }
         return RouteID(raw)
     }
 }

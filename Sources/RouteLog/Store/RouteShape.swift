@@ -63,8 +63,10 @@ struct RouteShape: Equatable, Sendable {
         distance = try r.f64()
         south = try r.i32(); west = try r.i32(); north = try r.i32(); east = try r.i32()
         startLat = try r.i32(); startLon = try r.i32(); endLat = try r.i32(); endLon = try r.i32()
-        guard pointCount >= 1, durationMs >= 0, distance.isFinite, distance >= 0 else {
-            throw r.fail("route shape has \(pointCount) points, duration \(durationMs) ms, distance \(distance)")
+        // Times past 1970...2200 are no writer's and would overflow `firstMs + shiftMs`.
+        let times = 0...FormatConstants.latestTimestampMs
+        guard pointCount >= 1, times.contains(firstMs), times.contains(durationMs), distance.isFinite, distance >= 0 else {
+            throw r.fail("route shape has \(pointCount) points, first time \(firstMs) ms, duration \(durationMs) ms, distance \(distance)")
         }
     }
 
@@ -122,6 +124,10 @@ struct StoredMetadata: Equatable, Sendable {
         let flags = try r.u8()
         guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
         shiftMs = try r.i64()
+        // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
+        guard (-FormatConstants.latestTimestampMs...FormatConstants.latestTimestampMs).contains(shiftMs) else {
+            throw r.fail("time shift \(shiftMs) ms")
+        }
         if flags & Flag.calories != 0 {
             let v = try r.f64()
             guard v.isFinite, v >= 0 else { throw r.fail("calories \(v)") }

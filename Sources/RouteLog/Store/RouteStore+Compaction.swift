@@ -75,7 +75,13 @@ extension RouteStore {
                 if route.recorded != nil {
                     frame = try Self.mergedRecordingFrame(id, route, files: snapshot.files)
                 } else if route.editLocation == nil {
-                    frame = try Self.readRouteFrame(file, at: route.location, id: id)
+                    let copy = try Self.readRouteFrame(file, at: route.location, id: id)
+                    // A route saved in a batch has "batch continues" in its frame (byte
+                    // 13). Its copy must stand alone: the rest of its batch may be deleted
+                    // or copied into the next segment, and a reader would take the copy
+                    // for the start of an unfinished batch, a torn tail.
+                    frame = copy[13] == 0 ? copy
+                        : RecordFrame.encode(type: .routePut, payload: Array(copy[FormatConstants.recordHeaderSize...]))
                 } else {
                     var record = try Self.readRouteRecord(file, at: route.location, id: id)
                     record.metadata = route.metadata

@@ -10,7 +10,8 @@ extension RouteStore {
     public func verify(progress: (@Sendable (Double) -> Void)? = nil) -> VerificationReport {
         let snapshot = core.withLock { core in
             (manifest: core.manifest, files: core.segments, ends: core.segmentEnds, routes: core.state.routes,
-             recordings: core.state.recordings, index: core.index, indexEnd: core.indexEnd)
+             recordings: core.state.recordings, index: core.index, indexEnd: core.indexEnd, tornTails: core.tornTails,
+             indexDamaged: core.indexDamaged, indexFile: core.manifest.indexFile)
         }
         var report = VerificationReport()
         var fromSegments = StoreState()
@@ -56,6 +57,17 @@ extension RouteStore {
             report.bytesChecked += end
             done += end
             progress?(0.5 * Double(done) / Double(totalBytes))
+        }
+        // What the open met and this scan cannot see any more: the tails it left out
+        // (or a writer cut), and a damaged index a reader did without.
+        for tail in snapshot.tornTails where !report.tornTails.contains(where: { $0.path == tail.path && $0.offset == tail.offset }) {
+            report.tornTails.append(.init(kind: .damagedBytes, path: tail.path, offset: tail.offset, length: tail.length, routeID: nil,
+                                          message: "\(tail.length) bytes at the end were no whole record when the store was opened (an unfinished append, or damage to the last record)"))
+        }
+        if snapshot.indexDamaged {
+            report.problems.append(.init(kind: .damagedIndex, path: directory + "/" + FormatConstants.indexName(snapshot.indexFile),
+                                         offset: 0, length: nil, routeID: nil,
+                                         message: "the index is damaged or missing; this read-only handle read the segments instead, and the next writable open rewrites it"))
         }
         verifyIndex(snapshot.index, end: snapshot.indexEnd, into: &report)
 

@@ -103,7 +103,10 @@ extension StoreCore {
               let headerBytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
               let header = try? FileHeader.decode(headerBytes, path: path, expecting: .index),
               header.fileNumber == manifest.indexFile
-        else { return nil }
+        else {
+            indexDamaged = !writable
+            return nil
+        }
         var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size)
         var result = IndexedState(state: StoreState(), lastLocation: [:])
         result.state.reserve(Int(min(size / 100, 10_000_000)))
@@ -118,9 +121,16 @@ extension StoreCore {
                 result.state.apply(event)
             }
         } catch {
+            indexDamaged = !writable
             return nil
         }
-        guard scanner.damage.isEmpty else { return nil }
+        guard scanner.damage.isEmpty else {
+            indexDamaged = !writable
+            return nil
+        }
+        if scanner.tailLength > 0 {
+            tornTails.append(DamagedRange(path: path, offset: scanner.validEnd, length: scanner.tailLength))
+        }
         if writable && scanner.tailLength > 0 {
             guard (try? file.truncate(to: scanner.validEnd)) != nil else { return nil }
         }

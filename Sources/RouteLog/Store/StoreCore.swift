@@ -30,6 +30,9 @@ struct StoreCore: Sendable {
     var openDamage: [DamagedRange] = []
     var tornTails: [DamagedRange] = []
     var indexRebuilt = false
+    /// A read-only handle found the index file damaged or missing, and took its state
+    /// from the segments alone. (A writer rewrites such an index as it opens.)
+    var indexDamaged = false
     /// Recordings a ``RouteRecorder`` of this handle is appending to: one recorder each.
     var attachedRecordings: Set<RouteID> = []
 
