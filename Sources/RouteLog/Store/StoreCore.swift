@@ -130,7 +130,15 @@ struct StoreCore: Sendable {
         let number = manifest.nextFileNumber
         // Whatever the durability setting, a segment is whole on disk before the next
         // one exists, so a crash never keeps later records and loses earlier ones.
-        try segments[activeSegment]!.syncData()
+        do {
+            try segments[activeSegment]!.syncData()
+        } catch {
+            // As after any failed sync, what was written since the last good one cannot
+            // be trusted: refuse further writes until the store is opened again.
+            failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
+                                    path: segments[activeSegment]!.path, errno: (error as? RouteLogError)?.errno)
+            throw error
+        }
         let file = try createLogFile(kind: .segment, number: number)
         var next = manifest
         next.generation += 1
