@@ -64,38 +64,14 @@ import Testing
         let template = dir.store("template.routelog")
         let expected = try Self.prepare(template)
         let work = dir.store("work.routelog")
-        var crashPoint = 1
-        var completed = false
-        while !completed {
-            try? FileManager.default.removeItem(at: work)
-            try FileManager.default.copyItem(at: template, to: work)
-            let fs = CrashingFileSystem(crashAt: crashPoint)
-            do {
-                let store = try RouteStore(at: work, options: .init(segmentSizeLimit: 8 * 1024, compaction: .manual), fileSystem: fs)
-                do {
-                    try store.compact()
-                    completed = !fs.crashed
-                } catch {
-                    #expect(fs.crashed, "compaction failed without a crash: \(error)")
-                }
-                // A second compaction after the first one, to crash inside it too.
-                if completed, !fs.crashed { _ = try? store.compact() }
-            } catch {
-                #expect(fs.crashed, "open failed without a crash: \(error)")
-            }
-            let reopened = try RouteStore(at: work)
+        let checked = try compactionAtEveryCrashPoint(
+            template: template, work: work, options: .init(segmentSizeLimit: 8 * 1024, compaction: .manual)
+        ) { reopened, crashPoint in
             let problems = expected.mismatches(in: reopened)
             #expect(problems.isEmpty, "crash at operation \(crashPoint): \(problems)")
             #expect(reopened.verify().isClean, "crash at operation \(crashPoint)")
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter {
-                $0.hasSuffix(".tmp")
-            }
-            #expect(leftovers.isEmpty, "crash at \(crashPoint) left \(leftovers)")
-            try reopened.close()
-            crashPoint += 1
-            if crashPoint > 500 { Issue.record("compaction never completed"); break }
         }
-        print("compaction crash cases checked: \(crashPoint - 1)")
+        print("compaction crash cases checked: \(checked)")
     }
 
     @Test func compactionRacingWithSavesFromOtherThreadsKeepsEverything() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import RouteLog
 
 /// A file system that stops working at its Nth changing operation, as if the machine
@@ -150,4 +151,44 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     func lockExclusive(_ file: FileRef) throws { try step("lock"); try base.lockExclusive(file) }
     func unlock(_ file: FileRef) { base.unlock(file) }
     func isLockHeld(_ file: FileRef) throws -> Bool { try step("lock query"); return try base.isLockHeld(file) }
+}
+
+/// Runs a compaction (twice, so the second is crashed too) on a copy of `template` that
+/// crashes before its 1st, 2nd, 3rd... changing file operation, until a run completes
+/// without a crash. After each run it reopens the copy with the real file system, checks
+/// that no work file is left over, and hands the store to `check` with the crash point.
+/// Returns the number of crash points tried.
+@discardableResult
+func compactionAtEveryCrashPoint(template: URL, work: URL, options: RouteStore.Options,
+                                 check: (RouteStore, Int) throws -> Void) throws -> Int {
+    var crashPoint = 1
+    var completed = false
+    while !completed {
+        try? FileManager.default.removeItem(at: work)
+        try FileManager.default.copyItem(at: template, to: work)
+        let fs = CrashingFileSystem(crashAt: crashPoint)
+        do {
+            let store = try RouteStore(at: work, options: options, fileSystem: fs)
+            do {
+                try store.compact()
+                completed = !fs.crashed
+            } catch {
+                #expect(fs.crashed, "compaction failed without a crash: \(error)")
+            }
+            if completed, !fs.crashed { _ = try? store.compact() }
+        } catch {
+            #expect(fs.crashed, "open failed without a crash: \(error)")
+        }
+        let reopened = try RouteStore(at: work)
+        try check(reopened, crashPoint)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty, "crash at \(crashPoint) left \(leftovers)")
+        try reopened.close()
+        crashPoint += 1
+        if crashPoint > 500 {
+            Issue.record("compaction never completed")
+            break
+        }
+    }
+    return crashPoint - 1
 }

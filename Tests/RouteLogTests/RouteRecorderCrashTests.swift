@@ -150,35 +150,12 @@ import Testing
         let template = dir.store("template.routelog")
         let (expected, recordings) = try Self.prepareForCompaction(template)
         let work = dir.store("work.routelog")
-        var crashPoint = 1
-        var completed = false
-        while !completed {
-            try Self.copy(template, to: work)
-            let fs = CrashingFileSystem(crashAt: crashPoint)
-            do {
-                let store = try RouteStore(at: work, options: Self.options, fileSystem: fs)
-                do {
-                    try store.compact()
-                    completed = !fs.crashed
-                } catch {
-                    #expect(fs.crashed, "compaction failed without a crash: \(error)")
-                }
-                if completed, !fs.crashed { _ = try? store.compact() }
-            } catch {
-                #expect(fs.crashed, "open failed without a crash: \(error)")
-            }
-            let reopened = try RouteStore(at: work)
+        let checked = try compactionAtEveryCrashPoint(template: template, work: work, options: Self.options) { reopened, crashPoint in
             let problems = expected.mismatches(in: reopened)
             #expect(problems.isEmpty, "crash at operation \(crashPoint): \(problems)")
-            #expect(try reopened.unfinishedRecordings() == recordings, "crash at operation \(crashPoint)")
+            let unfinished = try reopened.unfinishedRecordings()
+            #expect(unfinished == recordings, "crash at operation \(crashPoint)")
             #expect(reopened.verify().isClean, "crash at operation \(crashPoint)")
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter {
-                $0.hasSuffix(".tmp") || $0.hasSuffix(".compacting")
-            }
-            #expect(leftovers.isEmpty, "crash at \(crashPoint) left \(leftovers)")
-            try reopened.close()
-            crashPoint += 1
-            if crashPoint > 500 { Issue.record("compaction never completed"); break }
         }
         // After the full compaction: finished recordings are RoutePuts, the unfinished
         // one still resumes and finishes.
@@ -191,7 +168,7 @@ import Testing
         #expect(try store.route(id) == RouteCodec.quantize(Route(points: Fixtures.sampleWalk(seed: 13, points: 150).points,
                                                               splits: Fixtures.sampleWalk(seed: 13, points: 150).splits,
                                                               metadata: RouteMetadata(name: "still going"))))
-        print("compaction with recordings crash cases checked: \(crashPoint - 1)")
+        print("compaction with recordings crash cases checked: \(checked)")
     }
 
     @Test func aTornChunkAtEveryOffsetLeavesTheChunksBeforeIt() throws {
