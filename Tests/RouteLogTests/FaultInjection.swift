@@ -153,42 +153,49 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     func isLockHeld(_ file: FileRef) throws -> Bool { try step("lock query"); return try base.isLockHeld(file) }
 }
 
-/// Runs a compaction (twice, so the second is crashed too) on a copy of `template` that
-/// crashes before its 1st, 2nd, 3rd... changing file operation, until a run completes
-/// without a crash. After each run it reopens the copy with the real file system, checks
-/// that no work file is left over, and hands the store to `check` with the crash point.
-/// Returns the number of crash points tried.
+/// Runs `operation` on a store opened on a copy of `template` whose file system crashes
+/// before its 1st, 2nd, 3rd... changing file operation, until a run completes without a
+/// crash. After each run it reopens the copy with the real file system, hands it to
+/// `check` with the crash point and whether the operation returned (so was
+/// acknowledged), checks that no work file is left over, and closes it. Returns the
+/// number of crash points tried.
 @discardableResult
-func compactionAtEveryCrashPoint(template: URL, work: URL, options: RouteStore.Options,
-                                 check: (RouteStore, Int) throws -> Void) throws -> Int {
+func atEveryCrashPoint(template: URL, work: URL, options: RouteStore.Options, limit: Int = 500,
+                       _ operation: (RouteStore) throws -> Void,
+                       check: (RouteStore, _ crashPoint: Int, _ acknowledged: Bool) throws -> Void) throws -> Int {
     var crashPoint = 1
-    var completed = false
-    while !completed {
+    while true {
         try? FileManager.default.removeItem(at: work)
         try FileManager.default.copyItem(at: template, to: work)
         let fs = CrashingFileSystem(crashAt: crashPoint)
+        var acknowledged = false
         do {
-            let store = try RouteStore(at: work, options: options, fileSystem: fs)
-            do {
-                try store.compact()
-                completed = !fs.crashed
-            } catch {
-                #expect(fs.crashed, "compaction failed without a crash: \(error)")
-            }
-            if completed, !fs.crashed { _ = try? store.compact() }
+            try operation(try RouteStore(at: work, options: options, fileSystem: fs))
+            acknowledged = !fs.crashed
         } catch {
-            #expect(fs.crashed, "open failed without a crash: \(error)")
+            #expect(fs.crashed, "failed without a crash at \(crashPoint): \(error)")
         }
         let reopened = try RouteStore(at: work)
-        try check(reopened, crashPoint)
+        try check(reopened, crashPoint, acknowledged)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty, "crash at \(crashPoint) left \(leftovers)")
         try reopened.close()
+        if acknowledged { return crashPoint }
         crashPoint += 1
-        if crashPoint > 500 {
-            Issue.record("compaction never completed")
-            break
+        if crashPoint > limit {
+            Issue.record("the operation never completed in \(limit) crash points")
+            return limit
         }
     }
-    return crashPoint - 1
+}
+
+/// ``atEveryCrashPoint`` for a compaction, run twice so that the second one is crashed
+/// too.
+@discardableResult
+func compactionAtEveryCrashPoint(template: URL, work: URL, options: RouteStore.Options,
+                                 check: (RouteStore, Int) throws -> Void) throws -> Int {
+    try atEveryCrashPoint(template: template, work: work, options: options, { store in
+        try store.compact()
+        try store.compact()
+    }, check: { store, crashPoint, _ in try check(store, crashPoint) })
 }

@@ -42,21 +42,11 @@ import Testing
         let template = dir.store("template.routelog")
         let (id, _) = try Self.prepare(template)
         let work = dir.store("work.routelog")
-        var crashPoint = 1
-        while true {
-            try Self.copy(template, to: work)
-            let fs = CrashingFileSystem(crashAt: crashPoint)
-            var flushed = false
-            do {
-                let store = try RouteStore(at: work, options: Self.options, fileSystem: fs)
-                let recorder = try store.resumeRecording(id, flushPolicy: .manual)
-                try recorder.append(Array(Self.walk.points[150..<200]))
-                try recorder.flush()
-                flushed = !fs.crashed
-            } catch {
-                #expect(fs.crashed, "failed without a crash: \(error)")
-            }
-            let reopened = try RouteStore(at: work)
+        let checked = try atEveryCrashPoint(template: template, work: work, options: Self.options, limit: 200, { store in
+            let recorder = try store.resumeRecording(id, flushPolicy: .manual)
+            try recorder.append(Array(Self.walk.points[150..<200]))
+            try recorder.flush()
+        }, check: { reopened, crashPoint, flushed in
             let recordings = try reopened.unfinishedRecordings()
             let count = recordings.first?.points.count ?? -1
             #expect(recordings.count == 1 && (count == 150 || count == 200), "crash at \(crashPoint): \(count) points")
@@ -64,12 +54,8 @@ import Testing
             #expect(recordings.first?.points == Array(Self.quantized.points.prefix(max(0, count))), "crash at \(crashPoint)")
             #expect(reopened.verify().isClean, "crash at \(crashPoint)")
             try Self.finishRest(reopened, id)
-            try reopened.close()
-            if flushed { break }
-            crashPoint += 1
-            if crashPoint > 200 { Issue.record("the flush never completed"); break }
-        }
-        print("flush crash cases checked: \(crashPoint)")
+        })
+        print("flush crash cases checked: \(checked)")
     }
 
     @Test func aCrashAtEveryFileOperationOfAFinishLeavesTheRecordingOrTheWholeRoute() throws {
@@ -77,22 +63,12 @@ import Testing
         let template = dir.store("template.routelog")
         let (id, saved) = try Self.prepare(template)
         let work = dir.store("work.routelog")
-        var crashPoint = 1
-        while true {
-            try Self.copy(template, to: work)
-            let fs = CrashingFileSystem(crashAt: crashPoint)
-            var finished = false
-            do {
-                let store = try RouteStore(at: work, options: Self.options, fileSystem: fs)
-                let recorder = try store.resumeRecording(id, flushPolicy: .manual)
-                try recorder.append(Array(Self.walk.points[150...]))
-                for split in Self.walk.splits where split.pointIndex >= 150 { try recorder.addSplit(split) }
-                try recorder.finish(metadata: Self.walk.metadata)
-                finished = !fs.crashed
-            } catch {
-                #expect(fs.crashed, "failed without a crash: \(error)")
-            }
-            let reopened = try RouteStore(at: work)
+        let checked = try atEveryCrashPoint(template: template, work: work, options: Self.options, limit: 200, { store in
+            let recorder = try store.resumeRecording(id, flushPolicy: .manual)
+            try recorder.append(Array(Self.walk.points[150...]))
+            for split in Self.walk.splits where split.pointIndex >= 150 { try recorder.addSplit(split) }
+            try recorder.finish(metadata: Self.walk.metadata)
+        }, check: { reopened, crashPoint, finished in
             let recordings = try reopened.unfinishedRecordings()
             let ids = reopened.summaries().map(\.id)
             if ids == [saved] {
@@ -103,15 +79,12 @@ import Testing
             } else {
                 #expect(Set(ids) == [saved, id], "crash at \(crashPoint): routes \(ids)")
                 #expect(recordings.isEmpty, "crash at \(crashPoint): a finished recording is still unfinished")
-                #expect(try reopened.route(id) == Self.quantized, "crash at \(crashPoint)")
+                let route = try reopened.route(id)
+                #expect(route == Self.quantized, "crash at \(crashPoint)")
             }
             #expect(reopened.verify().isClean, "crash at \(crashPoint)")
-            try reopened.close()
-            if finished { break }
-            crashPoint += 1
-            if crashPoint > 200 { Issue.record("the finish never completed"); break }
-        }
-        print("finish crash cases checked: \(crashPoint)")
+        })
+        print("finish crash cases checked: \(checked)")
     }
 
     /// A store with every kind of recording beside saved, deleted and edited routes,
