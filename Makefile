@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan
+.PHONY: test test-fast pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get;
@@ -24,9 +24,19 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# Python readers the tests compare against (pyarrow, DuckDB, shapely, lz4...), in a
+# virtual environment of their own; skipped with a note when python3 or PyPI is missing.
+PYENV := .build/pyenv
+pyenv: $(PYENV)/.installed
+$(PYENV)/.installed: tools/requirements-test.txt
+	@if command -v python3 >/dev/null 2>&1; then \
+	  (python3 -m venv $(PYENV) && $(PYENV)/bin/pip install -q --disable-pip-version-check -r tools/requirements-test.txt && touch $@) \
+	  || echo "note: the Python test packages could not be installed; the tests that need them will skip"; \
+	else echo "note: python3 is missing; the tests that read RouteLog's output with Python packages will skip"; fi
+
 # The fuzz smoke run goes first so that the test runner's summary is the last line.
 # Every suite uses Swift Testing; XCTest would only add an empty run.
-test: deps
+test: deps pyenv
 	$(SWIFT) build --build-tests
 	$(MAKE) fuzz-smoke
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --disable-xctest

@@ -5,8 +5,7 @@ import Testing
 /// Where the interchange tests find their data.
 enum InterchangeFixtures {
     /// The package root, found from this file's path.
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = Fixtures.packageRoot
     /// Permissively licensed GPX files committed with the project.
     static let gpxDirectory = packageRoot.appendingPathComponent("Tests/Fixtures/gpx")
     /// The shared data folder next to the package (holds the GPL-licensed GPSBabel

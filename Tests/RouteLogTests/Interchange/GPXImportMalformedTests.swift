@@ -100,7 +100,7 @@ import Testing
 }
 
 @Suite struct GPXImportEncodingTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Fixtures.packageRoot
 
     /// libxml2 crashed on this malformed file declaring UTF-7 (found by fuzzing): it must
     /// be refused before the parser sees it.

@@ -24,7 +24,14 @@ final class TemporaryDirectory: Sendable {
 
 enum Fixtures {
     /// The package root, found from this file's path.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot: URL = {
+        // The nearest folder above this file that holds Package.swift.
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url
+    }()
     /// Real GPX tracks shared beside the project (some GPL-licensed, so never copied in).
     static let sharedGPX = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/gpx")
     static var sharedGPXAvailable: Bool { FileManager.default.fileExists(atPath: sharedGPX.path) }
