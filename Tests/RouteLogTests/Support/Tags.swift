@@ -1,0 +1,11 @@
+import Testing
+
+extension Tag {
+    /// Suites that kill processes, replay crash states, inject faults or flip bits over
+    /// whole stores: minutes, not seconds. `make test-fast` skips them (the Makefile's
+    /// SLOW_SUITES lists them, and SlowSuiteListTests checks the list is complete).
+    @Tag static var slow: Tag
+    /// Suites that read RouteLog's output with an independent reader (Python packages,
+    /// xmllint): they skip, saying so, when the reader is missing.
+    @Tag static var externalReader: Tag
+}
