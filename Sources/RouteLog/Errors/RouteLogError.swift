@@ -61,6 +61,7 @@ public struct RouteLogError: Error, Sendable, Equatable, CustomStringConvertible
         return text
     }
 
+    /// The same text as ``description``, for `LocalizedError` (what `localizedDescription` shows).
     public var errorDescription: String? { description }
 }
 
