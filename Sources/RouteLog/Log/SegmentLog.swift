@@ -22,12 +22,12 @@ struct SegmentLog: Sendable {
     }
 
     /// Appends `frames` (whole batches, in order) to the active segment in one write,
-    /// makes them durable when `durable`, and returns each frame's location.
+    /// makes them durable as `durability` says, and returns each frame's location.
     ///
     /// - Throws: the write's or sync's error. A failed write is truncated away at once;
     ///   when that fails too, or a sync fails (the kernel may have dropped the written
     ///   pages), ``failure`` is set.
-    mutating func append(_ frames: [[UInt8]], durable: Bool) throws -> [RecordLocation] {
+    mutating func append(_ frames: [[UInt8]], durability: RouteStore.Durability) throws -> [RecordLocation] {
         let segment = active
         var locations: [RecordLocation] = []
         locations.reserveCapacity(frames.count)
@@ -50,9 +50,9 @@ struct SegmentLog: Sendable {
             }
             throw error
         }
-        if durable {
+        if durability != .buffered {
             do {
-                try segment.file.syncData()
+                if durability == .ordered { try segment.file.syncBarrier() } else { try segment.file.syncData() }
             } catch {
                 failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
                                         path: segment.path, errno: (error as? RouteLogError)?.errno)

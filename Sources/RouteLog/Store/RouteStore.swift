@@ -39,7 +39,7 @@ public final class RouteStore: Sendable {
     let fileSystem: any FileSystem
 
     var directory: String { url.path }
-    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem) }
+    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
 
     /// Opens the store at `url`. With the default ``OpenMode/createIfMissing`` it is
     /// created when the directory is missing or empty (or its creation was cut short);
@@ -69,7 +69,7 @@ public final class RouteStore: Sendable {
         let opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem)
         try opener.prepareDirectory()
         try opener.checkStoreExists()
-        let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem) : nil
+        let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem, protection: options.fileProtection) : nil
         let (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)
         self.url = URL(fileURLWithPath: path, isDirectory: true)
         self.isReadOnly = !opener.writable

@@ -30,7 +30,7 @@ struct StoreWriter: Sendable {
         let frames = batches.flatMap { batch in RecordFrame.encodeBatch(batch.map { ($0.type, $0.payload) }) }
         let total = frames.reduce(0) { $0 + $1.count }
         if log.needsRoll(adding: total, limit: options.segmentSizeLimit) { try roll() }
-        let locations = try log.append(frames, durable: options.durability == .durable)
+        let locations = try log.append(frames, durability: options.durability)
         var next = locations.makeIterator()
         let events = batches.map { batch in batch.map { $0.event(next.next()!) } }
         index.append(events.flatMap { $0 })
