@@ -6,6 +6,8 @@ struct SegmentLog: Sendable {
     /// Set when a write or sync failed in a way that leaves the file's state unknown:
     /// the writer refuses every later change until the store is opened again.
     private(set) var failure: RouteLogError?
+    /// Data syncs made of segments (per write group, at rolls and at close).
+    private(set) var dataSyncs = 0
 
     init(segments: SegmentSet) {
         precondition(!segments.isEmpty, "a store has at least one segment")
@@ -52,6 +54,7 @@ struct SegmentLog: Sendable {
         }
         if durability != .buffered {
             do {
+                dataSyncs += 1
                 if durability == .ordered { try segment.file.syncBarrier() } else { try segment.file.syncData() }
             } catch {
                 failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
@@ -68,6 +71,7 @@ struct SegmentLog: Sendable {
     /// close with buffered durability). A failure sets ``failure``: what was written
     /// since the last good sync cannot be trusted.
     mutating func syncActive() throws {
+        dataSyncs += 1
         do {
             try active.file.syncData()
         } catch {

@@ -185,9 +185,11 @@ public final class RouteStore: Sendable {
     private func publish(_ events: [LogEvent], writer: StoreWriter) {
         let (segments, generation, indexNumber, indexBytes) = (writer.log.segments, writer.manifest.current.generation,
                                                                writer.index.number, writer.index.end)
+        let writes = StoreStatistics.Writes(changes: writer.changes, groups: writer.groups, dataSyncs: writer.log.dataSyncs)
         state.withLock { s in
             for event in events { s.index.apply(event) }
             (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = (segments, generation, indexNumber, indexBytes)
+            s.writes = writes
         }
     }
 

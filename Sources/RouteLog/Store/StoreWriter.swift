@@ -10,6 +10,9 @@ struct StoreWriter: Sendable {
     var nextRouteID: UInt64
     var attachedRecordings: Set<RouteID> = []
     var closed = false
+    /// Write groups and changes written (for statistics: changes per sync).
+    var groups = 0
+    var changes = 0
     let options: RouteStore.Options
 
     var files: LogFiles { manifest.files }
@@ -34,6 +37,8 @@ struct StoreWriter: Sendable {
         var next = locations.makeIterator()
         let events = batches.map { batch in batch.map { $0.event(next.next()!) } }
         index.append(events.flatMap { $0 })
+        groups += 1
+        changes += batches.count
         return events
     }
 
