@@ -31,6 +31,14 @@ int routelog_lock_exclusive(int fd) {
 #endif
 }
 
+int routelog_lock_directory(int fd) {
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR) continue;
+        return errno;
+    }
+    return 0;
+}
+
 int routelog_unlock(int fd) {
 #if defined(F_OFD_SETLK)
     struct flock fl;

@@ -29,6 +29,11 @@ int routelog_unlock(int fd);
 /// none does, or -errno. Never takes the lock on Linux.
 int routelog_lock_is_held(int fd);
 
+/// Takes an exclusive, non-blocking flock on the open directory `fd`: deleting or
+/// replacing a file in the directory cannot escape it. Returns 0, or errno
+/// (EWOULDBLOCK when another open file description holds it).
+int routelog_lock_directory(int fd);
+
 /// Makes written data of `fd` durable: fdatasync on Linux, F_FULLFSYNC on Darwin
 /// (falling back to fsync where the file system refuses it). Returns 0 or errno.
 int routelog_sync_data(int fd);

@@ -77,6 +77,11 @@ extension RouteLogError {
         RouteLogError(.corrupted, message, path: path, offset: offset)
     }
 
+    /// A name in the store that is no regular file (RouteLog never follows links).
+    static func notRegularFile(_ path: String, _ what: String) -> RouteLogError {
+        RouteLogError(.corrupted, "this is \(what), not a file RouteLog wrote; RouteLog does not follow links or open special files: remove it and try again", path: path)
+    }
+
     static func io(_ operation: String, path: String, errno code: Int32) -> RouteLogError {
         let reason = String(cString: strerror(code))
         let advice: String

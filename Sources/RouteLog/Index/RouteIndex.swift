@@ -75,9 +75,9 @@ struct RouteIndex: Sendable {
             recordings[id] = IndexedRecording(start: location, startedMs: startedMs, metadata: metadata)
             liveBytes.add(Int64(location.length), to: location.segment)
         case .recordingChunk(let id, let firstPoint, let pointCount, _):
-            // Only the next chunk in order is accepted: after a lost or damaged chunk the
-            // later ones would leave a gap in the points.
-            guard recordings[id]?.pointCount == firstPoint else { return }
+            // Chunks are accepted in order; one past the points accepted so far leaves a
+            // gap (a chunk lost to damage), so every later chunk is kept.
+            guard let recording = recordings[id], firstPoint >= recording.pointCount else { return }
             recordings[id]!.chunks.append(RecordedChunk(location: location, firstPoint: firstPoint, pointCount: pointCount))
             liveBytes.add(Int64(location.length), to: location.segment)
         case .recordingFinish(let id, let shape, let metadata, _):

@@ -10,6 +10,11 @@ struct Errno: Error, Equatable, Sendable {
     let code: Int32
 }
 
+/// What kind of file a descriptor or name refers to.
+enum FileType: Sendable, Equatable {
+    case regular, directory, symbolicLink, other
+}
+
 /// An open file: its descriptor and the path it was opened by (for messages and traces).
 struct FileRef: Sendable, Hashable {
     let fd: Int32
@@ -46,11 +51,22 @@ protocol FileSystem: Sendable {
     func lockExclusive(_ file: FileRef) throws
     func unlock(_ file: FileRef)
     func isLockHeld(_ file: FileRef) throws -> Bool
+    /// fstat's file type of an open file.
+    func fileType(_ file: FileRef) throws -> FileType
+    /// lstat's answer: is `path` itself a symbolic link (nil when nothing is there)?
+    func isSymbolicLink(_ path: String) -> Bool?
+    /// An exclusive lock on the directory itself (flock), which deleting or replacing a
+    /// file in it cannot escape; EWOULDBLOCK when another open description holds it.
+    func lockDirectory(_ directory: FileRef) throws
 }
 
 extension FileSystem {
     /// A file system that has no barrier of its own syncs the data.
     func syncBarrier(_ file: FileRef) throws { try syncData(file) }
+    // Doubles over real descriptors answer these as the real system does.
+    func fileType(_ file: FileRef) throws -> FileType { try PosixFileSystem.shared.fileType(file) }
+    func isSymbolicLink(_ path: String) -> Bool? { PosixFileSystem.shared.isSymbolicLink(path) }
+    func lockDirectory(_ directory: FileRef) throws { try PosixFileSystem.shared.lockDirectory(directory) }
 }
 
 /// The real file system.
@@ -153,5 +169,31 @@ struct PosixFileSystem: FileSystem {
         let result = routelog_lock_is_held(file.fd)
         guard result >= 0 else { throw Errno(code: -result) }
         return result == 1
+    }
+
+    func fileType(_ file: FileRef) throws -> FileType {
+        var info = stat()
+        guard fstat(file.fd, &info) == 0 else { throw Errno(code: errno) }
+        return Self.type(info.st_mode)
+    }
+
+    func isSymbolicLink(_ path: String) -> Bool? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Self.type(info.st_mode) == .symbolicLink
+    }
+
+    func lockDirectory(_ directory: FileRef) throws {
+        let result = routelog_lock_directory(directory.fd)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    private static func type(_ mode: mode_t) -> FileType {
+        switch mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
     }
 }

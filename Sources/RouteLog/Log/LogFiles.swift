@@ -19,9 +19,18 @@ struct LogFiles: Sendable {
     }
 
     /// Creates a segment or index file holding only its header, synced, with the
-    /// directory synced so the file survives a crash.
+    /// directory synced so the file survives a crash. The name is new (numbers are never
+    /// reused): anything already there (a leftover, a planted link) is moved into `lost/`
+    /// first, never followed or overwritten.
     func create(_ kind: FormatConstants.FileKind, number: UInt32) throws -> DurableFile {
-        let file = try DurableFile.open(path(Self.name(kind, number)), flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
+        let name = Self.name(kind, number)
+        let file: DurableFile
+        do {
+            file = try DurableFile.create(path(name), fileSystem: fileSystem)
+        } catch let error as RouteLogError where error.errno == EEXIST {
+            try LostAndFound(files: self).moveAside(name, reason: "was in the way of a new \(kind == .segment ? "segment" : "index")")
+            file = try DurableFile.create(path(name), fileSystem: fileSystem)
+        }
         try protect(file)
         try file.write(FileHeader(kind: kind, fileNumber: number).encoded(), at: 0)
         try file.syncAll()
@@ -29,9 +38,9 @@ struct LogFiles: Sendable {
         return file
     }
 
-    /// Opens an existing numbered file.
-    func open(_ kind: FormatConstants.FileKind, number: UInt32, writable: Bool) throws -> DurableFile {
-        try DurableFile.open(path(Self.name(kind, number)), flags: writable ? O_RDWR : O_RDONLY, fileSystem: fileSystem)
+    /// Opens an existing numbered file (or the file `name`, when given).
+    func open(_ kind: FormatConstants.FileKind, number: UInt32, writable: Bool, name: String? = nil) throws -> DurableFile {
+        try DurableFile.open(path(name ?? Self.name(kind, number)), flags: writable ? O_RDWR : O_RDONLY, fileSystem: fileSystem)
     }
 
     /// Gives a file this store made its protection class.
@@ -50,18 +59,10 @@ struct LogFiles: Sendable {
         let live = Set(manifest.segments.map(FormatConstants.segmentName) + [FormatConstants.indexName(manifest.indexFile)])
         var removed = false
         for name in names where !live.contains(name) && StoreFiles.isStoreFile(name)
-            && name != FormatConstants.manifestName && name != FormatConstants.lockName {
+            && name != FormatConstants.manifestName && name != FormatConstants.lockName && name != LostAndFound.directoryName {
             if (try? fileSystem.unlink(path(name))) != nil { removed = true }
         }
         if removed { try? syncDirectory() }
-    }
-
-    /// Removes every numbered or temporary file of the store that `manifest` does not
-    /// list: old segments and indexes after a compaction, work files of an interrupted
-    /// one, a manifest being written when the writer died.
-    func removeLeftovers(keeping manifest: Manifest) {
-        guard let names = try? fileSystem.listDirectory(directory) else { return }
-        remove(names, keeping: manifest)
     }
 }
 
@@ -70,7 +71,8 @@ enum StoreFiles {
     static func isStoreFile(_ name: String) -> Bool {
         var base = name
         if base.hasSuffix(FormatConstants.temporarySuffix) { base.removeLast(FormatConstants.temporarySuffix.count) }
-        if base == FormatConstants.manifestName || base == FormatConstants.lockName { return true }
+        if base == FormatConstants.manifestName || base == FormatConstants.lockName
+            || name == LostAndFound.directoryName { return true }
         func numbered(_ prefix: String, _ suffix: String) -> Bool {
             guard base.hasPrefix(prefix), base.hasSuffix(suffix), base.count > prefix.count + suffix.count else { return false }
             let digits = base.dropFirst(prefix.count).dropLast(suffix.count)

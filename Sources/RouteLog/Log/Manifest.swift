@@ -25,18 +25,19 @@ struct Manifest: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
-        _ = try FileHeader.decode(bytes, path: path, expecting: .manifest)
+        let fileHeader = try FileHeader.decode(bytes, path: path, expecting: .manifest)
         let start = FormatConstants.fileHeaderSize
         let header = bytes.withUnsafeBytes { RecordFrame.header($0, at: start) }
         guard let header, header.type == FormatConstants.RecordType.manifestState.rawValue,
               start + FormatConstants.recordHeaderSize + header.length <= bytes.count,
-              Checksum.masked(bytes, (start + 8)..<(start + FormatConstants.recordHeaderSize + header.length)) == header.checksum
+              Checksum.masked(bytes, (start + 8)..<(start + FormatConstants.recordHeaderSize + header.length)) == header.checksum,
+              let payload = RecordFrame.unescaped(bytes[(start + FormatConstants.recordHeaderSize)..<(start + FormatConstants.recordHeaderSize + header.length)],
+                                                  version: fileHeader.version)
         else {
             throw RouteLogError.corrupted("the manifest's record is damaged; the store cannot tell which segments are live", path: path, offset: Int64(start))
         }
         do {
-            let payloadStart = start + FormatConstants.recordHeaderSize
-            var r = ByteReader(bytes, from: payloadStart, to: payloadStart + header.length)
+            var r = ByteReader(payload)
             var m = Manifest(generation: try r.u64(), nextFileNumber: try r.u32(), nextRouteID: try r.u64(),
                              indexFile: try r.u32(), segments: [])
             let count = Int(try r.u32())

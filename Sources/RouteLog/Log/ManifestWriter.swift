@@ -61,7 +61,11 @@ struct ManifestWriter: Sendable {
         let path = files.path(FormatConstants.manifestName)
         let temporary = path + FormatConstants.temporarySuffix
         let fileSystem = files.fileSystem
-        let file = try DurableFile.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
+        // A leftover (or a planted link) goes first: unlink never follows a link.
+        do {
+            try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
+        } catch let error as RouteLogError where error.errno == ENOENT {}
+        let file = try DurableFile.create(temporary, fileSystem: fileSystem)
         try files.protect(file)
         try file.write(manifest.encoded(), at: 0)
         try file.syncAll()

@@ -4,6 +4,8 @@ struct LogSegment: Sendable {
     let number: UInt32
     let file: DurableFile
     var end: Int64
+    /// The format version in its header (how its payloads are stored).
+    var version: UInt16 = FormatConstants.version
 
     var path: String { file.path }
     /// Record bytes, without the file header.
@@ -66,9 +68,11 @@ struct SegmentSet: Sendable {
                                           path: segment.path, offset: location.offset)
         }
         do {
-            return try RecordFrame.payload(of: bytes, type: type)
+            return try RecordFrame.payload(of: bytes, type: type, version: segment.version)
         } catch .badHeader {
             throw RouteLogError.corrupted("\(what())'s record header is damaged", path: segment.path, offset: location.offset)
+        } catch .badEscaping {
+            throw RouteLogError.corrupted("\(what())'s record is damaged (its escaping is broken)", path: segment.path, offset: location.offset)
         } catch .wrongType(let found) {
             throw RouteLogError.corrupted("\(what()) should be a record of type \(type.rawValue), not \(found)",
                                           path: segment.path, offset: location.offset)
@@ -85,6 +89,6 @@ struct SegmentSet: Sendable {
               let header = bytes.withUnsafeBytes({ RecordFrame.header($0, at: 0) }),
               let type = FormatConstants.RecordType(rawValue: header.type)
         else { return false }
-        return (try? RecordFrame.payload(of: bytes, type: type)) != nil
+        return (try? RecordFrame.payload(of: bytes, type: type, version: segment.version)) != nil
     }
 }

@@ -189,7 +189,7 @@ public final class RouteRecorder: Sendable {
             }
             let chunks = waitingChunks(s)
             let finish = RecordingFinishRecord(id: id, chunkCount: s.chunkCount + chunks.count, shape: shape,
-                                               metadata: metadata.map { StoredMetadata($0) } ?? s.metadata, layout: s.layout)
+                                               metadata: metadata.map { StoredMetadata($0.withUUID(s.metadata.uuid)) } ?? s.metadata, layout: s.layout)
             try write(&s, chunks: chunks, finish: finish)
             s.status = .finished(id)
             return id

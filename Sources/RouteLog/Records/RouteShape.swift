@@ -85,6 +85,21 @@ struct RouteShape: Equatable, Sendable {
             boundingBox: BoundingBox(southWest: Self.coordinate(south, west), northEast: Self.coordinate(north, east)),
             startCoordinate: Self.coordinate(startLat, startLon),
             endCoordinate: Self.coordinate(endLat, endLon),
-            name: metadata.name)
+            name: metadata.name,
+            uuid: metadata.uuid ?? derivedUUID(id: id),
+            activity: metadata.activity,
+            tags: metadata.tags)
+    }
+
+    /// The uuid of a route saved without one (by format version 1): a version 8 UUID of
+    /// its first timestamp, point count and id (format-spec.md, "Segment records").
+    func derivedUUID(id: RouteID) -> UUID {
+        var b = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 { b[i] = UInt8(truncatingIfNeeded: UInt64(bitPattern: firstMs) >> (8 * UInt64(7 - i))) }
+        for i in 0..<4 { b[8 + i] = UInt8(truncatingIfNeeded: pointCount >> (8 * UInt32(3 - i))) }
+        for i in 0..<4 { b[12 + i] ^= UInt8(truncatingIfNeeded: id.rawValue >> (8 * UInt64(3 - i))) }
+        b[6] = (b[6] & 0x0F) | 0x80  // version 8
+        b[8] = (b[8] & 0x3F) | 0x80  // RFC 9562 variant
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 }

@@ -19,7 +19,7 @@ struct EncodedRoute: Sendable {
             try RouteValidation.validate(route.metadata)
             record = RouteRecord(id: RouteID(0),
                                  shape: RouteShape(columns: columns, points: route.points, segmentStarts: route.segmentStarts),
-                                 metadata: StoredMetadata(route.metadata), splits: route.splits,
+                                 metadata: StoredMetadata(route.metadata.withUUID()), splits: route.splits,
                                  segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
             let size = record.payloadSize
             guard size <= FormatConstants.maxPayloadLength else {

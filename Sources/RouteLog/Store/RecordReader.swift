@@ -3,6 +3,9 @@ struct RecordingContents {
     var points: [TrackPoint] = []
     var layout = RouteLayout()
     var chunkCount = 0
+    /// Point ranges (in the recording's numbering) that no chunk holds any more: a
+    /// damaged chunk, or one lost before the index saw it. Empty for a whole recording.
+    var missing: [Range<Int>] = []
 }
 
 /// Reads routes and recordings from the segments by the locations the index holds,
@@ -33,23 +36,44 @@ struct RecordReader {
     }
 
     /// The points and layout of a recording's chunks, each checked against the index.
-    func recording(_ id: RouteID, _ recording: IndexedRecording) throws -> RecordingContents {
+    /// With `skippingDamage`, a chunk that does not read back (or a gap between chunks)
+    /// is noted in `missing` instead of failing the whole recording.
+    func recording(_ id: RouteID, _ recording: IndexedRecording, skippingDamage: Bool = false) throws -> RecordingContents {
         var contents = RecordingContents()
         contents.points.reserveCapacity(recording.pointCount)
+        var expected = 0
         for chunk in recording.chunks {
-            let payload = try segments.read(at: chunk.location, type: .recordingChunk, what: "recording \(id)'s chunk")
-            try parse(id, at: chunk.location, what: "recording \(id)'s chunk") {
-                let record = try RecordingChunkRecord(payload: payload)
-                guard record.id == id, record.firstPoint == chunk.firstPoint, record.pointCount == chunk.pointCount else {
-                    throw ByteReader.Malformed(reason: "the chunk holds recording \(record.id)'s points \(record.firstPoint)..<\(record.firstPoint + record.pointCount)", offset: 0)
+            if chunk.firstPoint > expected {
+                guard skippingDamage else {
+                    throw RouteLogError.corrupted("recording \(id) lacks points \(expected)..<\(chunk.firstPoint): a chunk of it was lost",
+                                                  path: path(of: chunk.location), offset: chunk.location.offset)
                 }
-                contents.points += try record.points()
-                contents.layout.splits += record.layout.splits
-                contents.layout.segmentStarts += record.layout.segmentStarts
+                contents.missing.append(expected..<chunk.firstPoint)
+            }
+            expected = chunk.firstPoint + chunk.pointCount
+            do {
+                let (points, layout) = try readChunk(id, chunk)
+                contents.points += points
+                contents.layout.splits += layout.splits
+                contents.layout.segmentStarts += layout.segmentStarts
+            } catch let error as RouteLogError where skippingDamage && error.code == .corrupted {
+                if chunk.pointCount > 0 { contents.missing.append(chunk.firstPoint..<(chunk.firstPoint + chunk.pointCount)) }
             }
         }
         contents.chunkCount = recording.chunks.count
         return contents
+    }
+
+    /// One chunk's points and layout, checked against what the index says of it.
+    private func readChunk(_ id: RouteID, _ chunk: RecordedChunk) throws -> ([TrackPoint], RouteLayout) {
+        let payload = try segments.read(at: chunk.location, type: .recordingChunk, what: "recording \(id)'s chunk")
+        return try parse(id, at: chunk.location, what: "recording \(id)'s chunk") {
+            let record = try RecordingChunkRecord(payload: payload)
+            guard record.id == id, record.firstPoint == chunk.firstPoint, record.pointCount == chunk.pointCount else {
+                throw ByteReader.Malformed(reason: "the chunk holds recording \(record.id)'s points \(record.firstPoint)..<\(record.firstPoint + record.pointCount)", offset: 0)
+            }
+            return (try record.points(), record.layout)
+        }
     }
 
     /// A finished recording's RecordingFinish and points (format-spec.md, "Recordings").

@@ -86,6 +86,14 @@ extension RouteStore {
         if let name = edit.name { metadata.name = name.isEmpty ? nil : name }
         if let calories = edit.calories { metadata.calories = calories }
         if let distance = edit.distance { metadata.distance = distance }
+        if edit.removesActivity {
+            guard edit.activity == nil else { throw RouteLogError.invalid("give a new activity or remove it, not both") }
+            metadata.activity = nil
+        }
+        if let activity = edit.activity { metadata.activity = activity }
+        if let notes = edit.notes { metadata.notes = notes.isEmpty ? nil : notes }
+        if let tags = edit.tags { metadata.tags = tags }
+        if let values = edit.values { metadata.values = values }
         try RouteValidation.validate(metadata.routeMetadata)
         return metadata
     }

@@ -11,7 +11,9 @@ extension RouteStore {
             guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
             return (route, s.segments)
         }
-        return try RecordReader(segments: segments).route(id, route)
+        var loaded = try RecordReader(segments: segments).route(id, route)
+        if loaded.metadata.uuid == nil { loaded.metadata.uuid = route.shape.derivedUUID(id: id) }
+        return loaded
     }
 
     /// The summary of route `id`, from the index.
@@ -21,6 +23,18 @@ extension RouteStore {
             try s.checkOpen()
             guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
             return route.summary(id)
+        }
+    }
+
+    /// Route `id`'s whole metadata (notes and values too), from the index: no points read.
+    /// - Throws: `.notFound` for an unknown or deleted id; `.closed`.
+    public func metadata(_ id: RouteID) throws -> RouteMetadata {
+        try state.withLock { s in
+            try s.checkOpen()
+            guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
+            var metadata = route.metadata.routeMetadata
+            metadata.uuid = metadata.uuid ?? route.shape.derivedUUID(id: id)
+            return metadata
         }
     }
 

@@ -23,7 +23,7 @@ extension RouteStore {
                                flushPolicy: RouteRecorder.FlushPolicy = RouteRecorder.FlushPolicy()) throws -> RouteRecorder {
         try RouteValidation.validate(metadata)
         try flushPolicy.validate()
-        let stored = StoredMetadata(metadata)
+        let stored = StoredMetadata(metadata.withUUID())
         let startedMs = Quantization.milliseconds(Date())
         let events = try commit { view in
             let id = RouteID(view.allocateIDs(1))
@@ -68,9 +68,11 @@ extension RouteStore {
 
     /// Every recording neither finished nor discarded, oldest first, with the points
     /// and splits flushed so far: after a crash, what the app was recording. Includes
-    /// recordings a ``RouteRecorder`` of this handle is appending to.
+    /// recordings a ``RouteRecorder`` of this handle is appending to. A recording whose
+    /// chunks are partly damaged is listed with every point that reads back and the
+    /// lost ranges in ``UnfinishedRecording/missingPoints``.
     ///
-    /// - Throws: `.corrupted` naming a recording whose chunks are damaged; `.io`; `.closed`.
+    /// - Throws: `.io`; `.closed`.
     public func unfinishedRecordings() throws -> [UnfinishedRecording] {
         let (recordings, segments) = try state.withLock { s in
             try s.checkOpen()
@@ -78,7 +80,7 @@ extension RouteStore {
         }
         let reader = RecordReader(segments: segments)
         return try recordings.map { id, recording in
-            UnfinishedRecording(id: id, recording: recording, contents: try reader.recording(id, recording))
+            UnfinishedRecording(id: id, recording: recording, contents: try reader.recording(id, recording, skippingDamage: true))
         }
     }
 

@@ -13,7 +13,9 @@ extension RouteStore {
             try s.checkOpen()
             return VerificationSnapshot(state: s, indexFile: s.segments.isEmpty ? nil : indexFileForVerify(s))
         }
-        return StoreVerifier(snapshot: snapshot, directory: directory, progress: progress).run()
+        var withLost = snapshot
+        withLost.lost = LostAndFound(files: files).entries()
+        return StoreVerifier(snapshot: withLost, directory: directory, progress: progress).run()
     }
 
     /// The index file, opened read-only for verify (nil when it cannot be opened).

@@ -25,7 +25,7 @@ struct StoreCreation {
                 throw RouteLogError.corrupted("MANIFEST is missing but segments hold routes; restore MANIFEST from a backup rather than start a new store over them", path: path)
             }
         }
-        for name in names where name != FormatConstants.lockName {
+        for name in names where name != FormatConstants.lockName && name != LostAndFound.directoryName {
             try fileSystem.checked("unlink", files.path(name)) { try fileSystem.unlink(files.path(name)) }
         }
         let manifest = ManifestWriter.empty

@@ -25,11 +25,9 @@ struct StoreOpener {
                 throw RouteLogError(.notFound, "there is no RouteLog store here", path: directory)
             }
             do {
-                try fileSystem.makeDirectory(directory)
-            } catch let error as Errno where error.code == EEXIST {
+                try fileSystem.checked("mkdir", directory) { try fileSystem.makeDirectory(directory) }
+            } catch let error as RouteLogError where error.errno == EEXIST {
                 // Another creator made it first: open what is there.
-            } catch let error as Errno {
-                throw RouteLogError.io("mkdir", path: directory, errno: error.code)
             }
             // Files created in the directory later take its class by default.
             if let ref = try? fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY, mode: 0) {
@@ -71,17 +69,24 @@ struct StoreOpener {
             } catch let error as RouteLogError where error.errno == ENOENT {
                 throw RouteLogError.corrupted("segment \(number) is listed in the manifest but missing; restore it from a backup", path: path)
             }
+            let headerBytes = try file.read(at: 0, count: FormatConstants.fileHeaderSize)
+            var version = FormatConstants.version
             do {
-                let header = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: path, expecting: .segment)
+                let header = try FileHeader.decode(headerBytes, path: path, expecting: .segment)
+                version = header.version
                 guard header.fileNumber == number else {
                     throw RouteLogError.corrupted("the segment's header says file \(header.fileNumber), its name says \(number)", path: path, offset: 12)
                 }
             } catch let error as RouteLogError where error.code == .corrupted {
                 // The manifest vouches for this file; its records check themselves, so a
-                // damaged header costs only the header.
+                // damaged header costs only the header (its version field, if plausible,
+                // still says how payloads are stored).
                 damage.append(DamagedRange(path: path, offset: 0, length: Int64(FormatConstants.fileHeaderSize)))
+                if headerBytes.count >= 12, (1...FormatConstants.version).contains(UInt16(headerBytes[10]) | UInt16(headerBytes[11]) << 8) {
+                    version = UInt16(headerBytes[10]) | UInt16(headerBytes[11]) << 8
+                }
             }
-            set.append(LogSegment(number: number, file: file, end: try file.size()))
+            set.append(LogSegment(number: number, file: file, end: try file.size(), version: version))
         }
         return (set, damage)
     }
@@ -112,11 +117,17 @@ struct StoreOpener {
 
         let nextRouteID = max(manifest.nextRouteID, recovery.index.maxSeenID + 1)
         var log = SegmentLog(segments: segments)
-        try cutTornTail(of: &log, sizeOnDisk: try log.active.file.size())
+        try keepAndCutTornTail(of: log.active, tail: recovery.tornTails.first { $0.path == log.active.path })
         var writer = StoreWriter(log: log, index: IndexFile(number: manifest.indexFile, file: nil, end: 0),
                                  manifest: ManifestWriter(files: files, current: manifest),
                                  nextRouteID: nextRouteID, options: options)
-        if recovery.indexUnusable {
+        // Appends go after whole records of the current version only: a last segment
+        // holding damage, or written by version 1, is left as it is for a new one.
+        let activePath = writer.log.active.path
+        if writer.log.active.version < FormatConstants.version || state.openDamage.contains(where: { $0.path == activePath }) {
+            try writer.roll()
+        }
+        if recovery.indexUnusable || recovery.indexVersion < FormatConstants.version {
             try writeRebuiltIndex(state.index, into: &writer)
         } else if let indexFile = recovery.indexFile {
             if recovery.indexTornTail != nil { try indexFile.truncate(to: recovery.indexEnd) }
@@ -124,7 +135,7 @@ struct StoreOpener {
             writer.index.append(recovery.caughtUp)
             writer.index.syncQuietly()
         }
-        files.removeLeftovers(keeping: writer.manifest.current)
+        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current).clear()
         state.segments = writer.log.segments
         state.generation = writer.manifest.current.generation
         state.indexFileNumber = writer.index.number
@@ -132,10 +143,14 @@ struct StoreOpener {
         return (state, writer)
     }
 
-    /// A writer cuts the torn tail of the segment it will append to.
-    private func cutTornTail(of log: inout SegmentLog, sizeOnDisk: Int64) throws {
-        let active = log.active
-        guard active.end < sizeOnDisk else { return }
+    /// A writer cuts the torn tail of the segment it will append to, after copying it
+    /// into `lost/`: the index does not vouch for it, but nothing proves it held no
+    /// acknowledged change.
+    private func keepAndCutTornTail(of active: LogSegment, tail: DamagedRange?) throws {
+        guard let tail, tail.offset == active.end else { return }
+        try LostAndFound(files: files).keepCopy(
+            of: active.file, name: FormatConstants.segmentName(active.number), from: tail.offset, length: tail.length,
+            reason: "a torn tail (no whole record, and the index names none there), cut so appends follow whole records")
         try active.file.truncate(to: active.end)
         try active.file.syncData()
     }

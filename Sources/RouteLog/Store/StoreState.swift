@@ -24,6 +24,8 @@ struct StoreState: Sendable {
     /// read-only handle did without it.
     var indexRebuilt = false
     var indexDamaged = false
+    /// Leftover files the writer moved into `lost/` when it opened the store.
+    var movedToLost: [String] = []
     /// What the writer has done since the store opened (for statistics).
     var writes = StoreStatistics.Writes()
 

@@ -67,6 +67,8 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
 
     /// What this handle has written since it opened.
     public var writes = Writes()
+    /// What the store's `lost/` folder holds.
+    public var lostFiles: [VerificationReport.LostFile] = []
     /// The last compaction (the app's or a background one), if any ran.
     public var lastCompaction: CompactionOutcome?
     /// Failed compactions in a row; automatic ones back off (1 s, doubling, at most
@@ -149,6 +151,7 @@ extension RouteStore {
             stats.compactionFailures = c.consecutiveFailures
             stats.damagedSegments = c.damaged.sorted().map(FormatConstants.segmentName)
         }
+        stats.lostFiles = LostAndFound(files: files).entries().map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
         stats.writerPID = isReadOnly ? StoreLock.holder(in: directory, fileSystem: fileSystem) : getpid()
         return stats
     }

@@ -8,6 +8,7 @@ struct VerificationSnapshot {
     var indexEnd: Int64
     var tornTails: [DamagedRange]
     var indexDamaged: Bool
+    var lost: [LostAndFound.Entry] = []
 
     init(state: StoreState, indexFile: DurableFile?) {
         index = state.index
@@ -32,6 +33,7 @@ struct StoreVerifier {
         verifyIndexFile(into: &report)
         let damagedIDs = decodeRoutes(into: &report)
         compare(fromSegments, damagedIDs: damagedIDs, into: &report)
+        report.lostFiles = snapshot.lost.map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
         progress?(1)
         return report
     }
@@ -39,6 +41,7 @@ struct StoreVerifier {
     /// Every segment's records replayed into an index of their own.
     private func scanSegments(into report: inout VerificationReport) -> RouteIndex {
         var replay = RouteIndex()
+        let vouched = locatedOffsets()
         let totalBytes = max(1, snapshot.segments.totalBytes)
         var done: Int64 = 0
         for segment in snapshot.segments.segments {
@@ -49,7 +52,8 @@ struct StoreVerifier {
                                              length: Int64(FormatConstants.fileHeaderSize), routeID: nil,
                                              message: "the segment's file header is damaged: \((error as? RouteLogError)?.message ?? "\(error)")"))
             }
-            var scanner = LogScanner(file: segment.file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end)
+            var scanner = LogScanner(file: segment.file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end,
+                                     version: segment.version, vouched: vouched[segment.number] ?? [])
             do {
                 while let record = try scanner.next() {
                     report.recordsChecked += 1
@@ -88,6 +92,16 @@ struct StoreVerifier {
                                           message: "\(tail.length) bytes at the end were no whole record when the store was opened (an unfinished append, or damage to the last record)"))
         }
         return replay
+    }
+
+    /// Offsets of every record the index locates, per segment: a tail holding one is
+    /// damage, not a torn append.
+    private func locatedOffsets() -> [UInt32: Set<Int64>] {
+        var offsets: [UInt32: Set<Int64>] = [:]
+        for event in snapshot.index.liveEvents(segmentOrder: snapshot.segments.numbers) {
+            offsets[event.location.segment, default: []].insert(event.location.offset)
+        }
+        return offsets
     }
 
     private func verifyIndexFile(into report: inout VerificationReport) {

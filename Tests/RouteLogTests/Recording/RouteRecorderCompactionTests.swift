@@ -57,9 +57,10 @@ import Testing
     func aRecordedRouteTakesTheBytesOfASavedOneAfterCompaction(_ flushEvery: Int) throws {
         let dir = TemporaryDirectory()
         let options = RouteStore.Options(compaction: .manual)
-        let walk = Fixtures.sampleWalk(seed: 3, points: 3600)
+        var walk = Fixtures.sampleWalk(seed: 3, points: 3600)
+        walk.metadata.uuid = UUID()  // the same route in both stores: the same bytes
         let recorded = try RouteStore(at: dir.store("recorded.routelog"), options: options)
-        let recorder = try recorded.startRecording(flushPolicy: .init(points: flushEvery, interval: nil))
+        let recorder = try recorded.startRecording(metadata: walk.metadata, flushPolicy: .init(points: flushEvery, interval: nil))
         try RouteRecorderBasicsTests.record(walk, into: recorder)
         let id = try recorder.finish(metadata: walk.metadata)
         let recordedBefore = try recorded.statistics().totalBytes
@@ -93,13 +94,13 @@ import Testing
         }
         for split in walk.splits { try recorder.addSplit(split) }
         let id = try recorder.finish(metadata: walk.metadata)
-        #expect(try store.route(id) == RouteCodec.quantize(walk))
+        #expect(try store.route(id).withoutUUID == RouteCodec.quantize(walk))
         try store.compact()
-        #expect(try store.route(id) == RouteCodec.quantize(walk))
+        #expect(try store.route(id).withoutUUID == RouteCodec.quantize(walk))
         #expect(try Self.recordTypes(store).allSatisfy { !Self.recordingTypes.contains($0) })
         try store.close()
         let reopened = try RouteStore(at: dir.store())
-        #expect(try reopened.route(id) == RouteCodec.quantize(walk))
+        #expect(try reopened.route(id).withoutUUID == RouteCodec.quantize(walk))
         #expect(try reopened.verify().isClean)
     }
 
@@ -129,13 +130,13 @@ import Testing
             return all
         }
         #expect(finished.count == 2)
-        for (i, id) in finished { #expect(try store.route(id) == RouteCodec.quantize(walks[i])) }
+        for (i, id) in finished { #expect(try store.route(id).withoutUUID == RouteCodec.quantize(walks[i])) }
         let unfinished = try store.unfinishedRecordings()
         #expect(unfinished.map { $0.points } == [RouteCodec.quantize(walks[2]).points])
         try store.compact()
         try store.close()
         let reopened = try RouteStore(at: dir.store())
-        for (i, id) in finished { #expect(try reopened.route(id) == RouteCodec.quantize(walks[i])) }
+        for (i, id) in finished { #expect(try reopened.route(id).withoutUUID == RouteCodec.quantize(walks[i])) }
         #expect(try reopened.unfinishedRecordings() == unfinished)
         #expect(try reopened.verify().isClean)
     }
@@ -154,7 +155,7 @@ import Testing
         }
         #expect(try store.statistics().chunkedRoutes < 4, "no compaction merged the recordings")
         for (seed, id) in ids.enumerated() {
-            #expect(try store.route(id) == RouteCodec.quantize(Fixtures.sampleWalk(seed: UInt64(seed), points: 1200)))
+            #expect(try store.route(id).withoutUUID == RouteCodec.quantize(Fixtures.sampleWalk(seed: UInt64(seed), points: 1200)))
         }
     }
 }

@@ -43,13 +43,12 @@ import Testing
             #expect(error.code == .corrupted)
             #expect(error.offset == chunks.0.offset)
         }
-        do {
-            _ = try store.unfinishedRecordings()
-            Issue.record("a recording with a damaged chunk was listed")
-        } catch let error as RouteLogError {
-            #expect(error.code == .corrupted)
-            #expect(error.message.contains("recording \(unfinished)"))
-        }
+        // The unfinished recording keeps every chunk that decodes and names the gap.
+        let listed = try store.unfinishedRecordings()
+        #expect(listed.map(\.id) == [unfinished])
+        #expect(listed.first?.missingPoints == [50..<75])
+        let walk = RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points
+        #expect(listed.first?.points == Array(walk[0..<50] + walk[75..<100]))
         #expect(throws: RouteLogError.self) { try store.resumeRecording(unfinished) }
         #expect(try store.route(saved).points.count == 50)
         #expect(try store.statistics().recordingsInProgress.map(\.id) == [unfinished])
@@ -70,7 +69,7 @@ import Testing
         #expect(try store.verify().isClean)
     }
 
-    @Test func rebuiltFromTheSegmentsARecordingKeepsTheChunksBeforeADamagedOne() throws {
+    @Test func rebuiltFromTheSegmentsARecordingKeepsEveryChunkThatDecodes() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let (_, finished, unfinished) = try Self.makeStore(url)
@@ -78,15 +77,21 @@ import Testing
         try Self.flipByte(in: url, segment: chunk.segment, at: chunk.offset + 40)
         try FileManager.default.removeItem(at: url.appendingPathComponent("index-00000002.rlidx"))
         let store = try RouteStore(at: url)
-        // Chunks 0 and 1 are whole; 2 is damaged and 3 would leave a gap, so both are dropped.
+        // Chunks 0, 1 and 3 are whole; 2 is damaged: its points are named as missing,
+        // and the index rebuilt from the segments agrees with what a reader sees.
         let recordings = try store.unfinishedRecordings()
+        let walk = RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points
         #expect(recordings.map(\.id) == [unfinished])
-        #expect(recordings.first?.points == Array(RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points.prefix(50)))
-        #expect(try store.route(finished) == RouteCodec.quantize(Fixtures.sampleWalk(seed: 2, points: 100)).withoutSplitsAndMetadata)
-        let recorder = try store.resumeRecording(unfinished)
-        try recorder.append(Array(Fixtures.sampleWalk(seed: 3, points: 100).points[50...]))
-        let id = try recorder.finish()
-        #expect(try store.route(id).points == RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points)
+        #expect(recordings.first?.missingPoints == [50..<75])
+        #expect(recordings.first?.points == Array(walk[0..<50] + walk[75..<100]))
+        #expect(try store.statistics().recordingsInProgress.first?.points == 100)
+        #expect(try store.route(finished).withoutUUID == RouteCodec.quantize(Fixtures.sampleWalk(seed: 2, points: 100)).withoutSplitsAndMetadata)
+        // It cannot be resumed with a hole in it; what is left is saved as a route.
+        #expect(throws: RouteLogError.self) { try store.resumeRecording(unfinished) }
+        let kept = try store.save(recordings[0].route)
+        try store.discardRecording(unfinished)
+        #expect(try store.route(kept).points == Array(walk[0..<50] + walk[75..<100]))
+        #expect(try store.unfinishedRecordings().isEmpty)
     }
 
     @Test func aFlushLargerThanAChunkIsWrittenAsSeveralChunksInOneBatch() throws {
@@ -99,7 +104,7 @@ import Testing
         try recorder.flush()
         #expect(try store.statistics().recordingsInProgress.first?.chunks == 2)
         let id = try recorder.finish(metadata: walk.metadata)
-        #expect(try store.route(id) == RouteCodec.quantize(walk))
+        #expect(try store.route(id).withoutUUID == RouteCodec.quantize(walk))
     }
 }
 

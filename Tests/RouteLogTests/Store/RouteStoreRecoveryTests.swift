@@ -23,33 +23,79 @@ import Testing
         try FileManager.default.copyItem(at: from, to: to)
     }
 
-    @Test func truncatingTheLastRecordAtEveryOffsetKeepsEveryEarlierRoute() throws {
+    /// The last record cut at every offset, as a crash never leaves it: the index (written
+    /// after the segment's sync) names it, so it is damage, never a torn tail: the route
+    /// stays listed and reads fail naming the file and offset; the writer cuts nothing
+    /// and appends to a new segment.
+    @Test func aCutRecordTheIndexVouchesForIsDamageNotATornTail() throws {
         let dir = TemporaryDirectory()
         let template = dir.store("template.routelog")
         let (routes, lastStart, _) = try Self.makeStore(at: template)
-        let segmentSize = try FileManager.default.attributesOfItem(atPath: template.appendingPathComponent("seg-00000001.rlseg").path)[.size] as! Int64
+        let segmentName = "seg-00000001.rlseg"
+        let segmentSize = try FileManager.default.attributesOfItem(atPath: template.appendingPathComponent(segmentName).path)[.size] as! Int64
         let lastID = routes.keys.max()!
         let work = dir.store("work.routelog")
-        for cut in lastStart..<segmentSize {
+        for cut in stride(from: lastStart, to: segmentSize, by: 7) {
             try Self.copy(template, to: work)
-            let segment = try FileHandle(forWritingTo: work.appendingPathComponent("seg-00000001.rlseg"))
+            let segment = try FileHandle(forWritingTo: work.appendingPathComponent(segmentName))
             try segment.truncate(atOffset: UInt64(cut))
             try segment.close()
-            // A reader sees the earlier routes and never the torn one.
+            let reader = try RouteStore(readOnlyAt: work)
+            #expect(try reader.count == routes.count, "cut at \(cut)")
+            do {
+                _ = try reader.route(lastID)
+                Issue.record("cut at \(cut): a cut route loaded")
+            } catch let error as RouteLogError {
+                #expect(error.code == .corrupted && error.offset == lastStart, "cut at \(cut): \(error)")
+            }
+            let store = try RouteStore(at: work)
+            for (id, route) in routes where id != lastID {
+                #expect(try store.route(id).withoutUUID == RouteCodec.quantize(route), "cut at \(cut)")
+            }
+            let newID = try store.save(Fixtures.sampleWalk(seed: 99, points: 5))
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.routeID == lastID && $0.offset == lastStart }, "cut at \(cut): \(report.problems)")
+            try store.close()
+            // Nothing was cut: the damaged bytes stay for whoever repairs the store.
+            let size = try FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(segmentName).path)[.size] as! Int64
+            #expect(size == cut, "cut at \(cut)")
+            let reopened = try RouteStore(readOnlyAt: work)
+            #expect(try reopened.route(newID).points.count == 5)
+            #expect(try reopened.count == routes.count + 1)
+        }
+    }
+
+    /// A torn tail the index does not name (the index lost its last records, or the
+    /// append was cut before its index record): readers never see it, and a writer
+    /// copies it into lost/ before cutting it, so no byte is destroyed.
+    @Test func aTornTailIsMovedToLostBeforeItIsCut() throws {
+        let dir = TemporaryDirectory()
+        let template = dir.store("template.routelog")
+        let (routes, lastStart, _) = try Self.makeStore(at: template)
+        let segmentName = "seg-00000001.rlseg"
+        let segmentSize = try FileManager.default.attributesOfItem(atPath: template.appendingPathComponent(segmentName).path)[.size] as! Int64
+        let original = try Data(contentsOf: template.appendingPathComponent(segmentName))
+        let work = dir.store("work.routelog")
+        for cut in stride(from: lastStart + 1, to: segmentSize, by: 5) {
+            try Self.copy(template, to: work)
+            try original.prefix(Int(cut)).write(to: work.appendingPathComponent(segmentName))
+            try FileManager.default.removeItem(at: work.appendingPathComponent("index-00000002.rlidx"))
             let reader = try RouteStore(readOnlyAt: work)
             #expect(try reader.count == routes.count - 1, "cut at \(cut)")
-            // A writer cuts the torn tail and goes on appending after it.
             let store = try RouteStore(at: work)
             #expect(try store.count == routes.count - 1, "cut at \(cut)")
-            for (id, route) in routes where id != lastID {
-                #expect(try store.route(id) == RouteCodec.quantize(route), "cut at \(cut)")
-            }
             let newID = try store.save(Fixtures.sampleWalk(seed: 99, points: 5))
             try store.close()
             let reopened = try RouteStore(readOnlyAt: work)
-            #expect(try reopened.count == routes.count, "cut at \(cut)")
             #expect(try reopened.route(newID).points.count == 5)
-            #expect(try reopened.verify().isClean, "cut at \(cut)")
+            let report = try reopened.verify()
+            #expect(report.isClean, "cut at \(cut): \(report.problems)")
+            // The cut bytes are in lost/, byte for byte, with a line saying whence.
+            let lost = report.lostFiles
+            #expect(lost.map(\.name) == ["\(segmentName)@\(lastStart)"], "cut at \(cut)")
+            let kept = try Data(contentsOf: work.appendingPathComponent("lost/\(segmentName)@\(lastStart)"))
+            #expect(kept == original[Int(lastStart)..<Int(cut)], "cut at \(cut)")
+            #expect(lost.first?.note?.contains("offset \(lastStart) length \(cut - lastStart)") == true, "\(lost)")
         }
     }
 
@@ -73,7 +119,7 @@ import Testing
                 #expect(error.offset == location.offset)
             }
             for (id, route) in routes where id != victim {
-                #expect(try store.route(id) == RouteCodec.quantize(route))
+                #expect(try store.route(id).withoutUUID == RouteCodec.quantize(route))
             }
             let report = try store.verify()
             #expect(!report.isClean)
@@ -133,7 +179,7 @@ import Testing
             let file = url.appendingPathComponent(name)
             let original = try Data(contentsOf: file)
             var bytes = original
-            bytes[10] = 2  // version 2
+            bytes[10] = 3  // version 3
             let crc = Checksum.masked(Array(bytes.prefix(16)), 0..<16)
             for i in 0..<4 { bytes[16 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
             try bytes.write(to: file)
@@ -141,10 +187,10 @@ import Testing
             for open in [{ _ = try RouteStore(at: url) }, { _ = try RouteStore(readOnlyAt: url) }] {
                 do {
                     try open()
-                    Issue.record("a version 2 \(name) opened")
+                    Issue.record("a version 3 \(name) opened")
                 } catch let error as RouteLogError {
                     #expect(error.code == .unsupportedVersion)
-                    #expect(error.message.contains("version 2") && error.message.contains("up to 1"), "\(error.message)")
+                    #expect(error.message.contains("version 3") && error.message.contains("up to 2"), "\(error.message)")
                 }
             }
             #expect(directorySnapshot(url) == before, "opening a newer store changed it")
