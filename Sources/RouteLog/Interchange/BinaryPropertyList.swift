@@ -85,9 +85,20 @@ struct BinaryPropertyList {
         RouteLogError(.invalidArgument, "a damaged binary property list: \(what)", path: source, offset: Int64(offset))
     }
 
-    /// A big-endian unsigned integer of `width` bytes (at most 8).
+    /// A big-endian unsigned integer of `width` bytes (at most 8). Every reference and
+    /// offset goes through here, so the usual widths are single loads.
     private func unsigned(at offset: Int, width: Int) -> UInt64 {
-        (0..<width).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[offset + $1]) }
+        let bytes = self.bytes
+        switch width {
+        case 1: return UInt64(bytes[offset])
+        case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for i in 0..<width { value = value << 8 | UInt64(bytes[offset + i]) }
+            return value
+        }
     }
 
     /// Reference `index` of `references`, checked to name an object of the file.

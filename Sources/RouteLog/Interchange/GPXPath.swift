@@ -47,14 +47,25 @@ struct GPXPath {
         latitudes.append(point.latitude)
         longitudes.append(point.longitude)
         times.append(point.time ?? .nan)
-        for field in Field.allCases {
-            let value = point.value(field)
-            if optional[field.rawValue].isEmpty {
-                guard value != nil else { continue }
-                optional[field.rawValue] = Array(repeating: .nan, count: index)
-                optional[field.rawValue].reserveCapacity(latitudes.capacity)
-            }
-            optional[field.rawValue].append(value ?? .nan)
+        // Unrolled: a loop over the fields costs more than the fields themselves.
+        Self.append(point.altitude, to: &optional[Field.altitude.rawValue], at: index)
+        Self.append(point.horizontalAccuracy, to: &optional[Field.horizontalAccuracy.rawValue], at: index)
+        Self.append(point.verticalAccuracy, to: &optional[Field.verticalAccuracy.rawValue], at: index)
+        Self.append(point.speed, to: &optional[Field.speed.rawValue], at: index)
+        Self.append(point.course, to: &optional[Field.course.rawValue], at: index)
+        Self.append(point.heartRate, to: &optional[Field.heartRate.rawValue], at: index)
+        Self.append(point.cadence, to: &optional[Field.cadence.rawValue], at: index)
+    }
+
+    /// Appends a value to an optional column, which starts (NaN-filled) at its first value.
+    private static func append(_ value: Double?, to column: inout [Double], at index: Int) {
+        if column.isEmpty {
+            guard let value else { return }
+            column = Array(repeating: .nan, count: index)
+            column.reserveCapacity(Swift.max(16, 2 * index))
+            column.append(value)
+        } else {
+            column.append(value ?? .nan)
         }
     }
 
@@ -97,17 +108,6 @@ struct GPXPointValues {
     var heartRate: Double?
     var cadence: Double?
 
-    func value(_ field: GPXPath.Field) -> Double? {
-        switch field {
-        case .altitude: altitude
-        case .horizontalAccuracy: horizontalAccuracy
-        case .verticalAccuracy: verticalAccuracy
-        case .speed: speed
-        case .course: course
-        case .heartRate: heartRate
-        case .cadence: cadence
-        }
-    }
 }
 
 /// Everything a GPX file held that the importer cares about.

@@ -101,25 +101,40 @@ public enum LegacyArchiveMigrator {
         }
         let count = elements?.count ?? 1
         report.routesFound = count
+        func routeObject(_ index: Int) throws -> KeyedArchive.ArchivedObject? {
+            try elements.map { try archive.object(archive.element($0, index)) } ?? single
+        }
         let reader = LegacyRouteReader(archive: archive, limits: limits)
-        var routes: [Route] = []
-        var points = 0
+        // First the counts, from the arrays' headers alone: an archive past a limit is
+        // refused before a single point is built.
+        var locations = 0, withLocations = 0
         for index in 0..<count {
-            let object = try elements.map { try archive.object(archive.element($0, index)) } ?? single
-            guard let object else {
+            guard let object = try routeObject(index), let array = try archive.array(object["routeCoordinates"]) else { continue }
+            guard array.count <= limits.pointsPerRoute else {
+                throw reader.refusal("archived route \(index + 1) has \(ImportLimits.grouped(array.count)) locations, more "
+                                         + "than the \(ImportLimits.grouped(limits.pointsPerRoute)) one route may hold "
+                                         + "(ImportLimits.pointsPerRoute)")
+            }
+            locations += array.count
+            guard locations <= limits.pointsPerFile else {
+                throw reader.refusal("the archive holds more than \(ImportLimits.grouped(limits.pointsPerFile)) locations, "
+                                         + "the most RouteLog migrates in one batch (ImportLimits.pointsPerFile)")
+            }
+            if array.count > 0 { withLocations += 1 }
+            guard withLocations <= limits.routesPerFile else {
+                throw reader.refusal("the archive holds more than \(ImportLimits.grouped(limits.routesPerFile)) routes "
+                                         + "with locations (ImportLimits.routesPerFile)")
+            }
+        }
+        var routes: [Route] = []
+        for index in 0..<count {
+            guard let object = try routeObject(index) else {
                 report.skippedRoutes.append("route \(index + 1): not an archived object")
                 continue
             }
-            switch try reader.route(object, number: index + 1, pointBudget: limits.pointsPerFile - points, report: &report) {
-            case .success(let route):
-                guard routes.count < limits.routesPerFile else {
-                    throw reader.refusal("the archive holds more than \(ImportLimits.grouped(limits.routesPerFile)) routes "
-                                             + "with locations (ImportLimits.routesPerFile)")
-                }
-                points += route.points.count
-                routes.append(route)
-            case .failure(let reason):
-                report.skippedRoutes.append("route \(index + 1): \(reason.text)")
+            switch try reader.route(object, number: index + 1, report: &report) {
+            case .success(let route): routes.append(route)
+            case .failure(let reason): report.skippedRoutes.append("route \(index + 1): \(reason.text)")
             }
         }
         return (routes, report)

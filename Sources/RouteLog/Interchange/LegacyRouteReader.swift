@@ -22,23 +22,13 @@ struct LegacyRouteReader {
         static let course = "kCLLocationCodingKeyCourse"
     }
 
-    /// The route, or why it was skipped.
-    /// - Parameter pointBudget: points the archive may still give (``ImportLimits/pointsPerFile``
-    ///   less those of the routes before); a route with more locations than this, or
-    ///   than ``ImportLimits/pointsPerRoute``, fails the whole archive.
+    /// The route, or why it was skipped. (The archive's location counts were checked
+    /// against the point limits before; splits are checked here.)
     /// - Throws: `.invalidArgument` for a limit passed or a damaged property list.
-    func route(_ object: KeyedArchive.ArchivedObject, number: Int, pointBudget: Int,
+    func route(_ object: KeyedArchive.ArchivedObject, number: Int,
                report: inout LegacyMigrationReport) throws -> Result<Route, Skip> {
         guard let locations = try archive.array(object["routeCoordinates"]) else {
             return .failure(Skip(text: "no routeCoordinates array"))
-        }
-        guard locations.count <= limits.pointsPerRoute else {
-            throw refusal("archived route \(number) has \(ImportLimits.grouped(locations.count)) locations, more than "
-                              + "the \(ImportLimits.grouped(limits.pointsPerRoute)) one route may hold (ImportLimits.pointsPerRoute)")
-        }
-        guard locations.count <= pointBudget else {
-            throw refusal("the archive holds more than \(ImportLimits.grouped(limits.pointsPerFile)) locations, the most "
-                              + "RouteLog migrates in one batch (ImportLimits.pointsPerFile)")
         }
         var points: [TrackPoint] = []
         points.reserveCapacity(locations.count)

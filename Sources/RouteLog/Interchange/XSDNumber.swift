@@ -18,35 +18,38 @@
 enum XSDNumber {
     /// The value of `text`, or nil when it is not a finite number in the grammar.
     static func parse(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
-        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
-        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-        var start = 0, end = bytes.count
-        while start < end, isSpace(bytes[start]) { start += 1 }
-        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        var i = start
-        if i < end, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
-        let integerStart = i
-        while i < end, isDigit(bytes[i]) { i += 1 }
-        var digits = i - integerStart
-        if i < end, bytes[i] == 0x2E {
-            i += 1
-            let fractionStart = i
-            while i < end, isDigit(bytes[i]) { i += 1 }
-            digits += i - fractionStart
-        }
-        guard digits > 0 else { return nil }
-        if i < end, bytes[i] == 0x65 || bytes[i] == 0x45 {
-            i += 1
+        var text = text
+        return text.withUTF8 { bytes -> Double? in
+            func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+            func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+            var start = 0, end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            var i = start
             if i < end, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
-            let exponentStart = i
+            let integerStart = i
             while i < end, isDigit(bytes[i]) { i += 1 }
-            guard i > exponentStart else { return nil }
+            var digits = i - integerStart
+            if i < end, bytes[i] == 0x2E {
+                i += 1
+                let fractionStart = i
+                while i < end, isDigit(bytes[i]) { i += 1 }
+                digits += i - fractionStart
+            }
+            guard digits > 0 else { return nil }
+            if i < end, bytes[i] == 0x65 || bytes[i] == 0x45 {
+                i += 1
+                if i < end, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
+                let exponentStart = i
+                while i < end, isDigit(bytes[i]) { i += 1 }
+                guard i > exponentStart else { return nil }
+            }
+            guard i == end else { return nil }
+            // The grammar is a subset of what Double(_:) reads, and Double(_:) rounds
+            // correctly; a huge exponent gives infinity, which is refused.
+            let number = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            guard let value = Double(number), value.isFinite else { return nil }
+            return value
         }
-        guard i == end else { return nil }
-        // The grammar is a subset of what Double(_:) reads, and Double(_:) rounds
-        // correctly; a huge exponent gives infinity, which is refused.
-        guard let value = Double(String(decoding: bytes[start..<end], as: UTF8.self)), value.isFinite else { return nil }
-        return value
     }
 }
