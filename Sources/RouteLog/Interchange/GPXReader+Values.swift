@@ -45,6 +45,11 @@ extension GPXReader {
         text!.append(string)
     }
 
+    /// Whether a value is empty or only XML white space: `<ele></ele>` gives no elevation.
+    static func isBlank(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+    }
+
     /// At most 40 characters of a value, for a message.
     static func shown(_ text: String) -> String {
         text.count > 40 ? String(text.prefix(40)) + "..." : text

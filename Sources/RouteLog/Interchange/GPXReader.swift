@@ -56,13 +56,18 @@ final class GPXReader: NSObject, XMLParserDelegate {
         } catch {
             throw RouteLogError(.notFound, "Cannot read the GPX file; check the path", path: url.path)
         }
-        return try GPXReader(source: url.path, limits: limits, feed: feed).run()
+        return try read(feed, source: url.path, limits: limits)
     }
 
     /// Reads GPX from memory; `source` names it in errors.
     static func read(data: Data, source: String, limits: ImportLimits = .init()) throws -> GPXContents {
         try checkDeclaredEncoding(data.prefix(512), source: source)
-        return try GPXReader(source: source, limits: limits, feed: XMLInputFeed(bytes: data)).run()
+        return try read(XMLInputFeed(bytes: data), source: source, limits: limits)
+    }
+
+    /// Reads GPX from `feed` (which then tells how far it was read).
+    static func read(_ feed: XMLInputFeed, source: String, limits: ImportLimits) throws -> GPXContents {
+        try GPXReader(source: source, limits: limits, feed: feed).run()
     }
 
     private func run() throws -> GPXContents {
@@ -250,19 +255,19 @@ final class GPXReader: NSObject, XMLParserDelegate {
         let value = text
         text = nil
         if let extensionDepth, depth > extensionDepth {
-            if let value { setExtensionValue(name, uri, value) }
+            if let value, !Self.isBlank(value) { setExtensionValue(name, uri, value) }
             return
         }
         if depth == extensionDepth { extensionDepth = nil }
         if point != nil, name != "trkpt", name != "rtept" {
-            if let value { setPointValue(name, value) }
+            if let value, !Self.isBlank(value) { setPointValue(name, value) }
             return
         }
         switch name {
         case "metadata":
             if depth == 2 { inMetadata = false }
         case "time":
-            if path == nil, let value { setFileTime(value) }
+            if path == nil, let value, !Self.isBlank(value) { setFileTime(value) }
         case "name":
             // As written: GPX's name is an xsd:string, whose white space is kept.
             if depth == 3, let value, !value.isEmpty { path?.name = value }

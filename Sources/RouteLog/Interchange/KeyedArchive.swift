@@ -105,7 +105,19 @@ struct KeyedArchive {
     /// `value`, with a UID followed to its object in `$objects`; nil for `$null` or a
     /// UID past the end.
     func resolve(_ value: Int) throws -> Int? {
-        guard case .uid(let index) = try plist.object(value) else { return value }
+        let index: Int
+        switch try plist.object(value) {
+        case .uid(let uid):
+            index = uid
+        case .dictionary(let keys, let values) where keys.count == 1:
+            // An XML archive's UID, if the conversion kept it a `{"CF$UID": N}` dictionary.
+            guard case .string(let range, let encoding) = try plist.object(plist.reference(keys, 0)),
+                  plist.text(range, encoding, equals: Array("CF$UID".utf8)),
+                  case .integer(let uid) = try plist.object(plist.reference(values, 0)), uid >= 0 else { return value }
+            index = Int(uid)
+        default:
+            return value
+        }
         guard index < objects.count else { return nil }
         let target = try plist.reference(objects, index)
         if case .string(let range, let encoding) = try plist.object(target),
