@@ -100,4 +100,22 @@ import RouteLogSamples
         #expect(report["pointsMigrated"] as? Int == 100_000)
         #expect(outcome.peakMiB < Self.bound, "peak \(outcome.peakMiB) MiB")
     }
+
+    @Test func theQuadraticArchiveOfTheIssueMigrates() throws {
+        let inputs = Inputs()
+        // One route of 400,000 locations and 40,000 split times (once 77.6 s of scanning).
+        let archive = try inputs.file("quadratic.archive") {
+            try HostileInputs.archive(references: 400_000, locations: 400_000, splits: 40_000, to: $0)
+        }
+        let store = inputs.directory.appendingPathComponent("quadratic.routelog")
+        defer { try? FileManager.default.removeItem(at: store) }
+        let outcome = try measure(["migrate", store.path, archive.path, "--create", "--json"], inputs,
+                                  "400,000 x 40,000 archive")
+        #expect(outcome.status == 0)
+        let report = try parseJSON(outcome.stdout)
+        #expect(report["pointsMigrated"] as? Int == 400_000)
+        let shown = try CLI.run(["show", store.path, "1", "--json"])
+        let splits = try #require(try parseJSON(shown.stdout)["splits"] as? [[String: Any]])
+        #expect(splits.filter { $0["unit"] as? String == "km" }.count == 40_000)
+    }
 }

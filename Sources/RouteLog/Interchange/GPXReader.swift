@@ -26,6 +26,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
     var text: String?                      // collecting character data...
     var collectingName = false             // ...of a name (else of a value), for its limit
     private var pointsRead = 0
+    private var names: XMLNameBudget
     private var pathsWithPoints = 0
     private var parser: XMLParser?
 
@@ -33,6 +34,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
         self.source = source
         self.limits = limits
         self.feed = feed
+        names = XMLNameBudget(limit: limits.xmlNames)
     }
 
     /// Reads a GPX file from disk, streaming it in small chunks.
@@ -155,7 +157,9 @@ final class GPXReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI uri: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {
         depth += 1
-        guard error == nil, skipUntilDepth == nil else { return }
+        guard error == nil else { return }
+        guard names.admit(qualifiedName, name, uri: uri, attributes: attributes) else { return refuse(names.refusal) }
+        guard skipUntilDepth == nil else { return }
         // A prefixed name with no namespace: libxml2 only warns, we refuse.
         if let qualifiedName, qualifiedName.utf8.contains(UInt8(ascii: ":")), uri == nil || uri == "" {
             return stop("the prefix of <\(qualifiedName.prefix(80))> is not declared")

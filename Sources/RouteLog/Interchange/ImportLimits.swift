@@ -36,6 +36,10 @@ public struct ImportLimits: Sendable, Equatable {
     /// 123,000 km). Default: 200,000.
     public var splitsPerRoute: Int = 200_000
 
+    /// Different element, attribute and namespace names in one XML file (GPX, TCX).
+    /// Default: 10,000, where those formats use a few dozen (see ``XMLNameBudget``).
+    public var xmlNames: Int = 10_000
+
     /// The default limits.
     public init() {}
 

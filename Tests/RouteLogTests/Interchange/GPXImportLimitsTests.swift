@@ -99,6 +99,20 @@ import Testing
         #expect(bytesRead <= 256 << 10)
     }
 
+    @Test func aFileOfTooManyDifferentNamesIsRefusedBeforeLibxml2SlowsDown() throws {
+        // libxml2's name table degrades quadratically past tens of thousands of names.
+        var text = Self.head + "<extensions>"
+        for i in 0..<50_000 { text += "<e\(i)/>" }
+        let data = Data((text + "</extensions><trk><trkseg><trkpt lat=\"1\" lon=\"1\"/></trkseg></trk></gpx>").utf8)
+        let (error, bytesRead) = refusal(data, ImportLimits())
+        #expect(try #require(error).message.contains("more than 10,000 different element, attribute and namespace names"))
+        #expect(bytesRead <= 256 << 10, "read \(bytesRead) of \(data.count) bytes")
+        // Many elements of a few names are fine: the names are counted, not the elements.
+        let many = Self.head + "<extensions>" + String(repeating: "<e/>", count: 50_000)
+            + "</extensions><trk><trkseg><trkpt lat=\"1\" lon=\"1\"/></trkseg></trk></gpx>"
+        #expect(try GPXImporter.read(data: Data(many.utf8)).report.unknownExtensionsSkipped == 50_000)
+    }
+
     @Test func aRouteLongEnoughForTooManySplitsIsRefusedBeforeItsSplitsAreMade() throws {
         // Three untimed points half the world apart each: about 40,000 km.
         let text = Self.head + "<trk><trkseg>"
