@@ -31,8 +31,18 @@ enum ISO8601Time {
     /// accepted only where UTC inserts leap seconds, at 23:59:60 UTC, and read as the
     /// next second (POSIX time has no leap seconds).
     static func read(_ text: Substring) -> Reading {
-        let bytes = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-            .reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.reversed())
+        // One pass over contiguous bytes: every point of an import has a time.
+        var text = text
+        return text.withUTF8 { all in
+            func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+            var start = 0, end = all.count
+            while start < end, isSpace(all[start]) { start += 1 }
+            while end > start, isSpace(all[end - 1]) { end -= 1 }
+            return read(UnsafeBufferPointer(rebasing: all[start..<end]))
+        }
+    }
+
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Reading {
         var i = 0
         func number(_ width: Int) -> Int? {
             guard i + width <= bytes.count else { return nil }
