@@ -10,10 +10,12 @@ import Foundation
 /// skipped and counted. How missing times and jumps are handled is described in
 /// ``GPXImportOptions``.
 ///
-/// The file is streamed: memory grows with the points kept, not with the file's text.
-/// A malformed file (truncated, a tag left open, an undeclared prefix, a latitude that
-/// is not a number) throws ``RouteLogError/Code/invalidArgument`` with the line and
-/// column, and nothing from that file is returned or saved.
+/// The file is streamed: memory grows with the points kept, not with the file's text,
+/// and ``GPXImportOptions/limits`` bounds the points, names and values kept. A
+/// malformed file (truncated, a tag left open, an undeclared prefix, a number that is
+/// not an XML Schema decimal, a date the calendar does not have, a DOCTYPE declaring
+/// entities) or one past a limit throws ``RouteLogError/Code/invalidArgument`` with the
+/// line and column, and nothing from that file is returned or saved.
 ///
 /// ```swift
 /// let result = try GPXImporter.read(contentsOf: url)
@@ -22,12 +24,14 @@ import Foundation
 public enum GPXImporter {
     /// Reads a GPX file from disk.
     /// - Throws: ``RouteLogError`` `.notFound` when the file cannot be read,
-    ///   `.invalidArgument` with line and column when it is not valid GPX.
+    ///   `.invalidArgument` with line and column when it is not valid GPX or passes a
+    ///   limit of ``GPXImportOptions/limits``.
     public static func read(contentsOf url: URL, options: GPXImportOptions = .init()) throws -> GPXImport {
         try build(GPXReader.read(contentsOf: url, limits: options.limits), source: url.path, options: options)
     }
 
     /// Reads GPX held in memory; `source` names it in the report and in errors.
+    /// - Throws: as ``read(contentsOf:options:)``.
     public static func read(data: Data, source: String = "GPX data",
                             options: GPXImportOptions = .init()) throws -> GPXImport {
         try build(GPXReader.read(data: data, source: source, limits: options.limits), source: source, options: options)

@@ -10,8 +10,8 @@ import Foundation
 /// file these limits accept costs, and time linear in the bytes read.
 ///
 /// A file is imported as one all-or-nothing batch, so its routes are in memory
-/// together; ``pointsPerFile`` is what bounds that memory (about 250 bytes a point at
-/// the peak of a save, so about 250 MB for the default 1,000,000 points).
+/// together; ``pointsPerFile`` is what bounds that memory (about 210 bytes a point at
+/// the peak of a save, so about 200 MiB for the default 1,000,000 points).
 ///
 /// ```swift
 /// var options = GPXImportOptions()
