@@ -23,8 +23,8 @@ public struct ImportLimits: Sendable, Equatable {
     public var pointsPerRoute: Int = RouteValidation.maxPoints
     /// Points in all the routes of one file together. Default: 1,000,000.
     public var pointsPerFile: Int = 1_000_000
-    /// Routes (tracks, planned routes, archived route objects) with points in one file.
-    /// Default: 10,000.
+    /// Routes in one file: tracks and planned routes with points, or an archive's route
+    /// objects. Default: 10,000.
     public var routesPerFile: Int = 10_000
     /// Bytes of UTF-8 in a route's name: the store's limit, 1,024, also the default.
     public var nameBytes: Int = FormatConstants.maxNameBytes

@@ -106,8 +106,12 @@ public enum LegacyArchiveMigrator {
         }
         let reader = LegacyRouteReader(archive: archive, limits: limits)
         // First the counts, from the arrays' headers alone: an archive past a limit is
-        // refused before a single point is built.
-        var locations = 0, withLocations = 0
+        // refused before a single point is built (or a line of the report written).
+        guard count <= limits.routesPerFile else {
+            throw reader.refusal("the archive holds \(ImportLimits.grouped(count)) route objects, more than "
+                                     + "\(ImportLimits.grouped(limits.routesPerFile)) (ImportLimits.routesPerFile)")
+        }
+        var locations = 0
         for index in 0..<count {
             guard let object = try routeObject(index), let array = try archive.array(object["routeCoordinates"]) else { continue }
             guard array.count <= limits.pointsPerRoute else {
@@ -119,11 +123,6 @@ public enum LegacyArchiveMigrator {
             guard locations <= limits.pointsPerFile else {
                 throw reader.refusal("the archive holds more than \(ImportLimits.grouped(limits.pointsPerFile)) locations, "
                                          + "the most RouteLog migrates in one batch (ImportLimits.pointsPerFile)")
-            }
-            if array.count > 0 { withLocations += 1 }
-            guard withLocations <= limits.routesPerFile else {
-                throw reader.refusal("the archive holds more than \(ImportLimits.grouped(limits.routesPerFile)) routes "
-                                         + "with locations (ImportLimits.routesPerFile)")
             }
         }
         var routes: [Route] = []

@@ -8,11 +8,11 @@ import Darwin
 /// The bytes an `XMLParser` reads, from a file or from memory, in chunks of at most
 /// 128 KiB, and nothing more once ``stop()`` is called.
 ///
-/// `XMLParser(contentsOf:)` would keep reading a file to its end after the delegate
-/// aborts (and `XMLParser(data:)` needs the whole file in memory); a reader that
-/// refuses a file at its first megabyte must not pay for the other 400. The bytes
-/// before the root element also pass through an ``XMLDeclarationGuard``, which stops
-/// the feed at a DTD declaration that would change what the document says.
+/// `XMLParser(contentsOf:)` reads the file itself, leaving no place to look at the
+/// bytes before libxml2 does. This feed first passes the bytes before the root element
+/// through an ``XMLDeclarationGuard``, which stops it at a DTD declaration that would
+/// change what the document says, and ends the input the moment a reader refuses the
+/// file: after a refusal nothing more is read, whatever the parser does.
 final class XMLInputFeed: InputStream {
     private enum Source {
         case file(Int32)

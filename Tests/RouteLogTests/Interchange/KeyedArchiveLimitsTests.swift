@@ -85,7 +85,7 @@ import RouteLogSamples
         #expect(try refusal(limits, routes: 5, references: 1000, locations: 10).contains("more than 3,000 locations"))
         limits = ImportLimits()
         limits.routesPerFile = 2
-        #expect(try refusal(limits, routes: 3, references: 10, locations: 10).contains("more than 2 routes"))
+        #expect(try refusal(limits, routes: 3, references: 10, locations: 10).contains("3 route objects, more than 2"))
         limits = ImportLimits()
         limits.splitsPerRoute = 1000
         #expect(try refusal(limits, routes: 1, references: 10_000, locations: 10_000, splits: 1001).contains("more than 1,000 kilometre and mile splits"))
