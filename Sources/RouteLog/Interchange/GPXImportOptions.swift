@@ -16,12 +16,19 @@ import Foundation
 /// - **Repeated or backward timestamps** are kept as they are: a step whose time does
 ///   not advance counts as distance but never as moving time, and no speed is divided
 ///   by zero.
-/// - **Jumps**: a step between two points with real times becomes a segment break (no
-///   distance, no moving time) when the points are more than ``maximumGap`` apart in
-///   time, or when the step is longer than ``minimumJump`` and would need more than
-///   ``maximumSpeed``. Set ``breaksJumps`` to false to keep every step of the file.
-/// - A `<time>` that is not ISO 8601, or lies outside 1970...2200, makes the whole file
-///   fail with its line and column.
+/// - **Jumps**: a step between two points with real times (their own `<time>` in the
+///   file, not one given or interpolated) becomes a segment break (no distance, no
+///   moving time) when the points are more than ``maximumGap`` apart in time, or when
+///   the step is longer than ``minimumJump`` and would need more than ``maximumSpeed``
+///   (or no time at all). A path whose real times never change (every point carries the
+///   same time, as a planned route exported with its date on every point does) has no
+///   speed to judge, and gets no breaks. Set ``breaksJumps`` to false to keep every
+///   step of the file.
+/// - A `<time>` that is not ISO 8601, names a moment the calendar does not have
+///   (`2024-02-30`), or lies outside 1970...2200, makes the whole file fail with its
+///   line and column; so does any number that is not an XML Schema decimal.
+/// - **Limits**: ``limits`` (``ImportLimits``) bounds the points, routes, names and
+///   values of one file; the reader stops at the first one passed.
 public struct GPXImportOptions: Sendable, Equatable {
     /// The timestamp of untimed paths when the file has no time of its own.
     /// Default: 1970-01-01T00:00:00Z.
@@ -41,6 +48,8 @@ public struct GPXImportOptions: Sendable, Equatable {
     /// default they are only imported from files without tracks, since a planned route
     /// next to its recording is not a second walk).
     public var importsPlannedRoutesBesideTracks: Bool = false
+    /// The most one file may hold; checked while reading. Default: ``ImportLimits/init()``.
+    public var limits = ImportLimits()
 
     /// The default policy.
     public init() {}

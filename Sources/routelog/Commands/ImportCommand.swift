@@ -31,6 +31,7 @@ enum ImportCommand: Command {
         var lines: [String] = []
         for outcome in outcomes {
             let name = outcome.file.path
+            let shown = TerminalText.quoted(name)
             switch outcome.result {
             case .success(let report):
                 json.append(.object([
@@ -38,7 +39,7 @@ enum ImportCommand: Command {
                     ("points", .integer(report.pointCount)), ("notes", .array(report.notes.map { .string($0) })),
                 ]))
                 let ids = report.routeIDs.map(String.init).joined(separator: ", ")
-                lines.append("\(name): \(report.routeCount) route\(report.routeCount == 1 ? "" : "s"), "
+                lines.append("\(shown): \(report.routeCount) route\(report.routeCount == 1 ? "" : "s"), "
                     + "\(report.pointCount) point\(report.pointCount == 1 ? "" : "s")" + (ids.isEmpty ? "" : " (ids \(ids))"))
                 lines += report.notes.map { "  " + $0 }
             case .failure(let error):

@@ -28,7 +28,7 @@ enum InspectCommand: Command {
         }
         let writer = stats.writerPID.map { "process \($0) holds the store for writing" } ?? "none (no process holds the store for writing)"
         let rows: [(String, String)] = [
-            ("store", store.url.path),
+            ("store", TerminalText.quoted(store.url.path)),
             ("format version", "\(stats.formatVersion)"),
             ("generation", "\(stats.generation)"),
             ("writer", writer),

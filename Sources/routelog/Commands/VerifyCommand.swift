@@ -35,7 +35,7 @@ enum VerifyCommand: Command {
         } else {
             var lines = ["checked \(report.routesChecked) routes, \(report.recordsChecked) records, \(Formatting.bytes(report.bytesChecked))"]
             for tail in report.tornTails {
-                lines.append("note: \(tail.message) of \((tail.path as NSString).lastPathComponent) (not damage: an append was cut short or is under way)")
+                lines.append("note: \(tail.message) of \(TerminalText.quoted((tail.path as NSString).lastPathComponent)) (not damage: an append was cut short or is under way)")
             }
             if report.isClean {
                 lines.append("no damage found")
