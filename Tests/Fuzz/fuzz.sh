@@ -2,7 +2,7 @@
 # Builds and runs RouteLog's libFuzzer targets (Tests/Fuzz/*Target.swift).
 #
 #   Tests/Fuzz/fuzz.sh build              build every target into .build/fuzz:
-#                                          log-scanner, index-loader, codec, gpx
+#                                          log-scanner, index-loader, codec, gpx, fit, tcx
 #   Tests/Fuzz/fuzz.sh run SECONDS [T...]  run each target (default: all) for SECONDS
 #   Tests/Fuzz/fuzz.sh smoke SECONDS       build and run each for SECONDS (make test);
 #                                          says SKIPPED, and succeeds, when this
@@ -18,7 +18,7 @@ ROOT=$PWD
 OUT=$ROOT/.build/fuzz
 SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
-TARGETS=(log-scanner index-loader codec gpx)
+TARGETS=(log-scanner index-loader codec gpx fit tcx)
 SANITIZE=-sanitize=fuzzer,address
 
 source_of() {
@@ -27,6 +27,8 @@ source_of() {
         index-loader) echo Tests/Fuzz/IndexLoaderTarget.swift ;;
         codec) echo Tests/Fuzz/CodecTarget.swift ;;
         gpx) echo Tests/Fuzz/GPXTarget.swift ;;
+        fit) echo Tests/Fuzz/FITTarget.swift ;;
+        tcx) echo Tests/Fuzz/TCXTarget.swift ;;
         *) echo "unknown fuzz target $1" >&2; exit 2 ;;
     esac
 }
@@ -37,7 +39,7 @@ extra_seeds() {
     if [ "$1" = gpx ] && [ -d Tests/Fixtures/gpx ]; then echo Tests/Fixtures/gpx; fi
 }
 
-max_len() { if [ "$1" = gpx ]; then echo 1048576; else echo 65536; fi; }
+max_len() { case $1 in gpx|tcx) echo 1048576 ;; *) echo 65536 ;; esac; }
 
 build() {
     mkdir -p "$OUT/lib" "$OUT/modulemaps/CRouteLogSystem"

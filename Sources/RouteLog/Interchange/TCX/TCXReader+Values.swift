@@ -2,6 +2,18 @@ import Foundation
 
 /// The values inside Trackpoints, and the few an Activity or Course has of its own.
 extension TCXReader {
+    /// TCX elements also appear without a namespace in hand-written files.
+    static func isTCX(_ uri: String?) -> Bool {
+        guard let uri, !uri.isEmpty else { return true }
+        return uri == namespace
+    }
+
+    func collectText(_ element: String) {
+        text = ""
+        textBytes = 0
+        textElement = element
+    }
+
     /// Elements inside a Trackpoint, by their level below it.
     func startPointChild(_ name: String, _ uri: String?) {
         let level = depth - pointDepth

@@ -76,15 +76,15 @@ final class TCXReader: NSObject, XMLParserDelegate {
             return try? handle.read(upToCount: 512)
         } ?? Data()
         try checkDeclaredEncoding(head, source: url.path)
-        guard let parser = XMLParser(contentsOf: url) else {
+        guard let stream = try? GuardedXMLStream(file: url) else {
             throw RouteLogError(.notFound, "Cannot read the TCX file; check the path", path: url.path)
         }
-        return try TCXReader(source: url.path, options: options).run(parser)
+        return try TCXReader(source: url.path, options: options).run(stream)
     }
 
     static func read(data: Data, source: String, options: RouteImportOptions) throws -> TCXContents {
         try checkDeclaredEncoding(data.prefix(512), source: source)
-        return try TCXReader(source: source, options: options).run(XMLParser(data: data))
+        return try TCXReader(source: source, options: options).run(GuardedXMLStream(bytes: data))
     }
 
     /// The GPX reader's check of the declared encoding (libxml2 crashed on a malformed
@@ -97,12 +97,22 @@ final class TCXReader: NSObject, XMLParserDelegate {
         }
     }
 
-    private func run(_ parser: XMLParser) throws -> TCXContents {
+    private func run(_ stream: GuardedXMLStream) throws -> TCXContents {
+        let parser = XMLParser(stream: stream)
         self.parser = parser
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = self
         let finished = parser.parse()
+        // What stopped the stream explains the parser's complaint about a cut-off file.
+        if let hazard = stream.hazard {
+            throw RouteLogError(.invalidArgument, "Malformed TCX at byte \(hazard.offset): \(hazard.what); "
+                + "nothing from this file was imported", path: source, offset: hazard.offset)
+        }
+        if let readError = stream.readError {
+            throw RouteLogError(.io, "Reading the TCX file failed: \(readError); nothing from this file was imported",
+                                path: source)
+        }
         if let error { throw error }
         if !finished || parser.parserError != nil {
             throw fail(parser.parserError.map(Self.describe) ?? "the XML parser stopped", parser)
@@ -214,18 +224,6 @@ final class TCXReader: NSObject, XMLParserDelegate {
         latitude = nil
         longitude = nil
         pointHasPower = false
-    }
-
-    /// TCX elements also appear without a namespace in hand-written files.
-    static func isTCX(_ uri: String?) -> Bool {
-        guard let uri, !uri.isEmpty else { return true }
-        return uri == namespace
-    }
-
-    func collectText(_ element: String) {
-        text = ""
-        textBytes = 0
-        textElement = element
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
