@@ -15,17 +15,25 @@ struct TCXImportRealFileTests {
         var power = 0
         var sports: [String?]
         var name: String?
+        /// The first and last point and the duration, as Python's xml.etree reads them.
+        var ends: RouteEnds
         var description: String { file }
     }
 
     static let expectations: [Expected] = [
-        Expected(file: "gpsbabel__bike.tcx", points: [1812], laps: 2, sports: ["Biking"]),
+        Expected(file: "gpsbabel__bike.tcx", points: [1812], laps: 2, sports: ["Biking"],
+                 ends: RouteEnds(("2013-04-30T19:23:57Z", 40.7817045, -73.9609005), ("2013-04-30T19:54:11Z", 40.7819944, -73.9605290), 1814)),
         Expected(file: "gpsbabel__course.tcx", points: [1202], withoutPosition: 3, laps: 1, pauses: 1, sports: [nil],
-                 name: "ThursRide"),
-        Expected(file: "gpsbabel__gtrnctr_power.tcx", points: [5109], laps: 1, power: 4606, sports: ["Biking"]),
-        Expected(file: "tcxparser__no_hr.tcx", points: [383], withoutPosition: 1, laps: 3, sports: ["Running"]),
-        Expected(file: "tcxparser__sup_activity_1.tcx", points: [111], laps: 2, sports: ["Other"]),
-        Expected(file: "tcxparser__test.tcx", points: [383], withoutPosition: 1, laps: 3, sports: ["Running"]),
+                 name: "ThursRide",
+                 ends: RouteEnds(("2008-08-21T13:08:52Z", 34.1738977, -118.7587927), ("2008-08-21T14:58:06Z", 34.1555902, -118.7570634), 6554)),
+        Expected(file: "gpsbabel__gtrnctr_power.tcx", points: [5109], laps: 1, power: 4606, sports: ["Biking"],
+                 ends: RouteEnds(("2010-05-28T01:16:36Z", 37.3416909, -122.0711739), ("2010-05-28T02:41:44Z", 37.3415899, -122.0714110), 5108)),
+        Expected(file: "tcxparser__no_hr.tcx", points: [383], withoutPosition: 1, laps: 3, sports: ["Running"],
+                 ends: RouteEnds(("2012-12-26T21:29:53Z", 35.9518802, -79.0931872), ("2012-12-26T22:03:04Z", 35.9519545, -79.0930144), 1991)),
+        Expected(file: "tcxparser__sup_activity_1.tcx", points: [111], laps: 2, sports: ["Other"],
+                 ends: RouteEnds(("2022-07-16T16:08:25Z", 46.6369239, 16.1683627), ("2022-07-16T16:26:57Z", 46.6368975, 16.1683323), 1112)),
+        Expected(file: "tcxparser__test.tcx", points: [383], withoutPosition: 1, laps: 3, sports: ["Running"],
+                 ends: RouteEnds(("2012-12-26T21:29:53Z", 35.9518802, -79.0931872), ("2012-12-26T22:03:04Z", 35.9519545, -79.0930144), 1991)),
     ]
 
     @Test func everyFileHasAnExpectation() {
@@ -43,6 +51,7 @@ struct TCXImportRealFileTests {
         #expect(report.sports == expected.sports && result.routes.first?.metadata.name == expected.name)
         #expect(report.jumpsBroken == 0 && report.untimedRoutes == 0 && report.interpolatedTimes == 0)
         for route in result.routes { try RouteValidation.validate(route) }
+        if let route = result.routes.first { expected.ends.check(route, expected.file) }
     }
 
     /// Python's xml.etree reads the same elements; every point and the calories must agree.
