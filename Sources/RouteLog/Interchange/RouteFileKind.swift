@@ -102,14 +102,15 @@ public enum RouteFileKind: String, Sendable, Equatable, Hashable, CaseIterable {
                 guard let end = rest.range(of: "-->") else { return nil }
                 rest = rest[end.upperBound...]
             } else if rest.hasPrefix("<!DOCTYPE") {
-                // An internal subset in brackets may hold '>' of its own.
-                let close = rest.firstIndex(of: ">")
-                if let open = rest.firstIndex(of: "["), close.map({ open < $0 }) ?? true {
-                    guard let end = rest.range(of: "]") else { return nil }
-                    rest = rest[end.upperBound...]
+                // An internal subset in brackets may hold '>' of its own. Every search
+                // starts where the last ended, so many DOCTYPEs still cost one pass.
+                guard var close = rest.firstIndex(of: ">") else { return nil }
+                if let open = rest[..<close].firstIndex(of: "[") {
+                    guard let end = rest[open...].firstIndex(of: "]"),
+                          let after = rest[end...].firstIndex(of: ">") else { return nil }
+                    close = after
                 }
-                guard let end = rest.firstIndex(of: ">") else { return nil }
-                rest = rest[rest.index(after: end)...]
+                rest = rest[rest.index(after: close)...]
             } else {
                 let name = rest.dropFirst().prefix { !$0.isWhitespace && $0 != "/" && $0 != ">" }
                 guard !name.isEmpty else { return nil }

@@ -29,6 +29,10 @@ import Testing
             + "<?xml-stylesheet href=\"a.xsl\"?>\n<!DOCTYPE gpx [ <!ENTITY a \"<b>\"> ]>\n\t"
         #expect(kind(preamble + "<gpx>") == .gpx)
         #expect(kind("<!-- unterminated comment <gpx>") == nil)
+        #expect(kind("<!DOCTYPE x [ <!ELEMENT a (b)> ]>\n<!DOCTYPE y>\n<TrainingCenterDatabase/>") == .tcx)
+        // Thousands of DOCTYPEs are passed over in one pass; a root past 64 KiB is not seen.
+        let many = String(repeating: "<!DOCTYPE gpx>", count: 4_000)
+        #expect(kind(many + "<gpx/>") == .gpx && kind(many + many + "<gpx/>") == nil)
     }
 
     @Test func utf16TextIsReadInEitherByteOrder() {
