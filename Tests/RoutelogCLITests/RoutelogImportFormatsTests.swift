@@ -46,8 +46,8 @@ import RouteLog
         #expect(file["format"] as? String == "fit" && file["points"] as? Int == 14 && file["routes"] as? [Int] == [3])
         #expect(file["sports"] as? [String] == ["running"])
         #expect((file["notes"] as? [String])?.contains { $0.hasPrefix("imported despite a bad CRC: the file CRC") } == true)
-        let reader = try RouteStore.openReadOnly(at: store)
-        #expect(reader.summaries().map(\.pointCount).sorted() == [14, 14, 383])
+        let reader = try RouteStore(readOnlyAt: store)
+        #expect(try reader.summaries().map(\.pointCount).sorted() == [14, 14, 383])
     }
 
     @Test func aFileOfNoKnownFormatIsNamedAsSuch() throws {

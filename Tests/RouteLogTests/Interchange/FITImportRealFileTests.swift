@@ -121,7 +121,7 @@ struct FITImportRealFileTests {
             #expect(throws: RouteLogError.self) { try RouteImporter.importFile(WatchFileFixtures.fit(name), into: store) }
         }
         #expect(directorySnapshot(directory.store()) == before)
-        #expect(store.summaries().count == 1)
+        #expect(try store.summaries().count == 1)
     }
 
     /// Every point of every file, field by field, against fitdecode's reading.
