@@ -40,7 +40,7 @@ enum CompactionScenario {
         sync()
         print("Compaction under load: \(Format.count(routeCount)) routes of \(options.pointsPerRoute) points, every other one deleted (grown in \(Format.seconds(growSeconds)))")
 
-        let store = try RouteStore(at: directory, options: .init(durability: .durable, compaction: .manual))
+        let store = try RouteStore(at: directory, options: .init(durability: .full, compaction: .manual))
         var schedule = WalkSchedule(seed: 0x5EED_C1)
         schedule.firstStart = Date(timeIntervalSince1970: 1_900_000_000)
         let saves = options.quick ? 60 : 200

@@ -34,7 +34,7 @@ func row(_ cells: [(Any, Int)]) -> String {
     }.joined(separator: "  ")
 }
 
-func store(_ name: String, durability: RouteStore.Durability = .durable) throws -> RouteStore {
+func store(_ name: String, durability: RouteStore.Durability = .full) throws -> RouteStore {
     try RouteStore(at: base.appendingPathComponent(name), options: .init(durability: durability, compaction: .manual))
 }
 
@@ -65,7 +65,7 @@ print("")
 print("one flush (append to the buffer excluded; encode + write + sync):")
 print(row([("points", 6), ("durability", -10), ("flushes", 7), ("median ms", 9), ("p90 ms", 6), ("mean ms", 7), ("finish ms", 9)]))
 for batch in [10, 60] {
-    for durability in [RouteStore.Durability.durable, .buffered] {
+    for durability in [RouteStore.Durability.full, .buffered] {
         let name = "flush-\(batch)-\(durability)"
         let s = try store(name, durability: durability)
         _ = try recordWalk(into: s, batch: batch)  // warm up the file and the code paths

@@ -9,6 +9,8 @@ import Darwin
 struct LogFiles: Sendable {
     let directory: String
     let fileSystem: any FileSystem
+    /// The Data Protection class every file made here gets (no effect on Linux).
+    var protection = RouteStore.FileProtection.completeUntilFirstUserAuthentication
 
     func path(_ name: String) -> String { directory + "/" + name }
 
@@ -20,6 +22,7 @@ struct LogFiles: Sendable {
     /// directory synced so the file survives a crash.
     func create(_ kind: FormatConstants.FileKind, number: UInt32) throws -> DurableFile {
         let file = try DurableFile.open(path(Self.name(kind, number)), flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
+        try protect(file)
         try file.write(FileHeader(kind: kind, fileNumber: number).encoded(), at: 0)
         try file.syncAll()
         try syncDirectory()
@@ -29,6 +32,11 @@ struct LogFiles: Sendable {
     /// Opens an existing numbered file.
     func open(_ kind: FormatConstants.FileKind, number: UInt32, writable: Bool) throws -> DurableFile {
         try DurableFile.open(path(Self.name(kind, number)), flags: writable ? O_RDWR : O_RDONLY, fileSystem: fileSystem)
+    }
+
+    /// Gives a file this store made its protection class.
+    func protect(_ file: DurableFile) throws {
+        try protection.apply(toDescriptor: file.ref.fd, path: file.path)
     }
 
     func syncDirectory() throws {

@@ -62,6 +62,7 @@ struct ManifestWriter: Sendable {
         let temporary = path + FormatConstants.temporarySuffix
         let fileSystem = files.fileSystem
         let file = try DurableFile.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
+        try files.protect(file)
         try file.write(manifest.encoded(), at: 0)
         try file.syncAll()
         do {

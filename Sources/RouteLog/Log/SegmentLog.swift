@@ -6,6 +6,8 @@ struct SegmentLog: Sendable {
     /// Set when a write or sync failed in a way that leaves the file's state unknown:
     /// the writer refuses every later change until the store is opened again.
     private(set) var failure: RouteLogError?
+    /// Data syncs made of segments (per write group, at rolls and at close).
+    private(set) var dataSyncs = 0
 
     init(segments: SegmentSet) {
         precondition(!segments.isEmpty, "a store has at least one segment")
@@ -22,12 +24,12 @@ struct SegmentLog: Sendable {
     }
 
     /// Appends `frames` (whole batches, in order) to the active segment in one write,
-    /// makes them durable when `durable`, and returns each frame's location.
+    /// makes them durable as `durability` says, and returns each frame's location.
     ///
     /// - Throws: the write's or sync's error. A failed write is truncated away at once;
     ///   when that fails too, or a sync fails (the kernel may have dropped the written
     ///   pages), ``failure`` is set.
-    mutating func append(_ frames: [[UInt8]], durable: Bool) throws -> [RecordLocation] {
+    mutating func append(_ frames: [[UInt8]], durability: RouteStore.Durability) throws -> [RecordLocation] {
         let segment = active
         var locations: [RecordLocation] = []
         locations.reserveCapacity(frames.count)
@@ -50,9 +52,10 @@ struct SegmentLog: Sendable {
             }
             throw error
         }
-        if durable {
+        if durability != .buffered {
             do {
-                try segment.file.syncData()
+                dataSyncs += 1
+                if durability == .ordered { try segment.file.syncBarrier() } else { try segment.file.syncData() }
             } catch {
                 failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
                                         path: segment.path, errno: (error as? RouteLogError)?.errno)
@@ -68,6 +71,7 @@ struct SegmentLog: Sendable {
     /// close with buffered durability). A failure sets ``failure``: what was written
     /// since the last good sync cannot be trusted.
     mutating func syncActive() throws {
+        dataSyncs += 1
         do {
             try active.file.syncData()
         } catch {

@@ -31,7 +31,7 @@ extension RouteStore {
     }
 
     /// Deletes route `id` by appending a delete record; its space is reclaimed by
-    /// compaction. Durable when it returns (with `.durable`).
+    /// compaction. Durable when it returns (with `.full`).
     /// - Throws: `.notFound` for an unknown or already deleted id; `.io`; `.closed`.
     public func delete(_ id: RouteID) throws {
         try commit { view in

@@ -39,7 +39,7 @@ public final class RouteStore: Sendable {
     let fileSystem: any FileSystem
 
     var directory: String { url.path }
-    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem) }
+    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
 
     /// Opens the store at `url`. With the default ``OpenMode/createIfMissing`` it is
     /// created when the directory is missing or empty (or its creation was cut short);
@@ -69,7 +69,7 @@ public final class RouteStore: Sendable {
         let opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem)
         try opener.prepareDirectory()
         try opener.checkStoreExists()
-        let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem) : nil
+        let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem, protection: options.fileProtection) : nil
         let (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)
         self.url = URL(fileURLWithPath: path, isDirectory: true)
         self.isReadOnly = !opener.writable
@@ -185,9 +185,11 @@ public final class RouteStore: Sendable {
     private func publish(_ events: [LogEvent], writer: StoreWriter) {
         let (segments, generation, indexNumber, indexBytes) = (writer.log.segments, writer.manifest.current.generation,
                                                                writer.index.number, writer.index.end)
+        let writes = StoreStatistics.Writes(changes: writer.changes, groups: writer.groups, dataSyncs: writer.log.dataSyncs)
         state.withLock { s in
             for event in events { s.index.apply(event) }
             (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = (segments, generation, indexNumber, indexBytes)
+            s.writes = writes
         }
     }
 

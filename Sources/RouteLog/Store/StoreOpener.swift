@@ -14,7 +14,7 @@ struct StoreOpener {
     let options: RouteStore.Options
     let fileSystem: any FileSystem
 
-    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem) }
+    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
     var writable: Bool { options.mode != .readOnly }
 
     /// Makes sure the directory is there (creating it when the mode allows).
@@ -30,6 +30,11 @@ struct StoreOpener {
                 // Another creator made it first: open what is there.
             } catch let error as Errno {
                 throw RouteLogError.io("mkdir", path: directory, errno: error.code)
+            }
+            // Files created in the directory later take its class by default.
+            if let ref = try? fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY, mode: 0) {
+                defer { fileSystem.close(ref) }
+                try options.fileProtection.apply(toDescriptor: ref.fd, path: directory)
             }
             let parent = (directory as NSString).deletingLastPathComponent
             try fileSystem.checked("fsync directory", parent) { try fileSystem.syncDirectory(parent.isEmpty ? "." : parent) }

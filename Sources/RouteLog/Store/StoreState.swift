@@ -24,6 +24,8 @@ struct StoreState: Sendable {
     /// read-only handle did without it.
     var indexRebuilt = false
     var indexDamaged = false
+    /// What the writer has done since the store opened (for statistics).
+    var writes = StoreStatistics.Writes()
 
     /// Throws the one error every call on a closed handle throws.
     func checkOpen() throws {

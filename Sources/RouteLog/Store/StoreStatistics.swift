@@ -46,6 +46,27 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
         public var error: RouteLogError?
     }
 
+    /// What this handle has written since it opened: changes (a save of a batch, a
+    /// delete, an edit, a recording flush each count one), the groups they were written
+    /// in (group commit writes the changes that wait together), and data syncs.
+    public struct Writes: Sendable, Equatable, Codable {
+        /// Changes written.
+        public var changes = 0
+        /// Writes to the log, each holding one or more changes.
+        public var groups = 0
+        /// fdatasync (F_FULLFSYNC, F_BARRIERFSYNC) calls on segments.
+        public var dataSyncs = 0
+
+        /// Counts of a handle that has written nothing yet.
+        public init(changes: Int = 0, groups: Int = 0, dataSyncs: Int = 0) {
+            self.changes = changes
+            self.groups = groups
+            self.dataSyncs = dataSyncs
+        }
+    }
+
+    /// What this handle has written since it opened.
+    public var writes = Writes()
     /// The last compaction (the app's or a background one), if any ran.
     public var lastCompaction: CompactionOutcome?
     /// Failed compactions in a row; automatic ones back off (1 s, doubling, at most
@@ -122,6 +143,7 @@ extension RouteStore {
                 writerPID: nil, recordingsInProgress: recordings,
                 chunkedRoutes: s.index.routes.values.filter { $0.recorded != nil }.count)
         }
+        stats.writes = try state.withLock { s in try s.checkOpen(); return s.writes }
         compaction.status.withLock { c in
             stats.lastCompaction = c.last
             stats.compactionFailures = c.consecutiveFailures

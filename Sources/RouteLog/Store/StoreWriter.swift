@@ -10,6 +10,9 @@ struct StoreWriter: Sendable {
     var nextRouteID: UInt64
     var attachedRecordings: Set<RouteID> = []
     var closed = false
+    /// Write groups and changes written (for statistics: changes per sync).
+    var groups = 0
+    var changes = 0
     let options: RouteStore.Options
 
     var files: LogFiles { manifest.files }
@@ -30,10 +33,12 @@ struct StoreWriter: Sendable {
         let frames = batches.flatMap { batch in RecordFrame.encodeBatch(batch.map { ($0.type, $0.payload) }) }
         let total = frames.reduce(0) { $0 + $1.count }
         if log.needsRoll(adding: total, limit: options.segmentSizeLimit) { try roll() }
-        let locations = try log.append(frames, durable: options.durability == .durable)
+        let locations = try log.append(frames, durability: options.durability)
         var next = locations.makeIterator()
         let events = batches.map { batch in batch.map { $0.event(next.next()!) } }
         index.append(events.flatMap { $0 })
+        groups += 1
+        changes += batches.count
         return events
     }
 

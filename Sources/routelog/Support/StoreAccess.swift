@@ -11,6 +11,6 @@ enum StoreAccess {
 
     /// Compaction stays manual: a CLI edit does exactly what it says and no more.
     static func openForWriting(_ arguments: ParsedArguments) throws -> RouteStore {
-        try RouteStore(at: arguments.storeURL, options: .init(mode: .mustExist, durability: .durable, compaction: .manual))
+        try RouteStore(at: arguments.storeURL, options: .init(mode: .mustExist, durability: .full, compaction: .manual))
     }
 }

@@ -138,7 +138,13 @@ import Testing
         let reopened = try RouteStore(at: dir.store())
         #expect(Set(try reopened.summaries().map(\.id)) == live)
         #expect(try reopened.verify().isClean)
-        // What compaction left is not worth rewriting: under a quarter of each segment.
+        // Compaction converges: a rewrite can make tombstones elsewhere dead (what they
+        // deleted is gone), so a second one may find more; a few rounds leave every
+        // segment under the quarter that pays for a rewrite.
+        var rounds = 0
+        while try reopened.compact().segmentsCompacted > 0 { rounds += 1; if rounds > 4 { break } }
+        #expect(rounds <= 3)
+        #expect(Set(try reopened.summaries().map(\.id)) == live)
         for segment in try reopened.statistics().segments {
             #expect(Double(segment.deadBytes) <= 0.25 * Double(segment.bytes - Int64(FormatConstants.fileHeaderSize)), "\(segment.name)")
         }
