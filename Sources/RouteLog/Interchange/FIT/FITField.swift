@@ -83,15 +83,6 @@ struct FITMessage {
         return UInt32(value)
     }
 
-    /// A string field up to its first NUL, nil when empty or not UTF-8.
-    func string(_ number: UInt8) -> String? {
-        guard let field = definition.fields.first(where: { $0.number == number }),
-              field.baseType == .string else { return nil }
-        let text = bytes[field.offset..<(field.offset + field.size)].prefix { $0 != 0 }
-        guard !text.isEmpty else { return nil }
-        return String(validating: text, as: UTF8.self)
-    }
-
     private func raw(_ offset: Int, _ size: Int) -> UInt64 {
         var raw: UInt64 = 0
         if definition.bigEndian {
