@@ -2,7 +2,8 @@
 # Builds and runs RouteLog's libFuzzer targets (Tests/Fuzz/*Target.swift).
 #
 #   Tests/Fuzz/fuzz.sh build              build every target into .build/fuzz:
-#                                          log-scanner, index-loader, codec, gpx, archive
+#                                          log-scanner, index-loader, codec, gpx, archive,
+#                                          fit, tcx
 #   Tests/Fuzz/fuzz.sh run SECONDS [T...]  run each target (default: all) for SECONDS
 #   Tests/Fuzz/fuzz.sh smoke SECONDS       build and run each for SECONDS (make test);
 #                                          says SKIPPED, and succeeds, when this
@@ -18,7 +19,7 @@ ROOT=$PWD
 OUT=$ROOT/.build/fuzz
 SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
-TARGETS=(log-scanner index-loader codec gpx archive)
+TARGETS=(log-scanner index-loader codec gpx archive fit tcx)
 SANITIZE=-sanitize=fuzzer,address
 
 source_of() {
@@ -28,6 +29,8 @@ source_of() {
         codec) echo Tests/Fuzz/CodecTarget.swift ;;
         gpx) echo Tests/Fuzz/GPXTarget.swift ;;
         archive) echo Tests/Fuzz/ArchiveTarget.swift ;;
+        fit) echo Tests/Fuzz/FITTarget.swift ;;
+        tcx) echo Tests/Fuzz/TCXTarget.swift ;;
         *) echo "unknown fuzz target $1" >&2; exit 2 ;;
     esac
 }
@@ -38,7 +41,7 @@ extra_seeds() {
     if [ "$1" = gpx ] && [ -d Tests/Fixtures/gpx ]; then echo Tests/Fixtures/gpx; fi
 }
 
-max_len() { if [ "$1" = gpx ]; then echo 1048576; else echo 65536; fi; }
+max_len() { case $1 in gpx|tcx) echo 1048576 ;; *) echo 65536 ;; esac; }
 
 build() {
     mkdir -p "$OUT/lib" "$OUT/modulemaps/CRouteLogSystem"

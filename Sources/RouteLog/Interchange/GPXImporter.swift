@@ -102,8 +102,9 @@ public enum GPXImporter {
             report.jumpsBroken += jumps.count
             starts = (starts + jumps).sorted()
         }
-        return Route(points: points, metadata: RouteMetadata(name: path.name, calories: path.calories,
-                                                             distance: path.distance), segmentStarts: starts)
+        var metadata = RouteMetadata(name: path.name, calories: path.calories, distance: path.distance)
+        metadata.activity = path.activity
+        return Route(points: points, metadata: metadata, segmentStarts: starts)
     }
 
     /// Whether two of the file's own times differ. A path whose times never change (no
@@ -128,7 +129,8 @@ public enum GPXImporter {
         for i in 0..<first { times[i] = times[first] }
         for i in (last + 1)..<times.count { times[i] = times[last] }
         var previous = first
-        for b in (first + 1)...last where hasTime[b] {
+        // One timed point: first == last, and there is nothing between to interpolate.
+        for b in stride(from: first + 1, through: last, by: 1) where hasTime[b] {
             if b > previous + 1 {
                 let start = times[previous], span = times[b] - start
                 for i in (previous + 1)..<b { times[i] = start + span * Double(i - previous) / Double(b - previous) }

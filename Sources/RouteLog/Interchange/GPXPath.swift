@@ -28,6 +28,8 @@ struct GPXPath {
     /// RouteLog's own track extensions: the app's calories and distance.
     var calories: Double?
     var distance: Double?
+    /// The kind of activity: GPX `<type>`, FIT sport, TCX `Sport`.
+    var activity: ActivityKind?
 
     init(name: String? = nil, isPlannedRoute: Bool) {
         self.name = name
@@ -108,6 +110,18 @@ struct GPXPointValues {
     var heartRate: Double?
     var cadence: Double?
 
+}
+
+extension GPXPointValues {
+    /// The values of a point a FIT or TCX reader built; `hasTime` says whether its
+    /// file gave it a time of its own.
+    init(_ point: TrackPoint, hasTime: Bool) {
+        self.init(latitude: point.latitude, longitude: point.longitude,
+                  time: hasTime ? point.timestamp.timeIntervalSince1970 : nil,
+                  altitude: point.altitude, horizontalAccuracy: point.horizontalAccuracy,
+                  verticalAccuracy: point.verticalAccuracy, speed: point.speed, course: point.course,
+                  heartRate: point.heartRate, cadence: point.cadence)
+    }
 }
 
 /// Everything a GPX file held that the importer cares about.

@@ -196,7 +196,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
             segmentHasPoints = false
         case "trkseg":
             segmentHasPoints = false
-        case "name":
+        case "name", "type":
             if path != nil, depth == 3 { collectText(name: true) }
         case "trkpt", "rtept":
             if path != nil { startPoint(name, attributes) }
@@ -275,6 +275,8 @@ final class GPXReader: NSObject, XMLParserDelegate {
         case "name":
             // As written: GPX's name is an xsd:string, whose white space is kept.
             if depth == 3, let value, !value.isEmpty { path?.name = value }
+        case "type":
+            if depth == 3, let value { path?.activity = ActivityKind(importedName: value) }
         case "trkpt", "rtept":
             guard let finished = point else { break }
             if !segmentHasPoints, let count = path?.count, count > 0 {

@@ -2,7 +2,18 @@
 /// Lists filter and group by it; imports fill it from GPX `<type>`, FIT sport and TCX
 /// `Sport`.
 public enum ActivityKind: Sendable, Hashable, Codable, CustomStringConvertible {
-    case walk, run, hike, ride, swim, other
+    /// On foot, at walking pace.
+    case walk
+    /// On foot, running.
+    case run
+    /// On foot, on trails or in hills.
+    case hike
+    /// By bicycle.
+    case ride
+    /// In water.
+    case swim
+    /// Any other kind the app does not name.
+    case other
     /// A kind of the app's own ("kayak", "ski touring"): at most 64 bytes of UTF-8.
     case custom(String)
 
@@ -32,6 +43,7 @@ public enum ActivityKind: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// The kind's name, as ``name``.
     public var description: String { name }
 
     /// True for kinds where speed says more than pace (lists show km/h, not min/km).

@@ -116,7 +116,7 @@ struct StoreOpener {
         guard writable else { return (state, nil) }
 
         let nextRouteID = max(manifest.nextRouteID, recovery.index.maxSeenID + 1)
-        var log = SegmentLog(segments: segments)
+        let log = SegmentLog(segments: segments)
         try keepAndCutTornTail(of: log.active, tail: recovery.tornTails.first { $0.path == log.active.path })
         var writer = StoreWriter(log: log, index: IndexFile(number: manifest.indexFile, file: nil, end: 0),
                                  manifest: ManifestWriter(files: files, current: manifest),

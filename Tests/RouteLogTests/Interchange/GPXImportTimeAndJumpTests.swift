@@ -47,6 +47,14 @@ import Testing
         #expect(result.report.interpolatedTimes == 4)
     }
 
+    @Test func oneTimedPointAmongUntimedOnesDatesThemAll() throws {
+        for timed in 0..<3 {
+            let points = (0..<3).map { i in (lat: 47 + Double(i) / 1000, lon: 11.0, time: i == timed ? "2024-01-01T10:00:00Z" : nil) }
+            let route = try #require(GPXImporter.read(data: Self.gpx(points)).routes.first)
+            #expect(route.points.allSatisfy { $0.timestamp == Date(timeIntervalSince1970: 1_704_103_200) }, "timed point \(timed)")
+        }
+    }
+
     @Test func repeatedTimestampsAreKeptAndNeverDivideByZero() throws {
         let data = Self.gpx([(47, 11, "2024-05-01T10:00:00Z"), (47.0001, 11, "2024-05-01T10:00:00Z"),
                              (47.0002, 11, "2024-05-01T10:00:00Z")])

@@ -1,13 +1,18 @@
 import Foundation
 
-/// How ``GPXImporter`` turns what a GPX file holds into routes RouteLog can store.
+/// How the importers (``RouteImporter``, ``GPXImporter``, ``FITImporter``,
+/// ``TCXImporter``) turn what a file holds into routes RouteLog can store, and the
+/// limits they read within.
 ///
 /// RouteLog needs a timestamp on every point, between 1970 and 2200, and counts no
-/// distance across a segment break. The defaults below decide the cases GPX leaves open:
+/// distance across a segment break. The defaults below decide the cases GPX leaves open
+/// (FIT and TCX files follow the same rules; a FIT record or TCX Trackpoint without a
+/// time is a point without a time):
 ///
 /// - **A path with no times at all** (planned `<rte>`s, many exports): every point gets
 ///   the same timestamp, the file's own `<metadata><time>` (GPX 1.1) or `<time>`
-///   (GPX 1.0) when it has one, else ``untimedDate`` (by default the Unix epoch,
+///   (GPX 1.0), FIT's `file_id.time_created`, or a TCX Activity's `<Id>` when it has
+///   one, else ``untimedDate`` (by default the Unix epoch,
 ///   1970-01-01T00:00:00Z, a date no real recording has). Its duration, moving time
 ///   and split times are therefore 0: RouteLog never invents a speed.
 /// - **A path where only some points have a time**: a point without one takes the time
@@ -29,7 +34,7 @@ import Foundation
 ///   line and column; so does any number that is not an XML Schema decimal.
 /// - **Limits**: ``limits`` (``ImportLimits``) bounds the points, routes, names and
 ///   values of one file; the reader stops at the first one passed.
-public struct GPXImportOptions: Sendable, Equatable {
+public struct RouteImportOptions: Sendable, Equatable {
     /// The timestamp of untimed paths when the file has no time of its own.
     /// Default: 1970-01-01T00:00:00Z.
     public var untimedDate: Date = Date(timeIntervalSince1970: 0)
@@ -51,9 +56,24 @@ public struct GPXImportOptions: Sendable, Equatable {
     /// The most one file may hold; checked while reading. Default: ``ImportLimits/init()``.
     public var limits = ImportLimits()
 
+    /// FIT: import a file whose file CRC or header CRC does not match, when every record
+    /// still decodes (the report says so). Default: false, such a file is refused.
+    public var importsDespiteBadCRC: Bool = false
+    /// FIT and TCX: the most points one file may give. Reading stops with an error at
+    /// the first point past it, so a hostile file cannot fill memory. Default:
+    /// ``RouteValidation/maxPoints`` (1,000,000), the most one route may hold.
+    public var maximumPoints: Int = RouteValidation.maxPoints
+    /// TCX: the most bytes of text one element may hold (a name, a number, a time).
+    /// Reading stops with an error, line and column at the first element past it.
+    /// Default: 65,536 (a name may be at most 1,024 bytes, a number is a few dozen).
+    public var maximumTextBytes: Int = 65_536
+
     /// The default policy.
     public init() {}
 
     /// The timestamps RouteLog stores: 1970-01-01 up to (not including) 2200-01-01, in Unix seconds.
     static let validTimes: Range<TimeInterval> = 0..<7_258_118_399.999
 }
+
+/// The former name of ``RouteImportOptions``, from when RouteLog imported only GPX.
+public typealias GPXImportOptions = RouteImportOptions
