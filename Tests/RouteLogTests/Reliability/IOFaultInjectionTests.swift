@@ -63,14 +63,14 @@ import Testing
     }
 
     static func prepare(_ url: URL) throws {
-        let store = try RouteStore(at: url, options: options, fileSystem: UnsyncedFileSystem())
+        let store = try RouteStore(at: url, options: options, fileSystem: InterceptingFileSystem.unsynced())
         for i in 0..<6 { try store.save(route(UInt64(i))) }
         try store.close()
     }
 
     struct Case: CustomStringConvertible {
         let code: Int32
-        let mode: FaultyFileSystem.Mode
+        let mode: InterceptingFileSystem.Fault.Persistence
         var description: String { "\(String(cString: strerror(code))) \(mode.rawValue)" }
     }
 
@@ -80,8 +80,8 @@ import Testing
         try? FileManager.default.removeItem(at: reference)
         try FileManager.default.copyItem(at: template, to: work)
         try FileManager.default.copyItem(at: template, to: reference)
-        let fs = FaultyFileSystem(failAt: n, errno: c.code, mode: c.mode)
-        let expected = try RouteStore(at: reference, options: options, fileSystem: UnsyncedFileSystem())
+        let fs = InterceptingFileSystem(skipSyncs: true, fault: .init(.call(n), errno: c.code, c.mode))
+        let expected = try RouteStore(at: reference, options: options, fileSystem: InterceptingFileSystem.unsynced())
         var problems: [String] = []
         var uncertain: Step?
         func checkError(_ error: Error, _ what: String) {
@@ -119,7 +119,7 @@ import Testing
         }
         // With faults from then on, the last calls (the index sync at close) may also
         // fail; the store must cope at its next open, with a working disk.
-        let reopened = try RouteStore(at: work, options: options, fileSystem: UnsyncedFileSystem())
+        let reopened = try RouteStore(at: work, options: options, fileSystem: InterceptingFileSystem.unsynced())
         let without = try ExpectedStore(expected)
         var allowed = [without]
         if let uncertain, case .compact = uncertain {} else if let uncertain {
@@ -135,7 +135,7 @@ import Testing
         if !report.isClean { problems.append("verify: \(report.problems.map(\.message))") }
         try reopened.close()
         try expected.close()
-        return problems.isEmpty ? nil : "call \(n) (\(fs.failedCall ?? "none")) failing with \(c): \(problems)"
+        return problems.isEmpty ? nil : "call \(n) (\(fs.failures.first?.kind.rawValue ?? "none")) failing with \(c): \(problems)"
     }
 
     @Test(arguments: [
@@ -148,7 +148,7 @@ import Testing
         let template = dir.store("template.routelog")
         try Self.prepare(template)
         // Count the calls of a run without faults.
-        let counting = FaultyFileSystem.counting()
+        let counting = InterceptingFileSystem.unsynced()
         do {
             let work = dir.store("count.routelog")
             try FileManager.default.copyItem(at: template, to: work)
