@@ -8,7 +8,7 @@ import Testing
 ///
 /// CI flips every bit of the manifest and of every file header, and one seeded bit of
 /// every other byte; `ROUTELOG_BITFLIP_ALL=1` flips every bit of every file.
-@Suite struct BitFlipTests {
+@Suite(.tags(.slow)) struct BitFlipTests {
     struct Flip: CustomStringConvertible {
         let file: String
         let byte: Int

@@ -7,7 +7,7 @@ import Testing
 /// open, hold every change acknowledged before the crash and at most the one in
 /// flight (whole or not at all), and verify clean once a writer has opened it.
 /// Workloads: saves, deletes, edits, compactions, a recording, an index rebuild.
-@Suite struct CrashStateReplayTests {
+@Suite(.tags(.slow)) struct CrashStateReplayTests {
     static let options = RouteStore.Options(segmentSizeLimit: 8 * 1024, compaction: .manual)
 
     /// Random mixes tried at each crash point, on top of the systematic ones.

@@ -14,7 +14,7 @@ import Testing
 /// - a change that threw is not, unless the handle refused every later change (a
 ///   failed sync, or a clean-up that failed too): then it is wholly there or wholly
 ///   absent, as if the process had crashed during it.
-@Suite struct IOFaultInjectionTests {
+@Suite(.tags(.slow)) struct IOFaultInjectionTests {
     static let options = RouteStore.Options(segmentSizeLimit: 8 * 1024, compaction: .manual)
 
     enum Step: CustomStringConvertible {
