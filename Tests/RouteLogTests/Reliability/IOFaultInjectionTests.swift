@@ -71,7 +71,16 @@ import Testing
     struct Case: CustomStringConvertible {
         let code: Int32
         let mode: InterceptingFileSystem.Fault.Persistence
-        var description: String { "\(String(cString: strerror(code))) \(mode.rawValue)" }
+        /// With `.ordered` the segment's syncs are barriers, a call of their own.
+        var durability: RouteStore.Durability = .full
+        var description: String {
+            "\(String(cString: strerror(code))) \(mode.rawValue)" + (durability == .full ? "" : " \(durability)")
+        }
+        var options: RouteStore.Options {
+            var options = IOFaultInjectionTests.options
+            options.durability = durability
+            return options
+        }
     }
 
     /// Runs the workload with call `n` failing; nil when every promise held.
@@ -94,7 +103,7 @@ import Testing
         }
         var lastSaved: RouteID?
         do {
-            let store = try RouteStore(at: work, options: options, fileSystem: fs)
+            let store = try RouteStore(at: work, options: c.options, fileSystem: fs)
             for step in steps {
                 let poisonedBefore = store.writer.withLock { $0?.failure != nil }
                 if case .deleteLastSaved = step, lastSaved == nil { continue }
@@ -141,7 +150,7 @@ import Testing
     @Test(arguments: [
         Case(code: EIO, mode: .once), Case(code: EIO, mode: .persistent),
         Case(code: ENOSPC, mode: .once), Case(code: ENOSPC, mode: .persistent),
-        Case(code: EINTR, mode: .once),
+        Case(code: EINTR, mode: .once), Case(code: EIO, mode: .once, durability: .ordered),
     ])
     func everyCallFailingOnce(_ c: Case) throws {
         let dir = TemporaryDirectory("faults\(c.code)\(c.mode)")
@@ -152,12 +161,15 @@ import Testing
         do {
             let work = dir.store("count.routelog")
             try FileManager.default.copyItem(at: template, to: work)
-            let store = try RouteStore(at: work, options: Self.options, fileSystem: counting)
+            let store = try RouteStore(at: work, options: c.options, fileSystem: counting)
             var last: RouteID?
             for step in Self.steps { last = try Self.run(step, on: store, lastSaved: last).last ?? last }
             try store.close()
         }
         let total = counting.calls
+        if c.durability == .ordered {
+            #expect(counting.count(.syncBarrier) > 0, "an ordered store's workload makes no barrier call to fail")
+        }
         var failures: [String] = []
         for n in 1...(total + 1) {
             if let problem = try Self.check(c, failAt: n, template: template, work: dir.store("work.routelog"),
