@@ -60,6 +60,7 @@ SLOW_SUITES := \
 	CrashStateReplayTests \
 	IOFaultInjectionTests \
 	KillTests \
+	LZ4BlockIndependentDecoderTests \
 	RouteRecorderCrashTests \
 	RouteStoreRecoveryTests
 empty :=
