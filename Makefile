@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test test-fast pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check
+.PHONY: test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get.
@@ -49,6 +49,33 @@ test: deps pyenv
 	$(MAKE) fuzz-smoke
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --disable-xctest
 	@test "$$(cat .build/doc-check.status)" = 0 || { echo "make test: the doc-comment check failed (its list is above the fuzz run)"; exit 1; }
+
+# Suites tagged `.slow` (Tests/RouteLogTests/Support/Tags.swift): the kill, crash-state,
+# fault-injection and bit-flip suites, and any other that takes more than about ten
+# seconds. `make test-fast` skips them by name; SlowSuiteListTests fails when this list
+# and the tags differ.
+SLOW_SUITES := \
+	BitFlipTests \
+	CloseDuringCompactionTests \
+	CrashStateReplayTests \
+	IOFaultInjectionTests \
+	KillTests \
+	LZ4BlockIndependentDecoderTests \
+	RouteRecorderCrashTests \
+	RouteStoreRecoveryTests
+empty :=
+space := $(empty) $(empty)
+# Test ids are `Module.Suite/test()` (and `Module.Outer/Suite/...` for nested suites).
+SLOW_SUITES_REGEX := [./]($(subst $(space),|,$(strip $(SLOW_SUITES))))(/|$$)
+
+# Everything but the slow suites, for the edit-test loop; `make test` runs everything
+# (with the fuzz smoke run and the doc-comment check, which this leaves out too).
+test-fast: deps pyenv
+	$(SWIFT) build --build-tests
+	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --disable-xctest --skip '$(SLOW_SUITES_REGEX)'
+
+print-slow-suites-regex:
+	@echo '$(SLOW_SUITES_REGEX)'
 
 # DocC. Symbol graphs of the RouteLog module come from a build of their own (its own
 # scratch path, so the ordinary build keeps its flags), with the compiler's

@@ -63,10 +63,6 @@ protocol FileSystem: Sendable {
 extension FileSystem {
     /// A file system that has no barrier of its own syncs the data.
     func syncBarrier(_ file: FileRef) throws { try syncData(file) }
-    // Doubles over real descriptors answer these as the real system does.
-    func fileType(_ file: FileRef) throws -> FileType { try PosixFileSystem.shared.fileType(file) }
-    func isSymbolicLink(_ path: String) -> Bool? { PosixFileSystem.shared.isSymbolicLink(path) }
-    func lockDirectory(_ directory: FileRef) throws { try PosixFileSystem.shared.lockDirectory(directory) }
 }
 
 /// The real file system.

@@ -91,7 +91,7 @@ public final class RouteRecorder: Sendable {
     // MARK: Recording
 
     /// Appends one point, as the batch form does.
-    /// - Throws: ``RouteLogError`` as the batch form does.
+    /// - Throws: What the batch form throws.
     public func append(_ point: TrackPoint) throws {
         try append([point])
     }
@@ -153,7 +153,7 @@ public final class RouteRecorder: Sendable {
 
     /// Marks a pause: the next point appended starts a new segment, and the step into
     /// it is not counted as travelled distance (see ``Route/segmentStarts``).
-    /// - Throws: ``RouteLogError`` when the recorder is finished or discarded.
+    /// - Throws: ``RouteLogError`` `.invalidArgument` when the recording is finished or discarded.
     public func startSegment() throws {
         try state.withLock { s in
             try checkRecording(s)
@@ -191,7 +191,7 @@ public final class RouteRecorder: Sendable {
             }
             let chunks = waitingChunks(s)
             let finish = RecordingFinishRecord(id: id, chunkCount: s.chunkCount + chunks.count, shape: shape,
-                                               metadata: metadata.map { StoredMetadata($0.withUUID(s.metadata.uuid)) } ?? s.metadata, layout: s.layout)
+                                               metadata: metadata.map { StoredMetadata($0) } ?? s.metadata, layout: s.layout)
             try write(&s, chunks: chunks, finish: finish)
             s.status = .finished(id)
             return id

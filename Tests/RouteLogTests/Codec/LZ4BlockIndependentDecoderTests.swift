@@ -6,7 +6,7 @@ import Testing
 /// another implementation, Python's `lz4.block`, decodes the point blocks RouteLog stores
 /// and encodes blocks the door reads back. Whichever provider the build uses (liblz4
 /// here, the Compression framework on Apple platforms), these are the bytes on disk.
-@Suite(.tags(.externalReader)) struct LZ4BlockIndependentDecoderTests {
+@Suite(.tags(.externalReader, .slow)) struct LZ4BlockIndependentDecoderTests {
     static let readerNote: Comment = "needs the Python lz4 package in .build/pyenv (make pyenv)"
 
     /// Real tracks from Tests/Fixtures/gpx and generated walks of several lengths.

@@ -8,7 +8,7 @@ import Testing
 ///
 /// CI flips every bit of the manifest and of every file header, and one seeded bit of
 /// every other byte; `ROUTELOG_BITFLIP_ALL=1` flips every bit of every file.
-@Suite struct BitFlipTests {
+@Suite(.tags(.slow)) struct BitFlipTests {
     struct Flip: CustomStringConvertible {
         let file: String
         let byte: Int
@@ -110,7 +110,7 @@ import Testing
             // the manifest: a reader retries a damaged one, racing a compaction, for 0.1 s.)
             do {
                 guard flip.file != "MANIFEST" else { throw RouteLogError(.corrupted, "checked by the writer below") }
-                let reader = try RouteStore(at: work, options: .init(mode: .readOnly), fileSystem: UnsyncedFileSystem())
+                let reader = try RouteStore(at: work, options: .init(mode: .readOnly), fileSystem: InterceptingFileSystem.unsynced())
                 let problems = Self.check(reader, expected, hit: hit)
                 if !problems.isEmpty { failures.append("\(flip), reader: \(problems)") }
                 let report = try reader.verify()
@@ -128,7 +128,7 @@ import Testing
                 try Data(bytes).write(to: path)
                 for round in 0..<2 {
                     do {
-                        let writer = try RouteStore(at: work, options: .init(compaction: .manual), fileSystem: UnsyncedFileSystem())
+                        let writer = try RouteStore(at: work, options: .init(compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
                         let problems = Self.check(writer, expected, hit: hit)
                         if !problems.isEmpty { failures.append("\(flip), writer \(round): \(problems)") }
                         try writer.close()

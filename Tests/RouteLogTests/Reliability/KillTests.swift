@@ -12,7 +12,7 @@ import RouteLogSamples
 ///
 /// `ROUTELOG_CRASH_CYCLES` sets the number of cycles (default 30; `make crash-test
 /// CYCLES=N`), `ROUTELOG_CRASH_SEED` replays a run (the seed is printed).
-@Suite struct KillTests {
+@Suite(.tags(.slow)) struct KillTests {
     /// Must make the same route as the worker's `route(seed:)`.
     static func route(seed: UInt64) -> Route {
         var generator = WalkGenerator(seed: seed)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-@Suite struct RouteStoreRecoveryTests {
+@Suite(.tags(.slow)) struct RouteStoreRecoveryTests {
     /// A store of three small routes; returns the routes and the offset where the last
     /// record starts.
     static func makeStore(at url: URL, count: Int = 3) throws -> ([RouteID: Route], lastRecordStart: Int64, segment: URL) {
