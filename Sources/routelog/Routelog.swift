@@ -7,7 +7,7 @@ enum Routelog {
     /// Every command, in the order `routelog --help` lists them.
     static var commands: [CommandEntry] { [
         InspectCommand.entry, ListCommand.entry, WeeksCommand.entry, ShowCommand.entry, DumpCommand.entry,
-        VerifyCommand.entry, SetCommand.entry, DeleteCommand.entry, CompactCommand.entry, RenderCommand.entry,
+        VerifyCommand.entry, SetCommand.entry, DeleteCommand.entry, CompactCommand.entry, RenderCommand.entry, ChartCommand.entry,
         ImportCommand.entry, ExportCommand.entry, MigrateCommand.entry,
     ] }
 

@@ -30,17 +30,8 @@ enum RenderCommand: Command {
         let store = try StoreAccess.openForReading(arguments)
         let shown = try ExportedRoute.load(id, in: store, zones: ExportPrivacy.zones(given: given, store: store))
         let svg = RouteSVG(summary: shown.summary, route: shown.route, units: units, calories: shown.calories).render()
-        if output == "-" {
-            console.writeOut(svg)
-            return .success
-        }
-        let url = URL(fileURLWithPath: output)
-        do {
-            try Data(svg.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw CLIError.failure("cannot write the picture", path: url.path,
-                                   todo: "check that the directory exists and is writable")
-        }
+        try PictureFile.write(svg, to: output, console: console)
+        if output == "-" { return .success }
         console.print("wrote route \(id) to \(output)")
         return .success
     }

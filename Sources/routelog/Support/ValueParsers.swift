@@ -155,6 +155,15 @@ extension ParsedArguments {
         }
     }
 
+    /// A whole number of at least 1 (`--limit`).
+    func count(_ option: String) throws -> Int? {
+        guard let text = value(option) else { return nil }
+        guard let number = Int(text), number >= 1 else {
+            throw CLIError.usage("bad count '\(text)' for --\(option)", command, todo: "give a whole number of at least 1, like 12")
+        }
+        return number
+    }
+
     func units() throws -> DistanceUnit {
         guard let text = value("units") else { return .kilometres }
         guard let units = DistanceUnit(rawValue: text) else {
