@@ -50,7 +50,7 @@ enum ExportCommand: Command {
             do {
                 try Data(text.utf8).write(to: file, options: .atomic)
             } catch {
-                throw CLIError.failure("cannot write \(file.lastPathComponent)", path: directory.path,
+                throw CLIError.failure("cannot write the file", path: file.path,
                                        todo: "check the free space and the permissions; files already written stay")
             }
             written.append(file.path)

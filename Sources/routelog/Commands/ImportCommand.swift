@@ -15,22 +15,25 @@ enum ImportCommand: Command {
         tracks gives one route per <rte>; waypoints and unknown extensions are skipped and
         counted. A track without times is dated to the file's own time, else 1970-01-01.
         A malformed file is reported with its line and column and nothing from it is saved;
-        the other files are still imported (exit code 1 when any file failed).
+        the other files are still imported (exit code 1 when any file failed). A FILE that
+        does not exist stops the command before anything is imported. FILE '-' reads
+        standard input (once).
         Refused with exit code 3 while another process (an app) holds the store for writing.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
-        let files = arguments.positionals.dropFirst().map { URL(fileURLWithPath: $0) }
+        let input = try ImportInput(Array(arguments.positionals.dropFirst()), command: spec)
+        defer { input.removeScratch() }
         var options = GPXImportOptions()
         options.breaksJumps = !arguments.has("keep-jumps")
         let store = try InterchangeStoreAccess.openForImport(arguments)
-        let outcomes = GPXImporter.importFiles(files, into: store, options: options)
+        let outcomes = GPXImporter.importFiles(input.files, into: store, options: options)
         try store.close()
         var failed = false
         var json: [JSON] = []
         var lines: [String] = []
         for outcome in outcomes {
-            let name = outcome.file.path
+            let name = input.name(of: outcome.file)
             switch outcome.result {
             case .success(let report):
                 json.append(.object([
@@ -44,7 +47,9 @@ enum ImportCommand: Command {
             case .failure(let error):
                 failed = true
                 json.append(.object([("file", .string(name)), ("error", .string(error.message))]))
-                console.report(CLIError(error))
+                var line = CLIError(error)
+                if line.path == outcome.file.path { line.path = name }
+                console.report(line)
             }
         }
         if arguments.has("json") {
@@ -61,7 +66,11 @@ enum ImportCommand: Command {
 enum InterchangeStoreAccess {
     static func openForImport(_ arguments: ParsedArguments) throws -> RouteStore {
         let exists = FileManager.default.fileExists(atPath: arguments.storeURL.path)
-        if arguments.has("create") && !exists {
+        if !exists {
+            guard arguments.has("create") else {
+                throw CLIError.failure("there is no RouteLog store here", path: arguments.storeURL.path,
+                                       todo: "check the path, or add --create to make a new store there")
+            }
             return try RouteStore(at: arguments.storeURL, options: .init(durability: .durable, compaction: .manual))
         }
         return try StoreAccess.openForWriting(arguments)
