@@ -268,7 +268,7 @@ extension StoreCore {
         for name in names where name != FormatConstants.lockName {
             try fileSystem.checked("unlink", directory + "/" + name) { try fileSystem.unlink(directory + "/" + name) }
         }
-        var core = StoreCore(directory: directory, fileSystem: fileSystem, writable: true,
+        let core = StoreCore(directory: directory, fileSystem: fileSystem, writable: true,
                              manifest: Manifest(generation: 1, nextFileNumber: 3, nextRouteID: 1, indexFile: 2, segments: [1]),
                              segments: [:], segmentEnds: [:])
         _ = try core.createLogFile(kind: .segment, number: 1)

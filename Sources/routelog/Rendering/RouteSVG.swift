@@ -68,7 +68,7 @@ struct RouteSVG {
         svg += layout.labelsSVG()
         svg += "</g>\n"
         svg += "<rect x=\"\(r(f.x))\" y=\"\(r(f.y))\" width=\"\(r(f.width))\" height=\"\(r(f.height))\" rx=\"12\" fill=\"none\" stroke=\"#d0d7cc\"/>\n"
-        svg += scaleBar(projection, pinSpacing: layout.spacing)
+        svg += scaleBar(projection, pinSpacing: layout.pins.isEmpty ? 0 : layout.spacing)
         svg += northArrow()
         var y = f.y + f.height + 16
         for chart in charts(profile) {
