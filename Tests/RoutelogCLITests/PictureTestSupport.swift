@@ -45,7 +45,8 @@ enum PictureRoutes {
 }
 
 /// What the SVG draws, as boxes on the picture: each pin's pill, each mark's disc, each
-/// label's pill, read from the `<g class=...>` groups (translate plus rect or circle).
+/// label's pill and the scale bar's parts, read from the `<g class=...>` groups
+/// (translate plus rect or circle).
 final class SVGBoxes: NSObject, XMLParserDelegate {
     struct Item {
         var kind: String
@@ -80,6 +81,8 @@ final class SVGBoxes: NSObject, XMLParserDelegate {
             if let kind = a["class"], ["pin", "mark", "label"].contains(kind), let t = a["transform"] {
                 let numbers = t.dropFirst("translate(".count).dropLast().split(separator: ",").compactMap { Double($0) }
                 group = (kind, numbers[0], numbers[1])
+            } else if a["class"] == "scale" {
+                group = ("scale", 0, 0)
             }
         case "rect" where group != nil && group!.kind != "mark":
             let g = group!

@@ -23,7 +23,7 @@ import RouteLog
     ]
 
     /// Every pair of labels, and every label against every mark, apart.
-    static func checkNoOverlaps(_ svg: String, _ name: String) -> SVGBoxes {
+    static func checkNoOverlaps(_ svg: String, _ name: String, checkScaleAgainstMarks: Bool = true) -> SVGBoxes {
         let boxes = SVGBoxes.read(svg)
         let labels = boxes.items("pin") + boxes.items("label")
         let marks = boxes.items("mark")
@@ -35,6 +35,11 @@ import RouteLog
             for mark in marks {
                 #expect(!a.box.overlaps(mark.box), "\(name): '\(a.text)' covers a mark")
             }
+        }
+        // The scale bar keeps off the labels, and off the marks when a corner is free.
+        for part in boxes.items("scale") {
+            #expect(!labels.contains { $0.box.overlaps(part.box) }, "\(name): a label under the scale bar")
+            if checkScaleAgainstMarks { #expect(!marks.contains { $0.box.overlaps(part.box) }, "\(name): the scale bar covers a mark") }
         }
         return boxes
     }

@@ -68,17 +68,18 @@ extension RouteSVG {
         return result
     }
 
-    /// A bar of a round length in alternating black and white halves at the map's lower
-    /// left, captioned with the pins' spacing when there are pins.
-    func scaleBar(_ projection: MapProjection, pinSpacing: Int) -> String {
+    /// A bar of a round length in alternating black and white halves in its corner of
+    /// the map, captioned with the pins' spacing when there are pins.
+    func scaleBar(_ projection: MapProjection, pinSpacing: Int, corners: MapCorners) -> String {
         let (length, caption) = scaleLength(projection)
         let pixels = length * projection.pixelsPerMetre
-        let f = projection.frame
-        let x = f.x + 16, y = f.y + f.height - 20
         let note = pinSpacing > 0 ? "pins every \(pinSpacing) \(units.symbol)" : ""
         let boxWidth = max(pixels, SVGText.width(note, size: 11)) + 12
+        let area = corners.scaleBox
+        let left = corners.scaleOnRight ? area.maxX - boxWidth : area.minX
+        let x = left + 6, y = area.maxY - 16
         var text = "<g class=\"scale\">"
-        text += "<rect x=\"\(r(x - 6))\" y=\"\(r(y - 24 - (note.isEmpty ? 0 : 14)))\" width=\"\(r(boxWidth))\" height=\"\(note.isEmpty ? 36 : 50)\" rx=\"4\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>"
+        text += "<rect x=\"\(r(left))\" y=\"\(r(y - 24 - (note.isEmpty ? 0 : 14)))\" width=\"\(r(boxWidth))\" height=\"\(note.isEmpty ? 36 : 50)\" rx=\"4\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>"
         if !note.isEmpty {
             text += "<text x=\"\(r(x))\" y=\"\(r(y - 26))\" font-size=\"11\" fill=\"#59636e\">\(note)</text>"
         }
@@ -107,9 +108,8 @@ extension RouteSVG {
         SVGText.niceBelow(maximumPixels / pixelsPerUnit)
     }
 
-    func northArrow() -> String {
-        let f = mapFrame
-        let x = f.x + f.width - 30, y = f.y + 34
+    func northArrow(_ corners: MapCorners) -> String {
+        let x = (corners.arrowBox.minX + corners.arrowBox.maxX) / 2, y = (corners.arrowBox.minY + corners.arrowBox.maxY) / 2
         return "<g transform=\"translate(\(r(x)),\(r(y)))\"><circle r=\"17\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>"
             + "<path d=\"M0 -12L6 6L0 2L-6 6Z\" fill=\"#1f2328\"/>"
             + "<text y=\"-0\" dy=\"15\" font-size=\"9\" font-weight=\"700\" text-anchor=\"middle\" fill=\"#1f2328\">N</text></g>\n"

@@ -61,15 +61,16 @@ struct RouteSVG {
         svg += "<g clip-path=\"url(#map)\">\n<rect x=\"\(r(f.x))\" y=\"\(r(f.y))\" width=\"\(r(f.width))\" height=\"\(r(f.height))\" fill=\"#eef1ea\"/>\n"
         svg += grid(projection)
         svg += trackLines(projection)
+        let corners = self.corners(projection)
         let layout = PinLayout(positions: pinPositions(), projection: projection, start: summary.startCoordinate,
-                               finish: summary.endCoordinate, reserved: reservedBoxes)
+                               finish: summary.endCoordinate, reserved: [corners.scaleBox, corners.arrowBox])
         svg += layout.pinsSVG(colour: Self.track)
         svg += layout.marksSVG()
         svg += layout.labelsSVG()
         svg += "</g>\n"
         svg += "<rect x=\"\(r(f.x))\" y=\"\(r(f.y))\" width=\"\(r(f.width))\" height=\"\(r(f.height))\" rx=\"12\" fill=\"none\" stroke=\"#d0d7cc\"/>\n"
-        svg += scaleBar(projection, pinSpacing: layout.pins.isEmpty ? 0 : layout.spacing)
-        svg += northArrow()
+        svg += scaleBar(projection, pinSpacing: layout.pins.isEmpty ? 0 : layout.spacing, corners: corners)
+        svg += northArrow(corners)
         var y = f.y + f.height + 16
         for chart in charts(profile) {
             svg += chart.svg(x: f.x, y: y, width: f.width)
@@ -80,10 +81,11 @@ struct RouteSVG {
     }
 
     /// Where the scale bar (at its widest) and the north arrow go: no label goes there.
-    var reservedBoxes: [Box] {
-        let f = mapFrame
-        return [Box(minX: f.x + 10, minY: f.y + f.height - 60, maxX: f.x + 10 + 200, maxY: f.y + f.height - 6),
-                Box(around: (f.x + f.width - 30, f.y + 34), half: 18)]
+    func corners(_ projection: MapProjection) -> MapCorners {
+        let step = max(1, route.points.count / 2000)
+        let track = stride(from: 0, to: route.points.count, by: step).map { projection.point(route.points[$0].coordinate) }
+        return MapCorners(frame: projection.frame, track: track,
+                          marks: [projection.point(summary.startCoordinate), projection.point(summary.endCoordinate)])
     }
 
     // MARK: Title and figures
