@@ -5,7 +5,8 @@ import RouteLog
 ///
 /// The pin spacing is the smallest of 1, 2, 5, 10, 20, 50, 100 (then 200, 500, 1000)
 /// kilometres or miles at which every pin finds a place clear of every other label and
-/// of both marks, and no more than ``maximumPins`` are drawn. A pin stands above its
+/// of both marks (one in eight may be left out where the track tangles, rather than
+/// thin out every pin), and no more than ``maximumPins`` are drawn. A pin stands above its
 /// point, or hangs below, or sits to the right or the left of it: the first of those
 /// that is clear and inside the map. Pins at the same place (a route that passes it
 /// twice) share one label, like `3·7`; a pin on a mark is left out (the mark says more).
@@ -69,7 +70,8 @@ struct PinLayout {
             guard picked.count <= Self.maximumPins else { continue }
             let (placed, missed) = Self.place(picked, marks: marks, frame: frame, taken: taken)
             chosen = (spacing, placed)
-            if missed == 0 { break }
+            // One label in eight may give way in a tangle rather than thin every pin out.
+            if missed <= picked.count / 8 { break }
         }
         if let chosen {
             spacing = positions.isEmpty ? 0 : chosen.spacing

@@ -150,8 +150,9 @@ struct RouteSVG {
             // Over the time spent moving: a pause or a gap between recordings is no speed.
             let moving = RouteMetrics.movingTime(of: route.points, segmentStarts: route.segmentStarts)
             let average = moving > 0 ? profile.total / moving * perHour : 0
-            charts.append(ProfileChart(title: "Speed", caption: String(format: "moving average %.1f \(units.symbol)/h", average),
-                                       values: values, length: length, unit: units.symbol, valueUnit: "\(units.symbol)/h",
+            let speedUnit = units == .kilometres ? "km/h" : "mph"
+            charts.append(ProfileChart(title: "Speed", caption: String(format: "moving average %.1f ", average) + speedUnit,
+                                       values: values, length: length, unit: units.symbol, valueUnit: speedUnit,
                                        colour: Self.track, filled: false, ceiling: high * 1.1, minimumRange: 2, startsAtZero: true))
         }
         return charts
