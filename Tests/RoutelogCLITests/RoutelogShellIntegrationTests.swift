@@ -45,13 +45,29 @@ import Testing
     }
 
     @Test(.enabled(if: tool("zsh") != nil || tool("fish") != nil, "needs zsh or fish (apt-get install zsh fish)"))
-    func zshAndFishScriptsParse() throws {
+    func zshAndFishComplete() throws {
         let dir = ScratchDirectory()
         if let zsh = Self.tool("zsh") {
             let file = dir.path("_routelog")
             try Data(try CLI.run(["completions", "zsh"]).stdout.utf8).write(to: file)
             let result = try Self.run(zsh, ["-n", file.path])
             #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        }
+        if let zsh = Self.tool("zsh") {
+            // A real interactive zsh in a pseudo-terminal, with compinit and our function
+            // on its fpath, is sent a line and a TAB; what it lists or fills in is read back.
+            let functions = dir.path("site-functions")
+            try FileManager.default.createDirectory(at: functions, withIntermediateDirectories: true)
+            try Data(try CLI.run(["completions", "zsh"]).stdout.utf8).write(to: functions.appendingPathComponent("_routelog"))
+            let driver = dir.path("drive.zsh")
+            try Data(Self.zshDriver.utf8).write(to: driver)
+            for (line, expected) in [("routelog ls s.routelog --sort d", "date      distance  duration"),
+                                     ("routelog ch", "routelog chart "),
+                                     ("routelog dump s 1 --format g", "geojson  gpx"),
+                                     ("routelog render s 1 --pri", "--privacy-zone ")] {
+                let result = try Self.run(zsh, ["-f", driver.path, functions.path, line + "\t", expected])
+                #expect(result.stdout.hasPrefix("COMPLETION-SEEN"), "zsh completing '\(line)' did not show '\(expected)': \(result.stdout.suffix(300))")
+            }
         }
         if let fish = Self.tool("fish") {
             let file = dir.path("routelog.fish")
@@ -63,6 +79,24 @@ import Testing
         }
         #expect(try CLI.run(["completions", "tcsh"]).stderr.hasPrefix("routelog: unknown shell 'tcsh': use bash, zsh or fish"))
     }
+
+    /// Drives an interactive zsh: $1 the completion functions' folder, $2 the keys to
+    /// send, $3 the text to wait for (up to 20 s); prints COMPLETION-SEEN first when it appears.
+    static let zshDriver = """
+    zmodload zsh/zpty
+    zpty z 'TERM=dumb zsh -f -i'
+    zpty -w z "fpath=($1 \\$fpath); autoload -Uz compinit; compinit -u -D; PROMPT='P> '"
+    zpty -w z 'unsetopt AUTO_MENU; setopt AUTO_LIST'
+    zpty -n -w z "$2"
+    out=""
+    for i in {1..100}; do
+        while zpty -r -t z line; do out+=$line; done
+        [[ "$out" == *"$3"* ]] && { print COMPLETION-SEEN; break }
+        sleep 0.2
+    done
+    print -r -- "$out"
+    zpty -d z
+    """
 
     @Test func theManualPageIsTheRepositorysCopyAndFormatsWithoutWarnings() throws {
         let page = try CLI.run(["--man"]).stdout
