@@ -53,7 +53,7 @@ do {
     let store = try RouteStore(at: URL(fileURLWithPath: arguments[1]), options: .init(
         durability: .durable, segmentSizeLimit: 32 * 1024,
         compaction: .automatic(minDeadFraction: 0.4, minDeadBytes: 48 * 1024)))
-    var live = store.summaries().map(\.id)
+    var live = try store.summaries().map(\.id)
     tell("ready \(live.count)")
     // Recordings an earlier run left unfinished: some are resumed and finished, the
     // others discarded.

@@ -70,7 +70,7 @@ import RouteLog
         let again = try CLI.run(["import", store, "-"], input: Data("<gpx><trk>".utf8))
         #expect(again.status == 1)
         #expect(again.stderr.contains("(standard input): "), "\(again.stderr)")
-        #expect(try RouteStore.openReadOnly(at: URL(fileURLWithPath: store)).summaries().count == 1)
+        #expect(try RouteStore(readOnlyAt: URL(fileURLWithPath: store)).summaries().count == 1)
         let twice = try CLI.run(["import", store, "-", "-"], input: data)
         #expect(twice.status == 2 && twice.stderr.hasPrefix("routelog: '-' (standard input) is given more than once"))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)

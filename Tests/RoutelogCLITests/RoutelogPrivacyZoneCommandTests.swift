@@ -11,7 +11,7 @@ import RouteLog
         let result = try CLI.run(["import", url.path, gpx.appendingPathComponent("gpxgo__visnjan.gpx").path,
                                   gpx.appendingPathComponent("georust__garmin-activity.gpx").path, "--create"])
         #expect(result.status == 0, "\(result.stderr)")
-        return (url, try RouteStore.openReadOnly(at: url).route(RouteID(1)))
+        return (url, try RouteStore(readOnlyAt: url).route(RouteID(1)))
     }
 
     static func zoneArgument(_ c: Coordinate, _ metres: Int) -> String { "\(c.latitude),\(c.longitude),\(metres)" }
@@ -39,7 +39,7 @@ import RouteLog
         // The same zone twice, or with one far away, changes nothing; the store is untouched.
         let twice = try CLI.run(["dump", store.path, "1", "--privacy-zone", Self.zoneArgument(home, 300), "--privacy-zone=-33.9,151.2,500"])
         #expect(twice.stdout == csv.stdout)
-        #expect(try RouteStore.openReadOnly(at: store).route(RouteID(1)) == route)
+        #expect(try RouteStore(readOnlyAt: store).route(RouteID(1)) == route)
         let gpx = try CLI.run(["dump", store.path, "1", "--format", "gpx", "--privacy-zone", Self.zoneArgument(home, 300)])
         #expect(try GPXImporter.read(data: Data(gpx.stdout.utf8)).routes.first?.points.count == expected.points.count)
     }

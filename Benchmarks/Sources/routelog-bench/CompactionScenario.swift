@@ -50,7 +50,7 @@ enum CompactionScenario {
             let route = schedule.walk(pointCount: options.pointsPerRoute)
             quiet.append(try Stopwatch.time { try store.save(route) }.1)
         }
-        let before = store.statistics()
+        let before = try store.statistics()
         // The first compaction reclaims the deleted half; more follow back to back (each
         // rewrites every sealed segment) until the saves beside them make a sample.
         let wanted = options.quick ? 30 : 100
@@ -74,7 +74,7 @@ enum CompactionScenario {
             if during.count >= wanted { enough.store(true, ordering: .releasing) }
         }
         let compaction = try first.withLock { $0! }.get()
-        let after = store.statistics()
+        let after = try store.statistics()
         try store.close()
 
         let q = Percentiles(quiet), d = Percentiles(during)
@@ -84,7 +84,7 @@ enum CompactionScenario {
         print("| no compaction running | \(q.count) | \(Format.seconds(q.value(at: 50))) | \(Format.seconds(q.value(at: 90))) | \(Format.seconds(q.value(at: 99))) | \(Format.seconds(q.max)) |")
         print("| while compact() runs | \(d.count) | \(Format.seconds(d.value(at: 50))) | \(Format.seconds(d.value(at: 90))) | \(Format.seconds(d.value(at: 99))) | \(Format.seconds(d.max)) |")
         print("")
-        print("first compaction: \(Format.seconds(compaction.duration)), \(Format.count(compaction.routesMoved)) routes moved out of \(compaction.segmentsCompacted) segments; \(compactions.load(ordering: .relaxed)) compactions ran back to back while the saves were timed")
+        print("first compaction: \(Format.seconds(compaction.duration)), \(Format.count(compaction.recordsMoved)) records moved out of \(compaction.segmentsCompacted) segments; \(compactions.load(ordering: .relaxed)) compactions ran back to back while the saves were timed")
         print("store files: \(Format.megabytes(compaction.bytesBefore)) MB before, \(Format.megabytes(compaction.bytesAfter)) MB after (live \(Format.megabytes(before.liveBytes)) MB, dead \(Format.megabytes(before.deadBytes)) MB before; dead \(Format.megabytes(after.deadBytes)) MB after)")
         print("saves made during the compaction are in the result: \(after.liveRoutes) routes live")
     }

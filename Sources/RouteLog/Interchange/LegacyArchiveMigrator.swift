@@ -42,7 +42,7 @@ public enum LegacyArchiveMigrator {
     /// Migrates an archive held in memory; `source` names it in the report and errors.
     public static func migrate(data: Data, source: String, into store: RouteStore) throws -> LegacyMigrationReport {
         var (routes, report) = try read(data: data, source: source)
-        var seen = Set(store.summaries().map { Fingerprint(start: $0.startDate, count: $0.pointCount) })
+        var seen = Set(try store.summaries().map { Fingerprint(start: $0.startDate, count: $0.pointCount) })
         var fresh: [Route] = []
         for (index, route) in routes.enumerated() {
             let print = Fingerprint(start: route.points[0].timestamp, count: route.points.count)

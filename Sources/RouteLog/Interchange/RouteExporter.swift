@@ -94,7 +94,7 @@ public enum RouteExporter {
             }
         }
         var written: [URL] = []
-        for summary in store.summaries() {
+        for summary in try store.summaries() {
             let url = directory.appendingPathComponent(fileName(for: summary.id, format: format))
             let trim = PrivacyTrim(try store.route(summary.id), zones: privacyZones)
             guard let kept = trim.route else { continue }

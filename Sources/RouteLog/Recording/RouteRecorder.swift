@@ -202,7 +202,7 @@ public final class RouteRecorder: Sendable {
     public func discard() throws {
         try state.withLock { s in
             try checkRecording(s)
-            try store.appendRecordingDiscard(id)
+            try store.appendRecordingDiscard(id, byRecorder: true)
             s.waiting = []
             s.waitingLayout = RouteLayout()
             s.waitingSince = nil

@@ -31,7 +31,7 @@ enum ChartCommand: Command {
         let count = try arguments.count("last") ?? period.defaultCount
         let units = try arguments.units()
         let store = try StoreAccess.openForReading(arguments)
-        let totals = PeriodTotals(store.summaries(), by: period, count: count)
+        let totals = PeriodTotals(try store.summaries(), by: period, count: count)
         let svg = TotalsChartSVG(totals: totals, units: units).render()
         try PictureFile.write(svg, to: output, console: console)
         if output != "-" { console.print("wrote \(totals.periods.count) \(period.rawValue)s to \(output)") }

@@ -40,7 +40,7 @@ enum ExportCommand: Command {
         }
         var written: [String] = []
         var skipped: [RouteID] = []
-        for summary in store.summaries() {
+        for summary in try store.summaries() {
             guard let exported = ExportedRoute(try store.route(summary.id), summary: summary, zones: zones) else {
                 skipped.append(summary.id)
                 continue

@@ -36,7 +36,7 @@ enum ListCommand: Command {
         let order = try sortOrder(arguments)
         let limit = try arguments.count("limit")
         let store = try StoreAccess.openForReading(arguments)
-        var summaries = store.summaries(from: from, to: to)
+        var summaries = try store.summaries(from: from, to: to)
         summaries = sorted(summaries, by: order, reverse: arguments.has("reverse"))
         if let limit { summaries = Array(summaries.prefix(limit)) }
         var totals = RouteTotals()

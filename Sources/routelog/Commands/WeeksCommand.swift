@@ -19,10 +19,10 @@ enum WeeksCommand: Command {
         let units = try arguments.units()
         let limit = try arguments.count("limit")
         let store = try StoreAccess.openForReading(arguments)
-        var weeks = store.weeklyTotals(calendar: Formatting.calendar)
+        var weeks = try store.weeklyTotals(calendar: Formatting.calendar)
         let scale = BarScale(weeks.map(\.totals.distance))
         if let limit { weeks = Array(weeks.prefix(limit)) }
-        let totals = store.totals()
+        let totals = try store.totals()
         if arguments.has("json") {
             console.print(JSON.object([("weeks", .array(weeks.map(JSONFields.week))), ("totals", JSONFields.totals(totals))]).rendered())
             return .success

@@ -70,9 +70,9 @@ final class RouteLogEngine: StorageEngine {
         ids += outcome.ids[0] + outcome.ids[1]
     }
 
-    func listSummaries() throws -> Int { store!.summaries().count }
+    func listSummaries() throws -> Int { try store!.summaries().count }
 
-    func weeklyTotals() throws -> Int { store!.weeklyTotals(calendar: benchmarkCalendar).count }
+    func weeklyTotals() throws -> Int { try store!.weeklyTotals(calendar: benchmarkCalendar).count }
 
     func loadRoute(ordinal: Int) throws -> Int { try store!.route(ids[ordinal]).points.count }
 }
