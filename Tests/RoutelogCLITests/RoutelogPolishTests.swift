@@ -41,6 +41,11 @@ import RouteLog
         #expect(!FileManager.default.fileExists(atPath: store))
         let migrate = try CLI.run(["migrate", store, CLI.packageRoot.appendingPathComponent("Tests/Fixtures/legacy-archive.plist").path])
         #expect(migrate.stderr.contains("add --create"))
+        let empty = dir.path("empty.routelog")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let intoEmpty = try CLI.run(["import", empty.path, Self.gpx.appendingPathComponent("gpxgo__visnjan.gpx").path])
+        #expect(intoEmpty.stderr == "routelog: there is no RouteLog store here (\(empty.path)): check the path, or add --create to make a new store there\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).isEmpty, "nothing is created without --create")
     }
 
     @Test func everyFailureLineHasTheSameShape() throws {

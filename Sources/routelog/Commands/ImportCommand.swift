@@ -65,14 +65,12 @@ enum ImportCommand: Command {
 /// (``StoreAccess/openForWriting(_:)``), and with `--create` also a new one.
 enum InterchangeStoreAccess {
     static func openForImport(_ arguments: ParsedArguments) throws -> RouteStore {
-        let exists = FileManager.default.fileExists(atPath: arguments.storeURL.path)
-        if !exists {
-            guard arguments.has("create") else {
-                throw CLIError.failure("there is no RouteLog store here", path: arguments.storeURL.path,
-                                       todo: "check the path, or add --create to make a new store there")
-            }
-            return try RouteStore(at: arguments.storeURL, options: .init(durability: .durable, compaction: .manual))
+        let mode: RouteStore.OpenMode = arguments.has("create") ? .createIfMissing : .mustExist
+        do {
+            return try RouteStore(at: arguments.storeURL, options: .init(mode: mode, durability: .durable, compaction: .manual))
+        } catch let error as RouteLogError where error.code == .notFound && mode == .mustExist {
+            throw CLIError.failure("there is no RouteLog store here", path: arguments.storeURL.path,
+                                   todo: "check the path, or add --create to make a new store there")
         }
-        return try StoreAccess.openForWriting(arguments)
     }
 }
