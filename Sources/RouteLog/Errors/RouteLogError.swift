@@ -64,6 +64,7 @@ public struct RouteLogError: Error, Sendable, Equatable, Codable, CustomStringCo
         return text
     }
 
+    /// The same text as ``description``, for `LocalizedError` (what `localizedDescription` shows).
     public var errorDescription: String? { description }
 }
 

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Runs compactions one at a time: the app's ``RouteStore/compact()`` and the
 /// automatic ones the policy starts in the background after a change. Keeps the last
@@ -20,7 +19,7 @@ final class CompactionScheduler: Sendable {
         var damaged: Set<UInt32> = []
     }
 
-    let status = Mutex(Status())
+    let status = StateLock(Status())
     private let idle = DispatchGroup()
 
     /// Backoff after the nth failure in a row: 1 s, doubling, at most 10 minutes.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One compaction, start to end (docs/recovery-and-compaction.md, "Compaction"):
 /// plan under the writer lock; check and copy the live records outside every lock

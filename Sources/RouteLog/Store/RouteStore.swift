@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A store of GPS routes in one directory: append-only segments of compressed,
 /// checksummed routes, a small index of their summaries, and a lock that admits one
@@ -31,9 +30,9 @@ public final class RouteStore: Sendable {
     /// The options the store was opened with.
     public let options: Options
 
-    let state: Mutex<StoreState>
+    let state: StateLock<StoreState>
     /// nil for a read-only handle.
-    let writer: Mutex<StoreWriter?>
+    let writer: StateLock<StoreWriter?>
     let queue = WriteQueue()
     let compaction = CompactionScheduler()
     let lock: StoreLock?
@@ -77,8 +76,8 @@ public final class RouteStore: Sendable {
         self.options = options
         self.lock = lock
         self.fileSystem = fileSystem
-        self.state = Mutex(state)
-        self.writer = Mutex(writer)
+        self.state = StateLock(state)
+        self.writer = StateLock(writer)
     }
 
     /// A compaction in the writer's process may replace the files between reading the

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The writer's state, behind the store's writer lock: the segment log it appends to,
 /// the index file, the manifest, the next route id, and the recordings a recorder of
