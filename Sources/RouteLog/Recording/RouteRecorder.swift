@@ -91,6 +91,7 @@ public final class RouteRecorder: Sendable {
     // MARK: Recording
 
     /// Appends one point, as the batch form does.
+    /// - Throws: What the batch form throws.
     public func append(_ point: TrackPoint) throws {
         try append([point])
     }
@@ -152,6 +153,7 @@ public final class RouteRecorder: Sendable {
 
     /// Marks a pause: the next point appended starts a new segment, and the step into
     /// it is not counted as travelled distance (see ``Route/segmentStarts``).
+    /// - Throws: ``RouteLogError`` `.invalidArgument` when the recording is finished or discarded.
     public func startSegment() throws {
         try state.withLock { s in
             try checkRecording(s)
