@@ -55,11 +55,14 @@ struct PeriodTotals {
         periods = starts.map { ($0, totals[$0] ?? RouteTotals()) }
     }
 
-    /// A short label of a period: `W48`, `Nov`, `2026`.
+    /// A short label of a period: `W48`, `Nov`, `2026`; January is labelled with its
+    /// year, so that a chart of several years says which is which.
     func label(_ date: Date) -> String {
         switch period {
         case .week: return String(Formatting.isoWeek(date).suffix(3))
-        case .month: return Self.months[Formatting.calendar.component(.month, from: date) - 1]
+        case .month:
+            let month = Formatting.calendar.component(.month, from: date)
+            return month == 1 ? String(Formatting.calendar.component(.year, from: date)) : Self.months[month - 1]
         case .year: return String(Formatting.calendar.component(.year, from: date))
         }
     }
@@ -68,7 +71,8 @@ struct PeriodTotals {
     func longLabel(_ date: Date) -> String {
         switch period {
         case .week: return Formatting.isoWeek(date)
-        case .month: return label(date) + " " + String(Formatting.calendar.component(.year, from: date))
+        case .month: return Self.months[Formatting.calendar.component(.month, from: date) - 1] + " "
+            + String(Formatting.calendar.component(.year, from: date))
         case .year: return label(date)
         }
     }
