@@ -1,0 +1,40 @@
+/// How ``ParquetExporter`` writes a store.
+public struct ParquetExportOptions: Sendable, Equatable {
+    /// How the files are laid out in the export directory.
+    public enum Partitioning: Sendable, Equatable {
+        /// `routes.parquet` and `points.parquet` in the directory itself.
+        case none
+        /// One Hive-style folder per month a route starts in (UTC):
+        /// `start_month=YYYY-MM/routes.parquet` and `.../points.parquet`, which DuckDB,
+        /// Spark and pyarrow read as one dataset with a `start_month` column.
+        case month
+    }
+
+    /// How each page is compressed.
+    public enum Compression: Sendable, Equatable {
+        /// Parquet's LZ4_RAW codec: a raw LZ4 block per page, the store's own LZ4.
+        case lz4Raw
+        /// No compression, for readers without LZ4_RAW (Parquet readers before format 2.9).
+        case none
+    }
+
+    /// The default: no partitions.
+    public var partitioning: Partitioning = .none
+    /// The default: LZ4_RAW.
+    public var compression: Compression = .lz4Raw
+    /// Points per row group (the default, 1,048,576, is about 8 MB of LZ4_RAW pages for
+    /// phone walks: large enough for fast scans, small enough that readers can split a
+    /// file among threads). A group ends at the first route boundary past this count.
+    public var pointsPerRowGroup = 1 << 20
+    /// Routes per row group (default 65,536). A group also ends once it holds 64 MiB,
+    /// whichever comes first.
+    public var routesPerRowGroup = 1 << 16
+
+    /// Creates options; the defaults write two LZ4_RAW files without partitions.
+    public init(partitioning: Partitioning = .none, compression: Compression = .lz4Raw) {
+        self.partitioning = partitioning
+        self.compression = compression
+    }
+
+    var codec: ParquetFormat.Codec { compression == .none ? .uncompressed : .lz4Raw }
+}
