@@ -5,6 +5,8 @@ struct BenchOptions: Sendable {
     var quick = false
     /// Run the compaction-under-load scenario instead of the growth benchmark.
     var compaction = false
+    /// Run the GeoParquet export scenario instead of the growth benchmark.
+    var export = false
     var engines: [EngineKind] = EngineKind.allCases
     var checkpoints: [Int] = [100, 1_000, 10_000, 100_000]
     /// The Core Data layout writes ~90 bytes and one B-tree row per point: growing it to
@@ -40,6 +42,8 @@ struct BenchOptions: Sendable {
                routelog-bench --from-json FILE [--out DIR ...]   (re-render an earlier run)
                routelog-bench --compaction [--quick] [--data DIR] [--keep]
                  (save latency while compact() runs on 10,000 routes, half deleted)
+               routelog-bench --export [--quick] [--data DIR] [--keep]
+                 (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
         """
@@ -62,6 +66,7 @@ struct BenchOptions: Sendable {
             switch arguments[i] {
             case "--quick": options.quick = true
             case "--compaction": options.compaction = true
+            case "--export": options.export = true
             case "--engines":
                 options.engines = try value().split(separator: ",").map {
                     guard let kind = EngineKind(rawValue: String($0)) else { throw BenchError("unknown engine \($0)\n\(usage)") }

@@ -2,10 +2,10 @@
 /// `width` bits packed back to back from the least significant bit of each byte, the
 /// order both the hybrid encoding and DELTA_BINARY_PACKED's miniblocks use.
 enum BitPacking {
-    /// Appends `count` values of `width` bits (0...64) read by `value(i)`, as
+    /// Writes `count` values of `width` bits (0...64) read by `value(i)`, as
     /// `ceil(count × width / 8)` bytes. Bits above `width` in a value must be zero.
     @inline(__always)
-    static func pack(count: Int, width: Int, into out: inout [UInt8], _ value: (Int) -> UInt64) {
+    static func pack(count: Int, width: Int, into sink: inout ByteSink, _ value: (Int) -> UInt64) {
         guard width > 0, count > 0 else { return }
         var accumulator: UInt64 = 0
         var used = 0  // bits of `accumulator` holding data, always < 64
@@ -14,7 +14,7 @@ enum BitPacking {
             accumulator |= v << UInt64(used)
             let free = 64 - used
             if width >= free {
-                appendWord(accumulator, bytes: 8, to: &out)
+                sink.word(accumulator, bytes: 8)
                 // The bits of v that did not fit; a shift by 64 gives 0.
                 accumulator = free < 64 ? v >> UInt64(free) : 0
                 used = width - free
@@ -22,9 +22,10 @@ enum BitPacking {
                 used += width
             }
         }
-        if used > 0 { appendWord(accumulator, bytes: (used + 7) / 8, to: &out) }
+        if used > 0 { sink.word(accumulator, bytes: (used + 7) / 8) }
     }
 
+    /// Appends the low `bytes` bytes of `word`, little endian.
     @inline(__always)
     static func appendWord(_ word: UInt64, bytes: Int, to out: inout [UInt8]) {
         withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0.prefix(bytes)) }
@@ -33,21 +34,4 @@ enum BitPacking {
     /// Bits needed for `value` (0 for 0).
     @inline(__always)
     static func width(of value: UInt64) -> Int { 64 - value.leadingZeroBitCount }
-
-    /// Appends `value` as an unsigned LEB128 varint.
-    @inline(__always)
-    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
-    /// Appends `value` zigzag-encoded, as a varint.
-    @inline(__always)
-    static func appendZigzag(_ value: Int64, to out: inout [UInt8]) {
-        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &out)
-    }
 }

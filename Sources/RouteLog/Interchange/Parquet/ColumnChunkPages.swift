@@ -37,7 +37,7 @@ struct ColumnChunkPages {
 }
 
 /// A finished column chunk, ready to be written at some offset of the file.
-struct EncodedColumnChunk {
+struct EncodedColumnChunk: Sendable {
     /// The dictionary page, if any, then the data pages.
     var bytes: [UInt8]
     /// Bytes of the dictionary page (header included) at the start of `bytes`; 0 without one.
@@ -47,6 +47,17 @@ struct EncodedColumnChunk {
     var valueCount: Int64
     var uncompressedSize: Int64
     var statistics: ParquetStatistics?
+
+    /// A chunk without pages, to which fragments are appended.
+    init(codec: ParquetFormat.Codec) {
+        bytes = []
+        dictionaryPageSize = 0
+        encodings = []
+        self.codec = codec
+        valueCount = 0
+        uncompressedSize = 0
+        statistics = nil
+    }
 
     init(pages: ColumnChunkPages, dictionary: ColumnChunkPages? = nil, valueCount: Int64, statistics: ParquetStatistics?) {
         bytes = (dictionary?.bytes ?? []) + pages.bytes

@@ -78,32 +78,76 @@ final class NumericColumnWriter<Value: ParquetNumericValue>: ColumnChunkWriter {
 
     var bufferedBytes: Int { pages.bytes.count + values.count * MemoryLayout<Value>.size + levels.count }
 
-    @inline(__always)
+    /// Appends one value.
     func append(_ value: Value) {
-        if value < minimum { minimum = value }
-        if value > maximum { maximum = value }
-        if value != value { nans += 1 }  // NaN: counted, never a bound
-        values.append(value)
-        if column.isOptional { levels.append(1) }
-        slotFilled()
+        withUnsafePointer(to: value) { append(contentsOf: UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
-    @inline(__always)
+    /// Appends one value or a null.
     func append(_ value: Value?) {
         if let value { append(value) } else { appendNull() }
     }
 
+    /// Appends a null.
     func appendNull() {
         precondition(column.isOptional, "\(column.path) is required")
-        levels.append(0)
-        nulls += 1
-        slotFilled()
+        let none = UnsafeBufferPointer<Value>(start: nil, count: 0)
+        withUnsafePointer(to: UInt8(0)) { append(contentsOf: none, levels: UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
-    @inline(__always)
-    private func slotFilled() {
-        pageSlots += 1
-        rowCount += 1
+    /// Appends values, none of them null. The hot path: whole routes' columns at once,
+    /// so a value costs a copy and a comparison, not a call.
+    func append(contentsOf values: UnsafeBufferPointer<Value>) {
+        var done = 0
+        while done < values.count {
+            let take = min(pageValues - pageSlots, values.count - done)
+            let slice = UnsafeBufferPointer(rebasing: values[done..<done + take])
+            note(slice)
+            self.values.append(contentsOf: slice)
+            if column.isOptional { levels.append(contentsOf: repeatElement(1, count: take)) }
+            filled(take)
+            done += take
+        }
+    }
+
+    /// Appends `levels.count` slots: a value from `values` (in order) where the level is
+    /// 1, a null where it is 0.
+    func append(contentsOf values: UnsafeBufferPointer<Value>, levels: UnsafeBufferPointer<UInt8>) {
+        precondition(column.isOptional, "\(column.path) is required")
+        var slot = 0, next = 0
+        while slot < levels.count {
+            let take = min(pageValues - pageSlots, levels.count - slot)
+            let pageLevels = UnsafeBufferPointer(rebasing: levels[slot..<slot + take])
+            var present = 0
+            for level in pageLevels { present += Int(level) }
+            let slice = UnsafeBufferPointer(rebasing: values[next..<next + present])
+            note(slice)
+            self.values.append(contentsOf: slice)
+            self.levels.append(contentsOf: pageLevels)
+            nulls += Int64(take - present)
+            filled(take)
+            slot += take
+            next += present
+        }
+        precondition(next == values.count, "\(values.count) values for \(next) present levels")
+    }
+
+    /// Folds `slice` into the chunk's statistics.
+    private func note(_ slice: UnsafeBufferPointer<Value>) {
+        var low = minimum, high = maximum, nan: Int64 = 0
+        for value in slice {
+            if value < low { low = value }
+            if value > high { high = value }
+            if value != value { nan += 1 }  // NaN: counted, never a bound
+        }
+        minimum = low
+        maximum = high
+        nans += nan
+    }
+
+    private func filled(_ slots: Int) {
+        pageSlots += slots
+        rowCount += slots
         if pageSlots == pageValues { flushPage() }
     }
 

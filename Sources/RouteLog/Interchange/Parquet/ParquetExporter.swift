@@ -120,24 +120,13 @@ private struct PartWriter {
             throw error
         }
         do {
-            for summary in summaries {
-                let route: Route
-                do {
-                    route = try store.route(summary.id)
-                } catch let error as RouteLogError where error.code == .notFound {
-                    report.vanishedRoutes.append(summary.id)
-                    continue
-                }
-                let times = route.points.map { Quantization.milliseconds($0.timestamp) }
-                let drawn = ParquetRouteFields.preview(of: summary) ?? (route.points, route.segmentStarts)
-                let geometry = WKBGeometry(latitudes: drawn.points.map { Int32(Quantization.degrees($0.latitude)) },
-                                           longitudes: drawn.points.map { Int32(Quantization.degrees($0.longitude)) },
-                                           segmentStarts: drawn.segmentStarts)
-                try routes.append(summary, route: route, geometry: geometry)
-                try points.append(summary.id, points: route.points, times: times)
-                report.routeCount += 1
-                report.pointCount += route.points.count
-                done += 1
+            try ExportPipeline.run(summaries, store: store, codec: options.codec) { batch in
+                try routes.append(batch.rows, geometries: batch.geometries)
+                try points.append(batch.points)
+                report.routeCount += batch.rows.count
+                report.pointCount += batch.pointCount
+                report.vanishedRoutes += batch.vanished
+                done += batch.rows.count + batch.vanished.count
                 progress?(done, total)
             }
             report.bytes += try routes.finish()

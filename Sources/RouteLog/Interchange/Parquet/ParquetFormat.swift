@@ -11,7 +11,7 @@ enum ParquetFormat {
     static let createdBy = "RouteLog version 0.1.0"
 
     /// `Type`: the physical type of a column's values.
-    enum PhysicalType: Int32 {
+    enum PhysicalType: Int32, Sendable {
         case int32 = 1, int64 = 2, double = 5, byteArray = 6, fixedLengthByteArray = 7
 
         /// Bytes of one PLAIN value; nil for BYTE_ARRAY (length-prefixed) and FIXED_LEN_BYTE_ARRAY.
@@ -25,27 +25,27 @@ enum ParquetFormat {
     }
 
     /// `FieldRepetitionType`.
-    enum Repetition: Int32 {
+    enum Repetition: Int32, Sendable {
         case required = 0, optional = 1
     }
 
     /// `ConvertedType`: the annotation older readers know, written beside the logical type.
-    enum ConvertedType: Int32 {
+    enum ConvertedType: Int32, Sendable {
         case utf8 = 0, timestampMillis = 9
     }
 
     /// `Encoding`.
-    enum Encoding: Int32 {
+    enum Encoding: Int32, Sendable {
         case plain = 0, rle = 3, deltaBinaryPacked = 5, rleDictionary = 8
     }
 
     /// `CompressionCodec`.
-    enum Codec: Int32 {
+    enum Codec: Int32, Sendable {
         case uncompressed = 0, lz4Raw = 7
     }
 
     /// `PageType`.
-    enum PageType: Int32 {
+    enum PageType: Int32, Sendable {
         case dataPage = 0, dictionaryPage = 2
     }
 

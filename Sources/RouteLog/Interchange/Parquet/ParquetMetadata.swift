@@ -2,7 +2,7 @@
 /// Optional fields left nil are not written.
 
 /// `LogicalType` (a union): the annotations the export uses.
-enum ParquetLogicalType: Equatable {
+enum ParquetLogicalType: Equatable, Sendable {
     case string
     /// `TimestampType`: always UTC-adjusted milliseconds here.
     case timestampMillisUTC
@@ -44,7 +44,7 @@ struct ParquetSchemaElement {
 
 /// `Statistics` of a column chunk: bounds in PLAIN encoding (strings without their
 /// length), the number of nulls, and for doubles the number of NaNs.
-struct ParquetStatistics: Equatable {
+struct ParquetStatistics: Equatable, Sendable {
     var min: [UInt8]?
     var max: [UInt8]?
     var nullCount: Int64

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Writes `routes.parquet`: one row per route, with a WKB `geometry` column described
-/// by GeoParquet 1.1 `geo` metadata (format-spec.md, "Export: GeoParquet").
-final class RoutesTableWriter {
+/// The routes table's schema, and the encoding of a batch's geometries into one
+/// fragment of pages (on an export worker thread).
+enum RoutesTable {
     static let schema = ParquetSchema(fields: [
         .column(.required("route_id", .int64)),
         .column(.uuid("route_uuid")),
@@ -15,28 +15,43 @@ final class RoutesTableWriter {
         .column(.string("activity")),
         .column(.string("name")),
         .column(.required("point_count", .int32)),
-        .group("bbox", [.required("xmin", .double), .required("ymin", .double),
-                        .required("xmax", .double), .required("ymax", .double)]),
-        .column(.required("geometry", .byteArray)),
+        .group(GeoParquetMetadata.bboxColumn, [.required("xmin", .double), .required("ymin", .double),
+                                               .required("xmax", .double), .required("ymax", .double)]),
+        .column(.required(GeoParquetMetadata.geometryColumn, .byteArray)),
     ])
 
+    static let pageValues = 1 << 16
+
+    /// The `geometry` column's fragment for a batch: the WKB of each route, PLAIN.
+    static func encodeGeometries(_ geometries: [WKBGeometry], codec: ParquetFormat.Codec) -> EncodedColumnChunk {
+        let writer = ByteArrayColumnWriter(schema.leaves[schema.leaves.count - 1], codec: codec, encoding: .plain,
+                                           statisticsBounds: false, pageValues: pageValues)
+        for shape in geometries { writer.append(length: shape.byteCount) { shape.write(to: &$0) } }
+        return writer.finishChunk()
+    }
+}
+
+/// Writes `routes.parquet`: one row per route, with a WKB `geometry` column described
+/// by GeoParquet 1.1 `geo` metadata (format-spec.md, "Export: GeoParquet").
+final class RoutesTableWriter {
     private let file: ParquetFileWriter
     private let rowsPerGroup: Int
-    /// A row group is also ended once its columns hold this many bytes (long routes'
+    /// A row group also ends once its columns hold this many bytes (long routes'
     /// geometries are large).
     private static let groupBytes = 64 << 20
     private let routeID, startTime, endTime: NumericColumnWriter<Int64>
     private let duration, movingTime, distance, calories: NumericColumnWriter<Double>
     private let xmin, ymin, xmax, ymax: NumericColumnWriter<Double>
     private let pointCount: NumericColumnWriter<Int32>
-    private let uuid, activity, name, geometry: ByteArrayColumnWriter
+    private let uuid, activity, name: ByteArrayColumnWriter
+    private let geometry: ColumnFragmentAssembler
     private let writers: [any ColumnChunkWriter]
     private var geo = GeoParquetMetadata()
 
     /// - Throws: ``RouteLogError`` `.io` when the file cannot be created.
     init(path: String, codec: ParquetFormat.Codec, rowsPerGroup: Int) throws {
-        let leaves = Self.schema.leaves
-        let pageValues = 1 << 16
+        let leaves = RoutesTable.schema.leaves
+        let pageValues = RoutesTable.pageValues
         func number<V: ParquetNumericValue>(_ i: Int) -> NumericColumnWriter<V> {
             NumericColumnWriter<V>(leaves[i], codec: codec, pageValues: pageValues)
         }
@@ -49,16 +64,27 @@ final class RoutesTableWriter {
         activity = bytes(8, .dictionaryWhenSmaller, bounds: true); name = bytes(9, .dictionaryWhenSmaller, bounds: true)
         pointCount = number(10)
         xmin = number(11); ymin = number(12); xmax = number(13); ymax = number(14)
-        geometry = bytes(15, .plain, bounds: false)
+        geometry = ColumnFragmentAssembler(leaves[15], codec: codec)
         writers = [routeID, uuid, startTime, endTime, duration, movingTime, distance, calories, activity, name,
                    pointCount, xmin, ymin, xmax, ymax, geometry]
         self.rowsPerGroup = rowsPerGroup
-        file = try ParquetFileWriter(path: path, schema: Self.schema, sortedBy: [0])
+        file = try ParquetFileWriter(path: path, schema: RoutesTable.schema, sortedBy: [0])
     }
 
-    /// Appends a route's row; `geometry` is drawn from its points or its preview.
+    /// Appends a batch's rows: each route's summary figures and the kind of its
+    /// geometry, then the batch's geometry fragment (the same routes, in order).
     /// - Throws: ``RouteLogError`` `.io` when a row group cannot be written.
-    func append(_ summary: RouteSummary, route: Route, geometry shape: WKBGeometry) throws {
+    func append(_ rows: [ExportBatch.RouteRow], geometries: EncodedColumnChunk) throws {
+        precondition(geometries.valueCount == Int64(rows.count))
+        for row in rows { append(row) }
+        geometry.append(geometries)
+        if routeID.rowCount >= rowsPerGroup || writers.reduce(0, { $0 + $1.bufferedBytes }) >= Self.groupBytes {
+            try file.writeRowGroup(writers)
+        }
+    }
+
+    private func append(_ row: ExportBatch.RouteRow) {
+        let summary = row.summary
         routeID.append(Int64(summary.id.rawValue))
         uuid.append(ParquetRouteFields.uuid(of: summary).map { id in withUnsafeBytes(of: id.uuid) { Array($0) } })
         let start = Quantization.milliseconds(summary.startDate)
@@ -67,7 +93,7 @@ final class RoutesTableWriter {
         duration.append(summary.duration)
         movingTime.append(ParquetRouteFields.movingTime(of: summary))
         distance.append(summary.distance)
-        calories.append(route.metadata.calories.map { _ in summary.calories })
+        calories.append(row.hasCalories ? summary.calories : nil)
         activity.append(ParquetRouteFields.activityName(of: summary).map { Array($0.utf8) })
         name.append(summary.name.map { Array($0.utf8) })
         pointCount.append(Int32(summary.pointCount))
@@ -76,11 +102,7 @@ final class RoutesTableWriter {
         ymin.append(box.southWest.latitude)
         xmax.append(box.northEast.longitude)
         ymax.append(box.northEast.latitude)
-        geometry.append(length: shape.byteCount) { shape.write(to: &$0) }
-        geo.add(shape.kind, box)
-        if routeID.rowCount >= rowsPerGroup || writers.reduce(0, { $0 + $1.bufferedBytes }) >= Self.groupBytes {
-            try file.writeRowGroup(writers)
-        }
+        geo.add(row.geometryKind, box)
     }
 
     /// Writes the last row group and the footer, with the `geo` metadata.
@@ -93,6 +115,4 @@ final class RoutesTableWriter {
 
     /// Removes the unfinished file.
     func abandon() { file.abandon() }
-
-    var rowCount: Int64 { file.rowCount + Int64(routeID.rowCount) }
 }

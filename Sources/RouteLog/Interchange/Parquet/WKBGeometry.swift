@@ -55,7 +55,7 @@ struct WKBGeometry {
         switch kind {
         case .point:
             header(.point, to: &out)
-            position(lines[0].latitudes.first!, lines[0].longitudes.first!, to: &out)
+            positions(lines[0].latitudes, lines[0].longitudes, to: &out)
         case .lineString:
             lineString(lines[0], to: &out)
         case .multiLineString:
@@ -74,15 +74,22 @@ struct WKBGeometry {
         header(.lineString, to: &out)
         let repeated = line.latitudes.count == 1
         BitPacking.appendWord(UInt64(repeated ? 2 : line.latitudes.count), bytes: 4, to: &out)
-        for (lat, lon) in zip(line.latitudes, line.longitudes) { position(lat, lon, to: &out) }
-        if repeated { position(line.latitudes.first!, line.longitudes.first!, to: &out) }
+        positions(line.latitudes, line.longitudes, to: &out)
+        if repeated { positions(line.latitudes, line.longitudes, to: &out) }
     }
 
-    @inline(__always)
-    private func position(_ latitude: Int32, _ longitude: Int32, to out: inout [UInt8]) {
-        // The same division the store reads coordinates back with, so the doubles equal
-        // the route's own.
-        BitPacking.appendWord((Double(longitude) / FormatConstants.degreeScale).bitPattern, bytes: 8, to: &out)
-        BitPacking.appendWord((Double(latitude) / FormatConstants.degreeScale).bitPattern, bytes: 8, to: &out)
+    /// Appends x, y pairs. The same division the store reads coordinates back with, so
+    /// the doubles equal the route's own.
+    private func positions(_ latitudes: ArraySlice<Int32>, _ longitudes: ArraySlice<Int32>, to out: inout [UInt8]) {
+        let start = out.count, count = latitudes.count
+        out.append(contentsOf: repeatElement(0, count: 16 * count))
+        out.withUnsafeMutableBytes { raw in
+            let base = raw.baseAddress! + start
+            for (k, (lat, lon)) in zip(latitudes, longitudes).enumerated() {
+                let x = Double(lon) / FormatConstants.degreeScale, y = Double(lat) / FormatConstants.degreeScale
+                base.storeBytes(of: x.bitPattern.littleEndian, toByteOffset: 16 * k, as: UInt64.self)
+                base.storeBytes(of: y.bitPattern.littleEndian, toByteOffset: 16 * k + 8, as: UInt64.self)
+            }
+        }
     }
 }
