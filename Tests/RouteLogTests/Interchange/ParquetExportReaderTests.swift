@@ -213,6 +213,41 @@ struct ParquetExportReaderTests {
         }
     }
 
+    @Test func rowGroupsEndBetweenRoutesAndDeclareTheirSortOrder() throws {
+        let directory = TemporaryDirectory()
+        let store = try ParquetFixtures.store(.demoWalks, in: directory)
+        let out = directory.url.appendingPathComponent("out")
+        var options = ParquetExportOptions()
+        options.pointsPerRowGroup = 1_000
+        options.routesPerRowGroup = 5
+        try ParquetExporter.export(store, to: out, options: options)
+        let script = #"""
+        import sys, json, pyarrow.parquet as pq
+        out = {}
+        for name in ("routes", "points"):
+            meta = pq.ParquetFile(sys.argv[1] + "/" + name + ".parquet").metadata
+            groups = []
+            for g in range(meta.num_row_groups):
+                group = meta.row_group(g)
+                ids = group.column(0).statistics
+                groups.append({"rows": group.num_rows, "first": ids.min, "last": ids.max,
+                               "sorted": [[c.column_index, c.descending] for c in group.sorting_columns]})
+            out[name] = groups
+        print(json.dumps(out))
+        """#
+        let json = try #require(try ParquetFixtures.json(script, [out.path]) as? [String: [[String: Any]]])
+        let points = try #require(json["points"]), routes = try #require(json["routes"])
+        #expect(points.count > 1 && routes.count > 1)
+        // Batches are never cut, so a group ends at the first batch boundary past the
+        // count, and consecutive groups never share a route.
+        for (a, b) in zip(points, points.dropFirst()) {
+            #expect((a["last"] as? Int ?? .max) < (b["first"] as? Int ?? .min))
+        }
+        #expect(points.reduce(0) { $0 + ($1["rows"] as? Int ?? 0) } == store.summaries().reduce(0) { $0 + $1.pointCount })
+        #expect(points.allSatisfy { ($0["sorted"] as? [[Any]])?.map { "\($0[0])" } == ["0", "2"] }, "route_id, then time")
+        #expect(routes.allSatisfy { ($0["sorted"] as? [[Any]])?.map { "\($0[0])" } == ["0"] }, "route_id")
+    }
+
     @Test func anEmptyStoreExportsTwoValidEmptyTables() throws {
         let directory = TemporaryDirectory()
         let url = directory.store()

@@ -9,8 +9,11 @@ enum ExportPipeline {
     /// ...and at most this many routes.
     static let batchRoutes = 1_024
 
-    /// Consecutive ranges of `summaries`, each a batch.
-    static func batches(_ summaries: [RouteSummary]) -> [Range<Int>] {
+    /// Consecutive ranges of `summaries`, each a batch: routes until the batch holds
+    /// `points` points or `routes` routes (row groups end between batches, so smaller
+    /// row groups need smaller batches).
+    static func batches(_ summaries: [RouteSummary], points batchPoints: Int = batchPoints,
+                        routes batchRoutes: Int = batchRoutes) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0, points = 0
         for (i, summary) in summaries.enumerated() {
@@ -28,9 +31,11 @@ enum ExportPipeline {
     /// Prepares every batch of `summaries` and calls `write` with each, in order.
     /// - Throws: The first error of a batch (in order), or of `write`; no worker is
     ///   still running when this returns.
-    static func run(_ summaries: [RouteSummary], store: RouteStore, codec: ParquetFormat.Codec,
+    static func run(_ summaries: [RouteSummary], store: RouteStore, options: ParquetExportOptions,
                     write: (ExportBatch) throws -> Void) throws {
-        let ranges = batches(summaries)
+        let codec = options.codec
+        let ranges = batches(summaries, points: min(batchPoints, max(1, options.pointsPerRowGroup)),
+                             routes: min(batchRoutes, max(1, options.routesPerRowGroup)))
         let width = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
         var next = 0
         func launch() -> Wave? {

@@ -24,10 +24,11 @@ public struct ParquetExportOptions: Sendable, Equatable {
     public var compression: Compression = .lz4Raw
     /// Points per row group (the default, 1,048,576, is about 8 MB of LZ4_RAW pages for
     /// phone walks: large enough for fast scans, small enough that readers can split a
-    /// file among threads). A group ends at the first route boundary past this count.
+    /// file among threads). Groups end between routes: at the first batch of routes
+    /// (up to 65,536 points) that reaches this count, so one route's points share a group.
     public var pointsPerRowGroup = 1 << 20
-    /// Routes per row group (default 65,536). A group also ends once it holds 64 MiB,
-    /// whichever comes first.
+    /// Routes per row group (default 65,536, ended the same way). A routes group also
+    /// ends once it holds 64 MiB of geometries, whichever comes first.
     public var routesPerRowGroup = 1 << 16
 
     /// Creates options; the defaults write two LZ4_RAW files without partitions.

@@ -120,7 +120,7 @@ private struct PartWriter {
             throw error
         }
         do {
-            try ExportPipeline.run(summaries, store: store, codec: options.codec) { batch in
+            try ExportPipeline.run(summaries, store: store, options: options) { batch in
                 try routes.append(batch.rows, geometries: batch.geometries)
                 try points.append(batch.points)
                 report.routeCount += batch.rows.count
