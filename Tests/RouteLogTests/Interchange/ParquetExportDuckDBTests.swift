@@ -95,6 +95,30 @@ struct ParquetExportDuckDBTests {
         #expect(answer.map { $0[0] ?? "" } == expected)
     }
 
+    @Test(.enabled(if: ParquetFixtures.duckDBHasGeometry, "needs DuckDB 2.0 or later"))
+    func duckDBReadsTheGeometryAsCRS84GeometryWithTheStoredCoordinates() throws {
+        let directory = TemporaryDirectory()
+        let (store, out) = try exported(.everyChannel, .compressed, in: directory)
+        let answer = try rows("SELECT route_id, typeof(geometry), ST_AsText(geometry) FROM read_parquet(?) ORDER BY route_id",
+                              [out.appendingPathComponent("routes.parquet").path])
+        #expect(answer.count == store.count)
+        for row in answer {
+            let id = try #require(row[0].flatMap { UInt64($0) }.map(RouteID.init))
+            #expect(row[1] == "GEOMETRY('OGC:CRS84')", "DuckDB takes the CRS from the geo metadata")
+            // The WKT's numbers are the stored coordinates, x = longitude first.
+            let wkt = row[2] ?? ""
+            let numbers = wkt.split(whereSeparator: { " ,()".contains($0) }).compactMap { Double($0) }
+            let route = try store.route(id)
+            var expected: [Double] = []
+            for range in RouteSegments.ranges(of: route) {
+                let line = route.points[range].flatMap { [$0.longitude, $0.latitude] }
+                expected += range.count == 1 && route.points.count > 1 ? line + line : line
+            }
+            #expect(numbers == expected, "route \(id): \(wkt.prefix(60))")
+            #expect(wkt.hasPrefix(route.points.count == 1 ? "POINT" : route.segmentStarts.isEmpty ? "LINESTRING" : "MULTILINESTRING"))
+        }
+    }
+
     @Test(arguments: ParquetFixtures.StoreKind.allCases)
     func aMonthPartitionedExportReadsAsOneDataset(_ kind: ParquetFixtures.StoreKind) throws {
         let directory = TemporaryDirectory()

@@ -63,6 +63,17 @@ enum ParquetFixtures {
         var testDescription: String { rawValue }
     }
 
+    /// Whether DuckDB reads a GeoParquet geometry column as its GEOMETRY type (DuckDB 2.0
+    /// and later do, without the spatial extension); prints why not otherwise.
+    static let duckDBHasGeometry: Bool = {
+        guard PythonReaders.available("duckdb"),
+              let answer = try? PythonReaders.script("import duckdb; print(tuple(int(p) for p in duckdb.__version__.split('.')[:2]) >= (2, 0))")
+        else { return false }
+        if answer.hasPrefix("True") { return true }
+        print("note: this DuckDB is older than 2.0 and reads GeoParquet geometries as BLOB; the GEOMETRY test is skipped")
+        return false
+    }()
+
     /// The glob that reads table `name` of an export in `directory`, partitioned or not.
     static func glob(_ directory: URL, _ name: String, partitioned: Bool) -> String {
         partitioned ? directory.appendingPathComponent("*/\(name)").path : directory.appendingPathComponent(name).path
