@@ -48,41 +48,49 @@ enum PointsTable {
             route.times.withUnsafeBufferPointer { time.append(contentsOf: $0) }
             route.latitudes.withUnsafeBufferPointer { latitude.append(contentsOf: $0) }
             route.longitudes.withUnsafeBufferPointer { longitude.append(contentsOf: $0) }
-            route.points.withUnsafeBufferPointer { points in
-                // One call per channel with its own closure, so each loop is specialized.
-                let cm = FormatConstants.centimetreScale, perMinute = FormatConstants.perMinuteScale
-                appendChannel(points, scale: cm, to: optional[0]) { $0.altitude }
-                appendChannel(points, scale: cm, to: optional[1]) { $0.horizontalAccuracy }
-                appendChannel(points, scale: cm, to: optional[2]) { $0.verticalAccuracy }
-                appendChannel(points, scale: cm, to: optional[3]) { $0.speed }
-                appendChannel(points, scale: FormatConstants.courseScale, to: optional[4]) { $0.course }
-                appendChannel(points, scale: perMinute, to: optional[5]) { $0.heartRate }
-                appendChannel(points, scale: perMinute, to: optional[6]) { $0.cadence }
-            }
+            route.points.withUnsafeBufferPointer { appendChannels($0, to: optional) }
         }
         let writers: [any ColumnChunkWriter] = [routeID, pointIndex, time, latitude, longitude] + optional
         return writers.map { $0.finishChunk() }
     }
 
-    /// Appends an optional channel of `points`, quantized at `scale`, nulls where absent.
-    @inline(__always)
-    private static func appendChannel(_ points: UnsafeBufferPointer<TrackPoint>, scale: Double,
-                                      to writer: NumericColumnWriter<Int32>, _ field: (TrackPoint) -> Double?) {
-        let n = points.count
-        var levels = [UInt8](repeating: 0, count: n)
-        let values = [Int32](unsafeUninitializedCapacity: n) { values, present in
-            present = 0
+    /// Appends the seven optional channels of `points` to `writers` (in schema order),
+    /// quantized, nulls where absent: one pass over the points for all of them.
+    private static func appendChannels(_ points: UnsafeBufferPointer<TrackPoint>, to writers: [NumericColumnWriter<Int32>]) {
+        precondition(writers.count == 7)
+        let n = points.count, channels = writers.count
+        var present = [Int](repeating: 0, count: channels)
+        var values = [Int32](repeating: 0, count: n * channels)
+        var levels = [UInt8](repeating: 0, count: n * channels)
+        values.withUnsafeMutableBufferPointer { values in
             levels.withUnsafeMutableBufferPointer { levels in
-                for k in 0..<n {
-                    guard let value = field(points[k]) else { continue }
-                    // The store keeps every channel within ±1e9 of its unit: inside Int32.
-                    values[present] = Int32(truncatingIfNeeded: Quantization.scaled(value, scale))
-                    present += 1
-                    levels[k] = 1
+                present.withUnsafeMutableBufferPointer { present in
+                    @inline(__always) func take(_ c: Int, _ k: Int, _ value: Double?, _ scale: Double) {
+                        guard let value else { return }
+                        // The store keeps every channel within ±1e9 of its unit: inside Int32.
+                        values[c * n + present[c]] = Int32(truncatingIfNeeded: Quantization.scaled(value, scale))
+                        present[c] += 1
+                        levels[c * n + k] = 1
+                    }
+                    let cm = FormatConstants.centimetreScale, perMinute = FormatConstants.perMinuteScale
+                    for k in 0..<n {
+                        let point = points[k]
+                        take(0, k, point.altitude, cm)
+                        take(1, k, point.horizontalAccuracy, cm)
+                        take(2, k, point.verticalAccuracy, cm)
+                        take(3, k, point.speed, cm)
+                        take(4, k, point.course, FormatConstants.courseScale)
+                        take(5, k, point.heartRate, perMinute)
+                        take(6, k, point.cadence, perMinute)
+                    }
                 }
             }
         }
-        values.withUnsafeBufferPointer { v in levels.withUnsafeBufferPointer { writer.append(contentsOf: v, levels: $0) } }
+        for (c, writer) in writers.enumerated() {
+            values[c * n..<c * n + present[c]].withUnsafeBufferPointer { v in
+                levels[c * n..<(c + 1) * n].withUnsafeBufferPointer { writer.append(contentsOf: v, levels: $0) }
+            }
+        }
     }
 
     /// The permutation that sorts `times` stably, or nil when they are already in order.
