@@ -121,9 +121,9 @@ enum FuzzStore {
         var files = FuzzStore.files
         files[name] = bytes
         let fs = MemoryFileSystem(files: files)
-        guard let store = try? RouteStore.openReadOnly(at: URL(fileURLWithPath: fs.directory), fileSystem: fs) else { return }
-        for summary in store.summaries() { _ = try? store.route(summary.id) }
-        _ = store.verify()
+        guard let store = try? RouteStore(at: URL(fileURLWithPath: fs.directory), options: .init(mode: .readOnly), fileSystem: fs) else { return }
+        for summary in try store.summaries() { _ = try? store.route(summary.id) }
+        _ = try store.verify()
     }
 }
 

@@ -50,7 +50,7 @@ MAP
     for c in Sources/CRouteLogSystem/*.c; do
         "$CLANG" -O1 -g -fPIC -fsanitize=address -I Sources/CRouteLogSystem/include -c "$c" -o "$OUT/lib/$(basename "$c" .c).o"
     done
-    local flags=(-Onone -g -enable-testing -swift-version 6 $SANITIZE -parse-as-library
+    local flags=(-Onone -g -enable-testing -swift-version 6 -package-name routelog $SANITIZE -parse-as-library
                  -I "$OUT/lib" -Xcc -fmodule-map-file="$ROOT/Sources/CLZ4/module.modulemap"
                  -Xcc -fmodule-map-file="$OUT/modulemaps/CRouteLogSystem/module.modulemap")
     "$SWIFTC" "${flags[@]}" -module-name RouteLog -emit-module -emit-module-path "$OUT/lib/RouteLog.swiftmodule" \

@@ -5,6 +5,8 @@ struct BenchOptions: Sendable {
     var quick = false
     /// Run the compaction-under-load scenario instead of the growth benchmark.
     var compaction = false
+    /// Run the reads-beside-a-writer and group-commit scenario.
+    var concurrency = false
     /// Run the GeoParquet export scenario instead of the growth benchmark.
     var export = false
     var engines: [EngineKind] = EngineKind.allCases
@@ -42,6 +44,8 @@ struct BenchOptions: Sendable {
                routelog-bench --from-json FILE [--out DIR ...]   (re-render an earlier run)
                routelog-bench --compaction [--quick] [--data DIR] [--keep]
                  (save latency while compact() runs on 10,000 routes, half deleted)
+               routelog-bench --concurrency [--quick] [--data DIR] [--keep]
+                 (summaries() and route(id) beside a durable writer; 8 threads saving)
                routelog-bench --export [--quick] [--data DIR] [--keep]
                  (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
@@ -66,6 +70,7 @@ struct BenchOptions: Sendable {
             switch arguments[i] {
             case "--quick": options.quick = true
             case "--compaction": options.compaction = true
+            case "--concurrency": options.concurrency = true
             case "--export": options.export = true
             case "--engines":
                 options.engines = try value().split(separator: ",").map {

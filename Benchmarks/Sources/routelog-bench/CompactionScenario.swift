@@ -1,6 +1,5 @@
 import Foundation
 import RouteLog
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +40,7 @@ enum CompactionScenario {
         sync()
         print("Compaction under load: \(Format.count(routeCount)) routes of \(options.pointsPerRoute) points, every other one deleted (grown in \(Format.seconds(growSeconds)))")
 
-        let store = try RouteStore(at: directory, options: .init(durability: .durable, compaction: .manual))
+        let store = try RouteStore(at: directory, options: .init(durability: .full, compaction: .manual))
         var schedule = WalkSchedule(seed: 0x5EED_C1)
         schedule.firstStart = Date(timeIntervalSince1970: 1_900_000_000)
         let saves = options.quick ? 60 : 200
@@ -50,31 +49,31 @@ enum CompactionScenario {
             let route = schedule.walk(pointCount: options.pointsPerRoute)
             quiet.append(try Stopwatch.time { try store.save(route) }.1)
         }
-        let before = store.statistics()
+        let before = try store.statistics()
         // The first compaction reclaims the deleted half; more follow back to back (each
         // rewrites every sealed segment) until the saves beside them make a sample.
         let wanted = options.quick ? 30 : 100
-        let first = Mutex<Result<CompactionReport, any Error>?>(nil)
-        let enough = Atomic<Bool>(false), finished = Atomic<Bool>(false)
-        let compactions = Atomic<Int>(0)
+        let first = StateLock<Result<CompactionReport, any Error>?>(nil)
+        let enough = StateLock(false), finished = StateLock(false)
+        let compactions = StateLock(0)
         let worker = Thread {
             repeat {
                 let result = Result { try store.compact() }
                 first.withLock { if $0 == nil { $0 = result } }
-                compactions.add(1, ordering: .relaxed)
+                compactions.withLock { $0 += 1 }
                 if case .failure = result { break }
-            } while !enough.load(ordering: .acquiring)
-            finished.store(true, ordering: .releasing)
+            } while !enough.withLock({ $0 })
+            finished.withLock { $0 = true }
         }
         worker.start()
         var during: [Double] = []
-        while !finished.load(ordering: .acquiring) {
+        while !finished.withLock({ $0 }) {
             let route = schedule.walk(pointCount: options.pointsPerRoute)
             during.append(try Stopwatch.time { try store.save(route) }.1)
-            if during.count >= wanted { enough.store(true, ordering: .releasing) }
+            if during.count >= wanted { enough.withLock { $0 = true } }
         }
         let compaction = try first.withLock { $0! }.get()
-        let after = store.statistics()
+        let after = try store.statistics()
         try store.close()
 
         let q = Percentiles(quiet), d = Percentiles(during)
@@ -84,7 +83,7 @@ enum CompactionScenario {
         print("| no compaction running | \(q.count) | \(Format.seconds(q.value(at: 50))) | \(Format.seconds(q.value(at: 90))) | \(Format.seconds(q.value(at: 99))) | \(Format.seconds(q.max)) |")
         print("| while compact() runs | \(d.count) | \(Format.seconds(d.value(at: 50))) | \(Format.seconds(d.value(at: 90))) | \(Format.seconds(d.value(at: 99))) | \(Format.seconds(d.max)) |")
         print("")
-        print("first compaction: \(Format.seconds(compaction.duration)), \(Format.count(compaction.routesMoved)) routes moved out of \(compaction.segmentsCompacted) segments; \(compactions.load(ordering: .relaxed)) compactions ran back to back while the saves were timed")
+        print("first compaction: \(Format.seconds(compaction.duration)), \(Format.count(compaction.recordsMoved)) records moved out of \(compaction.segmentsCompacted) segments; \(compactions.withLock { $0 }) compactions ran back to back while the saves were timed")
         print("store files: \(Format.megabytes(compaction.bytesBefore)) MB before, \(Format.megabytes(compaction.bytesAfter)) MB after (live \(Format.megabytes(before.liveBytes)) MB, dead \(Format.megabytes(before.deadBytes)) MB before; dead \(Format.megabytes(after.deadBytes)) MB after)")
         print("saves made during the compaction are in the result: \(after.liveRoutes) routes live")
     }

@@ -20,7 +20,7 @@ enum ExportScenario {
         let (points, growSeconds) = try Stopwatch.time { try grow(directory, routes: routeCount) }
         let store = try RouteStore(at: directory, options: .init(durability: .buffered, compaction: .manual))
         defer { try? store.close() }
-        let storeBytes = store.statistics().totalBytes
+        let storeBytes = try store.statistics().totalBytes
         print("Export: \(Format.count(routeCount)) demo-like walks, \(Format.count(points)) points, "
               + "store \(Format.megabytes(storeBytes)) MB (grown in \(Format.seconds(growSeconds)))")
 

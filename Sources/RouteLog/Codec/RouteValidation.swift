@@ -5,9 +5,11 @@ public enum RouteValidation {
     /// The most points one route may hold (a 1 Hz recording of 11 days).
     public static let maxPoints = 1_000_000
 
-    /// Throws ``RouteLogError/Code/invalidArgument`` for the first problem found:
-    /// an empty route, a NaN or infinite value, a coordinate out of range, a timestamp
-    /// outside 1970...2200, an out-of-range split or segment start, or bad metadata.
+    /// Checks every point, split and segment start of `route`, and its metadata.
+    ///
+    /// - Throws: ``RouteLogError/Code/invalidArgument`` for the first problem found:
+    ///   an empty route, a NaN or infinite value, a coordinate out of range, a timestamp
+    ///   outside 1970...2200, an out-of-range split or segment start, or bad metadata.
     public static func validate(_ route: Route) throws {
         try validateCount(route)
         for (index, point) in route.points.enumerated() {

@@ -28,6 +28,8 @@ public enum GPXImporter {
     }
 
     /// Reads GPX held in memory; `source` names it in the report and in errors.
+    /// - Throws: ``RouteLogError`` `.invalidArgument` with line and column when it is not
+    ///   valid GPX.
     public static func read(data: Data, source: String = "GPX data",
                             options: GPXImportOptions = .init()) throws -> GPXImport {
         try build(GPXReader.read(data: data, source: source), source: source, options: options)

@@ -6,7 +6,7 @@ import Foundation
 /// Each route held `routeCoordinates` (CLLocations), `kmCoordinates`/`kmTimes` and
 /// `mileCoordinates`/`mileTimes` (the splits), `totalDistance` (metres), its calories,
 /// the time taken as text, and a date. The archive is read generically
-/// (``KeyedArchive``): neither the app's classes nor CoreLocation are needed.
+/// (`KeyedArchive`): neither the app's classes nor CoreLocation are needed.
 ///
 /// Mapping: each valid CLLocation becomes a ``TrackPoint`` (latitude, longitude,
 /// altitude, accuracies, speed, course, timestamp); `totalDistance` becomes
@@ -40,9 +40,12 @@ public enum LegacyArchiveMigrator {
     }
 
     /// Migrates an archive held in memory; `source` names it in the report and errors.
+    /// - Throws: ``RouteLogError`` `.invalidArgument` when the data is not such an
+    ///   archive or a route in it cannot be stored (nothing is migrated then), or what
+    ///   the store's save throws.
     public static func migrate(data: Data, source: String, into store: RouteStore) throws -> LegacyMigrationReport {
         var (routes, report) = try read(data: data, source: source)
-        var seen = Set(store.summaries().map { Fingerprint(start: $0.startDate, count: $0.pointCount) })
+        var seen = Set(try store.summaries().map { Fingerprint(start: $0.startDate, count: $0.pointCount) })
         var fresh: [Route] = []
         for (index, route) in routes.enumerated() {
             let print = Fingerprint(start: route.points[0].timestamp, count: route.points.count)
@@ -66,6 +69,8 @@ public enum LegacyArchiveMigrator {
     }
 
     /// The routes an archive holds, without saving them (splits filled, points as archived).
+    /// - Throws: ``RouteLogError`` `.invalidArgument` when the data is not such an archive,
+    ///   naming what is missing or malformed.
     public static func read(data: Data, source: String) throws -> (routes: [Route], report: LegacyMigrationReport) {
         let archive = try KeyedArchive(data: data, source: source)
         var report = LegacyMigrationReport(source: source)

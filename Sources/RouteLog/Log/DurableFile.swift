@@ -73,6 +73,12 @@ final class DurableFile: @unchecked Sendable {
         try Self.retrying("fdatasync", path: path) { try fileSystem.syncData(ref) }
     }
 
+    /// Orders written data before later writes on the drive (F_BARRIERFSYNC on Apple
+    /// platforms; fdatasync elsewhere).
+    func syncBarrier() throws {
+        try Self.retrying("fdatasync", path: path) { try fileSystem.syncBarrier(ref) }
+    }
+
     /// Makes data and metadata durable (fsync; F_FULLFSYNC on Darwin).
     func syncAll() throws {
         try Self.retrying("fsync", path: path) { try fileSystem.syncAll(ref) }

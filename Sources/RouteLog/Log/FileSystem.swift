@@ -29,6 +29,9 @@ protocol FileSystem: Sendable {
     func truncate(_ file: FileRef, to length: Int64) throws
     /// fdatasync (F_FULLFSYNC on Darwin).
     func syncData(_ file: FileRef) throws
+    /// F_BARRIERFSYNC on Darwin: earlier writes reach the drive before later ones;
+    /// fdatasync where there is no such barrier.
+    func syncBarrier(_ file: FileRef) throws
     /// fsync (F_FULLFSYNC on Darwin).
     func syncAll(_ file: FileRef) throws
     func rename(_ from: String, to: String) throws
@@ -43,6 +46,11 @@ protocol FileSystem: Sendable {
     func lockExclusive(_ file: FileRef) throws
     func unlock(_ file: FileRef)
     func isLockHeld(_ file: FileRef) throws -> Bool
+}
+
+extension FileSystem {
+    /// A file system that has no barrier of its own syncs the data.
+    func syncBarrier(_ file: FileRef) throws { try syncData(file) }
 }
 
 /// The real file system.
@@ -81,6 +89,11 @@ struct PosixFileSystem: FileSystem {
 
     func syncData(_ file: FileRef) throws {
         let result = routelog_sync_data(file.fd)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    func syncBarrier(_ file: FileRef) throws {
+        let result = routelog_sync_barrier(file.fd)
         guard result == 0 else { throw Errno(code: result) }
     }
 

@@ -67,28 +67,4 @@ struct Manifest: Equatable, Sendable {
         }
         return try decode(try file.read(at: 0, count: Int(size)), path: path)
     }
-
-    /// The rename of a new manifest may or may not have reached the disk: the old
-    /// and the new file set are both possible on disk, so the caller must keep both
-    /// until the store is opened again.
-    struct SwitchUncertain: Error {
-        let underlying: RouteLogError
-    }
-
-    /// Replaces `MANIFEST` atomically: temporary file, sync, rename, directory sync.
-    /// Throws RouteLogError when nothing changed on disk, ``SwitchUncertain`` when the
-    /// rename was attempted.
-    func write(in directory: String, fileSystem: any FileSystem) throws {
-        let path = directory + "/" + FormatConstants.manifestName
-        let temporary = path + FormatConstants.temporarySuffix
-        let file = try DurableFile.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
-        try file.write(encoded(), at: 0)
-        try file.syncAll()
-        do {
-            try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: path) }
-            try fileSystem.checked("fsync directory", directory) { try fileSystem.syncDirectory(directory) }
-        } catch let error as RouteLogError {
-            throw SwitchUncertain(underlying: error)
-        }
-    }
 }

@@ -21,6 +21,14 @@ enum RecordFrame {
         return bytes
     }
 
+    /// Frames the records of one all-or-nothing batch: every frame but the last says
+    /// "batch continues".
+    static func encodeBatch(_ records: [(type: FormatConstants.RecordType, payload: [UInt8])]) -> [[UInt8]] {
+        records.enumerated().map { i, record in
+            encode(type: record.type, payload: record.payload, flags: i < records.count - 1 ? batchContinues : 0)
+        }
+    }
+
     /// The header fields of a frame whose bytes start at `start` in `bytes`, or nil when
     /// the 16 header bytes are not a plausible frame header (the checksum is not checked).
     static func header(_ bytes: UnsafeRawBufferPointer, at start: Int) -> (checksum: UInt32, length: Int, type: UInt8, flags: UInt8)? {
@@ -36,5 +44,38 @@ enum RecordFrame {
         guard length <= FormatConstants.maxPayloadLength, flags & ~knownFlags == 0,
               bytes[start + 14] == 0, bytes[start + 15] == 0 else { return nil }
         return (u32(start + 4), length, bytes[start + 12], flags)
+    }
+
+    /// Why a frame read at a known location is not the record expected there.
+    enum Mismatch: Error, Equatable {
+        /// Too short, no sync marker, an impossible length or flags, or a length that
+        /// does not match the location.
+        case badHeader
+        /// A whole frame of another record type.
+        case wrongType(UInt8)
+        case checksumMismatch
+    }
+
+    /// Checks that `frame` (the bytes of one location) is one whole record of `type`
+    /// and returns its payload. The one check every reader of a located record uses.
+    static func payload(of frame: [UInt8], type: FormatConstants.RecordType) throws(Mismatch) -> ArraySlice<UInt8> {
+        let headerSize = FormatConstants.recordHeaderSize
+        guard let header = frame.withUnsafeBytes({ Self.header($0, at: 0) }),
+              header.length + headerSize == frame.count
+        else { throw .badHeader }
+        guard header.type == type.rawValue else { throw .wrongType(header.type) }
+        guard Checksum.masked(frame, 8..<frame.count) == header.checksum else { throw .checksumMismatch }
+        return frame[headerSize...]
+    }
+
+    /// The same frame with its flags cleared (a record copied on its own, out of its
+    /// batch), re-checksummed.
+    static func standalone(_ frame: [UInt8]) -> [UInt8] {
+        guard frame[13] != 0 else { return frame }
+        var copy = frame
+        copy[13] = 0
+        let crc = Checksum.masked(copy, 8..<copy.count)
+        for i in 0..<4 { copy[4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
+        return copy
     }
 }

@@ -15,9 +15,11 @@ final class StoreLock: Sendable {
     static func path(in directory: String) -> String { directory + "/" + FormatConstants.lockName }
 
     /// Takes the lock or throws ``RouteLogError/Code/locked`` naming the holder's pid.
-    static func acquire(in directory: String, fileSystem: any FileSystem) throws -> StoreLock {
+    static func acquire(in directory: String, fileSystem: any FileSystem,
+                        protection: RouteStore.FileProtection = .completeUntilFirstUserAuthentication) throws -> StoreLock {
         let path = path(in: directory)
         let file = try DurableFile.open(path, flags: O_RDWR | O_CREAT, fileSystem: fileSystem)
+        try protection.apply(toDescriptor: file.ref.fd, path: path)
         do {
             // EINTR is retried, as by every caller above the FileSystem layer.
             while true {

@@ -1,4 +1,4 @@
-/// What ``RouteStore/verify()`` found.
+/// What ``RouteStore/verify(progress:)`` found.
 public struct VerificationReport: Sendable, Equatable, Codable {
     /// One thing that is wrong, and where.
     public struct Problem: Sendable, Equatable, Codable {

@@ -35,7 +35,7 @@ enum ParquetExportFlags {
         if arguments.has("uncompressed") { exportOptions.compression = .none }
         let directory = URL(fileURLWithPath: arguments.positionals[1], isDirectory: true)
         let store = try StoreAccess.openForReading(arguments)
-        let bar = ProgressBar.make("exporting", storeBytes: store.statistics().totalBytes, console: console)
+        let bar = ProgressBar.make("exporting", storeBytes: try store.statistics().totalBytes, console: console)
         let report = try ParquetExporter.export(store, to: directory, options: exportOptions) { done, total in
             bar?.update(Double(done) / Double(max(1, total)))
         }

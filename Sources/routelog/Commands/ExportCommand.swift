@@ -40,7 +40,7 @@ enum ExportCommand: Command {
             }
         }
         var written: [String] = []
-        for summary in store.summaries() {
+        for summary in try store.summaries() {
             let text = DumpCommand.render(try store.route(summary.id), summary, format: format)
             let file = directory.appendingPathComponent(RouteExporter.fileName(for: summary.id, format: exportFormat))
             do {

@@ -62,7 +62,7 @@ enum InterchangeStoreAccess {
     static func openForImport(_ arguments: ParsedArguments) throws -> RouteStore {
         let exists = FileManager.default.fileExists(atPath: arguments.storeURL.path)
         if arguments.has("create") && !exists {
-            return try RouteStore(at: arguments.storeURL, options: .init(durability: .durable, compaction: .manual))
+            return try RouteStore(at: arguments.storeURL, options: .init(durability: .full, compaction: .manual))
         }
         return try StoreAccess.openForWriting(arguments)
     }

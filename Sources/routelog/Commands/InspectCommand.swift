@@ -20,7 +20,7 @@ enum InspectCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let store = try StoreAccess.openForReading(arguments)
-        let stats = store.statistics()
+        let stats = try store.statistics()
         let files = directoryFiles(store.url)
         if arguments.has("json") {
             console.print(json(stats, files: files).rendered())

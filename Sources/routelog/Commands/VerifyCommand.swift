@@ -16,10 +16,10 @@ enum VerifyCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let store = try StoreAccess.openForReading(arguments)
-        let progress = ProgressBar.make("verifying", storeBytes: store.statistics().totalBytes, console: console)
+        let progress = ProgressBar.make("verifying", storeBytes: try store.statistics().totalBytes, console: console)
         var callback: (@Sendable (Double) -> Void)?
         if let progress { callback = { fraction in progress.update(fraction) } }
-        let report = store.verify(progress: callback)
+        let report = try store.verify(progress: callback)
         progress?.finish()
         let damaged: [RouteID] = Array(Set(report.problems.compactMap { $0.routeID })).sorted()
         if arguments.has("json") {

@@ -79,6 +79,8 @@ struct CLIError: Error, Equatable, Sendable {
             todo = todo ?? "use a newer routelog"
         case .io:
             todo = todo ?? "check the disk and the permissions, then try again"
+        case .closed:
+            todo = todo ?? "run the command again"
         }
         self.what = what
         self.path = path

@@ -52,7 +52,7 @@ struct GeoParquetMetadataTests {
 
             // bbox and geometry_types describe exactly the routes of this file.
             let folder = file.deletingLastPathComponent().lastPathComponent
-            let summaries = store.summaries().filter {
+            let summaries = try store.summaries().filter {
                 variant != .partitioned || folder == "start_month=" + ParquetExporter.month(of: $0.startDate)
             }
             let boxes = summaries.map(\.boundingBox)

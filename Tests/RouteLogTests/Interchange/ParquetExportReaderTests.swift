@@ -81,8 +81,8 @@ struct ParquetExportReaderTests {
         let store = try ParquetFixtures.store(kind, in: directory)
         let out = directory.url.appendingPathComponent("export-\(variant.rawValue)")
         let report = try ParquetExporter.export(store, to: out, options: variant.options)
-        #expect(report.routeCount == store.count)
-        #expect(report.pointCount == store.summaries().reduce(0) { $0 + $1.pointCount })
+        #expect(try report.routeCount == store.count)
+        #expect(try report.pointCount == store.summaries().reduce(0) { $0 + $1.pointCount })
         let json = try #require(try ParquetFixtures.json(Self.dump, [out.path, variant == .partitioned ? "1" : "0"]) as? [String: Any])
         return Export(store: store, routes: try #require(json["routes"] as? [[String: Any]]),
                       points: try #require(json["points"] as? [String: [[Any]]]),
@@ -148,7 +148,7 @@ struct ParquetExportReaderTests {
     func everyPointEqualsTheStoredRouteInTimeOrder(_ kind: ParquetFixtures.StoreKind, _ variant: ParquetFixtures.Variant) throws {
         let directory = TemporaryDirectory()
         let made = try export(kind, variant, in: directory)
-        let summaries = made.store.summaries()
+        let summaries = try made.store.summaries()
         #expect(Set(made.points.keys) == Set(summaries.map { String($0.id.rawValue) }))
         for summary in summaries {
             let rows = try #require(made.points[String(summary.id.rawValue)]).map { $0.map(ParquetFixtures.int) }
@@ -178,7 +178,7 @@ struct ParquetExportReaderTests {
     func routeRowsEqualTheSummariesAndGeometriesTheStoredCoordinates(_ kind: ParquetFixtures.StoreKind) throws {
         let directory = TemporaryDirectory()
         let made = try export(kind, .compressed, in: directory)
-        let summaries = made.store.summaries().sorted { $0.id < $1.id }
+        let summaries = try made.store.summaries().sorted { $0.id < $1.id }
         #expect(made.routes.map { $0["id"] as? String } == summaries.map { String($0.id.rawValue) }, "sorted by route_id")
         for (row, summary) in zip(made.routes, summaries) {
             let route = try made.store.route(summary.id)
@@ -243,7 +243,7 @@ struct ParquetExportReaderTests {
         for (a, b) in zip(points, points.dropFirst()) {
             #expect((a["last"] as? Int ?? .max) < (b["first"] as? Int ?? .min))
         }
-        #expect(points.reduce(0) { $0 + ($1["rows"] as? Int ?? 0) } == store.summaries().reduce(0) { $0 + $1.pointCount })
+        #expect(try points.reduce(0) { $0 + ($1["rows"] as? Int ?? 0) } == store.summaries().reduce(0) { $0 + $1.pointCount })
         #expect(points.allSatisfy { ($0["sorted"] as? [[Any]])?.map { "\($0[0])" } == ["0", "2"] }, "route_id, then time")
         #expect(routes.allSatisfy { ($0["sorted"] as? [[Any]])?.map { "\($0[0])" } == ["0"] }, "route_id")
     }
@@ -253,7 +253,7 @@ struct ParquetExportReaderTests {
         let url = directory.store()
         try RouteStore(at: url).close()
         let out = directory.url.appendingPathComponent("out")
-        let report = try ParquetExporter.export(try RouteStore.openReadOnly(at: url), to: out)
+        let report = try ParquetExporter.export(try RouteStore(at: url, options: .init(mode: .readOnly)), to: out)
         #expect(report.routeCount == 0 && report.files.count == 2)
         let json = try #require(try ParquetFixtures.json(Self.dump, [out.path, "0"]) as? [String: Any])
         #expect((json["routes"] as? [Any])?.isEmpty == true)

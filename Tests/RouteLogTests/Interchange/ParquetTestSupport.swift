@@ -45,7 +45,7 @@ enum ParquetFixtures {
                                      segmentStarts: [4, 5]))
         }
         try store.close()
-        return try RouteStore.openReadOnly(at: url)
+        return try RouteStore(at: url, options: .init(mode: .readOnly))
     }
 
     /// The export options the tests run with.

@@ -61,7 +61,7 @@ import Testing
         #expect(Array(index[2].payload[24...]) == shape + metadata)
 
         try store.compact()
-        let live = store.core.withLock { $0.manifest.segments }
+        let live = store.state.withLock { $0.segments.numbers }
         let compacted = try live.flatMap { try Self.frames(url.appendingPathComponent(FormatConstants.segmentName($0))) }
         #expect(compacted.map(\.type) == [1])
         #expect(compacted.first?.payload == put)

@@ -29,8 +29,8 @@ import Testing
         let dir = TemporaryDirectory()
         let url = dir.store()
         let (saved, finished, unfinished) = try Self.makeStore(url)
-        let chunks = try RouteStore.openReadOnly(at: url).core.withLock {
-            ($0.state.routes[finished]!.recorded!.chunks[1].location, $0.state.recordings[unfinished]!.chunks[2].location)
+        let chunks = try RouteStore(readOnlyAt: url).state.withLock {
+            ($0.index.routes[finished]!.recorded!.chunks[1].location, $0.index.recordings[unfinished]!.chunks[2].location)
         }
         try Self.flipByte(in: url, segment: chunks.0.segment, at: chunks.0.offset + 40)
         try Self.flipByte(in: url, segment: chunks.1.segment, at: chunks.1.offset + 40)
@@ -52,30 +52,29 @@ import Testing
         }
         #expect(throws: RouteLogError.self) { try store.resumeRecording(unfinished) }
         #expect(try store.route(saved).points.count == 50)
-        #expect(store.statistics().recordingsInProgress.map(\.id) == [unfinished])
-        let report = store.verify()
+        #expect(try store.statistics().recordingsInProgress.map(\.id) == [unfinished])
+        let report = try store.verify()
         #expect(Set(report.problems.filter { $0.kind == .damagedRoute }.compactMap(\.routeID)) == [finished, unfinished])
-        // The app drops what it cannot resume; a compaction then refuses only because
-        // the finished route is damaged, naming it.
+        // The app drops what it cannot resume; a compaction then keeps the segment of
+        // the damaged finished route as found, saying so, and the route stays reported.
         try store.discardRecording(unfinished)
         #expect(try store.unfinishedRecordings().isEmpty)
-        do {
-            try store.compact()
-            Issue.record("compaction went over a damaged route")
-        } catch let error as RouteLogError {
-            #expect(error.code == .corrupted)
-        }
+        let compaction = try store.compact()
+        let damagedSegment = FormatConstants.segmentName(chunks.0.segment)
+        #expect(compaction.segmentsSkipped.contains { $0.name == damagedSegment && $0.reason.contains("damaged") })
+        #expect(try store.statistics().damagedSegments == [damagedSegment])
+        #expect(try store.verify().problems.contains { $0.routeID == finished })
         try store.delete(finished)
         try store.compact()
-        #expect(store.summaries().map(\.id) == [saved])
-        #expect(store.verify().isClean)
+        #expect(try store.summaries().map(\.id) == [saved])
+        #expect(try store.verify().isClean)
     }
 
     @Test func rebuiltFromTheSegmentsARecordingKeepsTheChunksBeforeADamagedOne() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let (_, finished, unfinished) = try Self.makeStore(url)
-        let chunk = try RouteStore.openReadOnly(at: url).core.withLock { $0.state.recordings[unfinished]!.chunks[2].location }
+        let chunk = try RouteStore(readOnlyAt: url).state.withLock { $0.index.recordings[unfinished]!.chunks[2].location }
         try Self.flipByte(in: url, segment: chunk.segment, at: chunk.offset + 40)
         try FileManager.default.removeItem(at: url.appendingPathComponent("index-00000002.rlidx"))
         let store = try RouteStore(at: url)
@@ -98,7 +97,7 @@ import Testing
         try recorder.append(walk.points)
         for split in walk.splits { try recorder.addSplit(split) }
         try recorder.flush()
-        #expect(store.statistics().recordingsInProgress.first?.chunks == 2)
+        #expect(try store.statistics().recordingsInProgress.first?.chunks == 2)
         let id = try recorder.finish(metadata: walk.metadata)
         #expect(try store.route(id) == RouteCodec.quantize(walk))
     }

@@ -27,10 +27,10 @@ import Testing
         let dir = TemporaryDirectory(name)
         let live = dir.store("live.routelog")
         try prepare(live)
-        var snapshots = [try ExpectedStore(RouteStore.openReadOnly(at: live))]
+        var snapshots = [try ExpectedStore(RouteStore(readOnlyAt: live))]
         let recorder = try RecordingFileSystem(directory: live)
         try workload(live, recorder) {
-            snapshots.append(try ExpectedStore(RouteStore.openReadOnly(at: live)))
+            snapshots.append(try ExpectedStore(RouteStore(readOnlyAt: live)))
             recorder.mark(snapshots.count - 1)
         }
         let model = CrashStateModel(recorder)
@@ -69,7 +69,7 @@ import Testing
     /// nil when the store in `url` opens, reads as one of `allowed`, and verifies clean.
     static func check(_ url: URL, allowed: [ExpectedStore]) -> String? {
         do {
-            let reader = try RouteStore.openReadOnly(at: url, fileSystem: UnsyncedFileSystem())
+            let reader = try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: UnsyncedFileSystem())
             let readerProblems = allowed.map { $0.mismatches(in: reader) }
             guard readerProblems.contains(where: \.isEmpty) else { return "a reader sees: \(readerProblems)" }
         } catch {
@@ -79,7 +79,7 @@ import Testing
             let store = try RouteStore(at: url, options: options, fileSystem: UnsyncedFileSystem())
             let problems = allowed.map { $0.mismatches(in: store) }
             guard problems.contains(where: \.isEmpty) else { return "the writer sees: \(problems)" }
-            let report = store.verify()
+            let report = try store.verify()
             guard report.isClean else { return "verify: \(report.problems)" }
             try store.close()
             // And the state the writer left behind opens as the same store.

@@ -58,7 +58,7 @@ struct ExpectedStore {
     var recordings: [UnfinishedRecording] = []
 
     init(_ store: RouteStore, deleted: Set<RouteID> = []) throws {
-        for summary in store.summaries() { routes[summary.id] = (try store.route(summary.id), summary) }
+        for summary in try store.summaries() { routes[summary.id] = (try store.route(summary.id), summary) }
         self.deleted = deleted
         recordings = try store.unfinishedRecordings()
     }
@@ -66,7 +66,8 @@ struct ExpectedStore {
     /// Problems found in `store`, as sentences (empty when it matches).
     func mismatches(in store: RouteStore) -> [String] {
         var problems: [String] = []
-        let ids = Set(store.summaries().map(\.id))
+        guard let listed = try? store.summaries() else { return ["summaries() failed"] }
+        let ids = Set(listed.map(\.id))
         if ids != Set(routes.keys) {
             problems.append("ids \(ids.sorted()) instead of \(routes.keys.sorted())")
         }
@@ -75,7 +76,7 @@ struct ExpectedStore {
             if (try? store.summary(id)) != expected.summary { problems.append("summary \(id) differs") }
         }
         for id in deleted where ids.contains(id) { problems.append("deleted route \(id) is back") }
-        if store.summaries().count != ids.count { problems.append("a route is listed twice") }
+        if listed.count != ids.count { problems.append("a route is listed twice") }
         do {
             let got = try store.unfinishedRecordings()
             if got != recordings {

@@ -96,7 +96,7 @@ import Testing
         do {
             let store = try RouteStore(at: work, options: options, fileSystem: fs)
             for step in steps {
-                let poisonedBefore = store.core.withLock { $0.failure != nil }
+                let poisonedBefore = store.writer.withLock { $0?.failure != nil }
                 if case .deleteLastSaved = step, lastSaved == nil { continue }
                 do {
                     let ids = try run(step, on: store, lastSaved: lastSaved)
@@ -107,7 +107,7 @@ import Testing
                 } catch {
                     checkError(error, "\(step)")
                     if case .load = step { continue }
-                    let poisoned = store.core.withLock { $0.failure != nil }
+                    let poisoned = store.writer.withLock { $0?.failure != nil }
                     if poisoned && !poisonedBefore {
                         uncertain = step
                     }
@@ -131,7 +131,7 @@ import Testing
         if !mismatches.contains(where: \.isEmpty) {
             problems.append("after reopening: \(mismatches.first!)" + (uncertain.map { " (uncertain: \($0))" } ?? ""))
         }
-        let report = reopened.verify()
+        let report = try reopened.verify()
         if !report.isClean { problems.append("verify: \(report.problems.map(\.message))") }
         try reopened.close()
         try expected.close()
@@ -237,11 +237,11 @@ import Testing
         #expect(expected.mismatches(in: store).isEmpty)
         try store.close()
         // Still full: the store opens, for reading and for writing, with everything.
-        let reader = try RouteStore.openReadOnly(at: url)
+        let reader = try RouteStore(readOnlyAt: url)
         #expect(expected.mismatches(in: reader).isEmpty)
         let reopened = try RouteStore(at: url, options: .init(compaction: .manual))
         #expect(expected.mismatches(in: reopened).isEmpty)
-        #expect(reopened.verify().isClean)
+        #expect(try reopened.verify().isClean)
         try FileManager.default.removeItem(atPath: filler)
         let id = try reopened.save(Fixtures.sampleWalk(seed: 999, points: 3600))
         #expect(try reopened.route(id).points.count == 3600)

@@ -185,7 +185,7 @@ import RouteLogSamples
             return ["the store does not open: \(error)"]
         }
         defer { try? store.close() }
-        let ids = Set(store.summaries().map(\.id))
+        let ids = Set(try store.summaries().map(\.id))
         let unfinished: [RouteID: UnfinishedRecording]
         do {
             unfinished = Dictionary(uniqueKeysWithValues: try store.unfinishedRecordings().map { ($0.id, $0) })
@@ -258,7 +258,7 @@ import RouteLogSamples
                 problems.append("route \(id) does not load: \(error)")
             }
         }
-        let report = store.verify()
+        let report = try store.verify()
         if !report.isClean { problems.append("verify: \(report.problems.map(\.message))") }
         return problems
     }

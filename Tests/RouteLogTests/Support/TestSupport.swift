@@ -147,3 +147,10 @@ func directorySnapshot(_ url: URL) -> [String: Data] {
     }
     return result
 }
+
+extension RouteStore {
+    /// A read-only handle, as the tests open many.
+    convenience init(readOnlyAt url: URL) throws {
+        try self.init(at: url, options: .init(mode: .readOnly))
+    }
+}

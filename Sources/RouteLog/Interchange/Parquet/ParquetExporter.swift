@@ -32,7 +32,7 @@ public enum ParquetExporter {
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ParquetExportReport {
         try makeDirectory(directory)
-        let summaries = store.summaries().sorted { $0.id < $1.id }
+        let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
         var part = PartWriter(store: store, options: options, total: summaries.count, progress: progress)
         switch options.partitioning {

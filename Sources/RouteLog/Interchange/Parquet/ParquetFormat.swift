@@ -8,7 +8,7 @@ enum ParquetFormat {
     /// FileMetaData.version: 1, which the specification asks writers to use.
     static let fileVersion: Int32 = 1
     /// FileMetaData.created_by, in the `<application> version <version>` form readers parse.
-    static let createdBy = "RouteLog version 0.1.0"
+    static let createdBy = "RouteLog version \(RouteLog.version)"
 
     /// `Type`: the physical type of a column's values.
     enum PhysicalType: Int32, Sendable {

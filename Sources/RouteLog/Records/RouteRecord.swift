@@ -9,15 +9,24 @@ struct RouteRecord {
     /// can copy it without decoding.
     var pointBlock: ArraySlice<UInt8>
 
-    /// The payload bytes; the id is the first 8, so a writer can fill it in last.
+    /// The payload bytes.
     func payload() -> [UInt8] {
-        var w = ByteWriter(capacity: 96 + splits.count * 6 + pointBlock.count)
+        var w = ByteWriter(capacity: payloadSize)
         w.u64(id.rawValue)
         shape.write(to: &w)
         metadata.write(to: &w)
         RouteLayout(splits: splits, segmentStarts: segmentStarts).write(to: &w)
         w.append(contentsOf: pointBlock)
         return w.bytes
+    }
+
+    /// The payload's size in bytes, without encoding it.
+    var payloadSize: Int {
+        var layout = ByteWriter(capacity: 16 + splits.count * 8 + segmentStarts.count * 3)
+        RouteLayout(splits: splits, segmentStarts: segmentStarts).write(to: &layout)
+        var meta = ByteWriter(capacity: 32)
+        metadata.write(to: &meta)
+        return 8 + FormatConstants.routeShapeSize + meta.bytes.count + layout.bytes.count + pointBlock.count
     }
 
     init(id: RouteID, shape: RouteShape, metadata: StoredMetadata, splits: [Split],
@@ -32,15 +41,16 @@ struct RouteRecord {
 
     init(payload: ArraySlice<UInt8>) throws {
         var r = ByteReader(payload)
-        let raw = try r.u64()
-        guard raw > 0 else { throw r.fail("route id 0 is reserved") }
-        id = RouteID(raw)
-        shape = try RouteShape(from: &r)
-        metadata = try StoredMetadata(from: &r)
+        (id, shape, metadata) = try Self.header(&r)
         let layout = try RouteLayout(from: &r, pointLimit: Int(shape.pointCount))
         splits = layout.splits
         segmentStarts = layout.segmentStarts
         pointBlock = try r.bytes(r.remaining)
+    }
+
+    /// The id, shape and metadata: all an index needs.
+    static func header(_ r: inout ByteReader) throws -> (RouteID, RouteShape, StoredMetadata) {
+        (try RouteRecordID.read(&r), try RouteShape(from: &r), try StoredMetadata(from: &r))
     }
 
     /// The route as an app sees it: points decoded and moved by the time shift.

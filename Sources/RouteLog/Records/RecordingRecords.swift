@@ -22,7 +22,7 @@ struct RecordingStartRecord: Equatable {
 
     init(payload: ArraySlice<UInt8>) throws {
         var r = ByteReader(payload)
-        id = try LogEvent.readID(&r)
+        id = try RouteRecordID.read(&r)
         startedMs = try r.i64()
         metadata = try StoredMetadata(from: &r)
         guard r.isAtEnd else { throw r.fail("recording start has trailing bytes") }
@@ -68,7 +68,7 @@ struct RecordingChunkRecord {
 
     /// The fixed fields, which are all an index needs.
     static func header(_ r: inout ByteReader) throws -> (RouteID, Int, Int) {
-        let id = try LogEvent.readID(&r)
+        let id = try RouteRecordID.read(&r)
         let first = Int(try r.u32()), count = Int(try r.u32())
         guard first + count <= RouteValidation.maxPoints else {
             throw r.fail("chunk of points \(first)..<\(first + count) passes the \(RouteValidation.maxPoints)-point limit")
@@ -122,7 +122,7 @@ struct RecordingFinishRecord {
 
     /// Everything but the layout: what an index holds.
     static func header(_ r: inout ByteReader) throws -> (RouteID, Int, RouteShape, StoredMetadata) {
-        let id = try LogEvent.readID(&r)
+        let id = try RouteRecordID.read(&r)
         let chunks = Int(try r.u32())
         return (id, chunks, try RouteShape(from: &r), try StoredMetadata(from: &r))
     }
