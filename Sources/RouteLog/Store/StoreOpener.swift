@@ -109,6 +109,7 @@ struct StoreOpener {
         for (number, end) in recovery.segmentEnds { segments.setEnd(end, of: number) }
         var state = StoreState(index: recovery.index, segments: segments, generation: manifest.generation,
                                indexFileNumber: manifest.indexFile, indexBytes: recovery.indexEnd, directory: directory)
+        state.settings = manifest.settings
         state.openDamage = headerDamage + recovery.damage
         state.tornTails = recovery.tornTails
         state.indexRebuilt = recovery.indexUnusable
