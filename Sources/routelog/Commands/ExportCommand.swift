@@ -12,7 +12,8 @@ enum ExportCommand: Command {
         discussion: """
         Files are named route-ID.EXT from the route's id alone, so nothing read from a
         route can place a file outside DIR; DIR is created if missing, and existing files
-        of the same name are replaced. Works while an app writes the store.
+        of the same name are replaced. A symbolic link, FIFO or device of that name is
+        refused, never followed or replaced. Works while an app writes the store.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
@@ -38,12 +39,7 @@ enum ExportCommand: Command {
         for summary in try store.summaries() {
             let text = DumpCommand.render(try store.route(summary.id), summary, format: format)
             let file = directory.appendingPathComponent(RouteExporter.fileName(for: summary.id, format: exportFormat))
-            do {
-                try Data(text.utf8).write(to: file, options: .atomic)
-            } catch {
-                throw CLIError.failure("cannot write \(file.lastPathComponent)", path: directory.path,
-                                       todo: "check the free space and the permissions; files already written stay")
-            }
+            try OutputFile.write(Data(text.utf8), to: file.path, what: file.lastPathComponent)
             written.append(file.path)
         }
         if arguments.has("json") {

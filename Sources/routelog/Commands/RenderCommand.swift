@@ -7,7 +7,7 @@ enum RenderCommand: Command {
         name: "render",
         summary: "an SVG picture of one route: the track, start and end, a pin at each km or mile, a scale bar",
         positionals: [PositionalSpec(name: "STORE"), PositionalSpec(name: "ID")],
-        options: [.value("output", "FILE.svg", "where to write the picture ('-' for stdout); required", short: "o"), .units],
+        options: [.value("output", "FILE.svg", "where to write the picture ('-' for stdout); required; a link, FIFO or device there is refused", short: "o"), .units],
         discussion: "The track is drawn in Web Mercator, north up. Open the file in a browser.",
         optionsSynopsis: "-o FILE.svg [--units km|mi]")
 
@@ -24,13 +24,7 @@ enum RenderCommand: Command {
             console.writeOut(svg)
             return .success
         }
-        let url = URL(fileURLWithPath: output)
-        do {
-            try Data(svg.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw CLIError.failure("cannot write the picture", path: url.path,
-                                   todo: "check that the directory exists and is writable")
-        }
+        try OutputFile.write(Data(svg.utf8), to: output, what: "the picture")
         console.print("wrote route \(id) to \(TerminalText.quoted(output))")
         return .success
     }
