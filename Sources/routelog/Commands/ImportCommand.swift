@@ -78,9 +78,11 @@ enum ImportCommand: Command {
 /// How the interchange commands open a store for writing: like every writer
 /// (``StoreAccess/openForWriting(_:)``), and with `--create` also a new one.
 enum InterchangeStoreAccess {
+    /// With `--create` the library's create-if-missing open decides, whatever is there:
+    /// deciding here by whether the directory exists let a creator that came second
+    /// find another's half-made store and fail with "there is no RouteLog store here".
     static func openForImport(_ arguments: ParsedArguments) throws -> RouteStore {
-        let exists = FileManager.default.fileExists(atPath: arguments.storeURL.path)
-        if arguments.has("create") && !exists {
+        if arguments.has("create") {
             return try RouteStore(at: arguments.storeURL, options: .init(durability: .full, compaction: .manual))
         }
         return try StoreAccess.openForWriting(arguments)
