@@ -4,7 +4,7 @@ import Glibc
 #endif
 import Testing
 
-/// Files the CLI writes on request (`render -o`, `export`) never go through a symbolic
+/// Files the CLI writes on request (`render -o`, `chart -o`, `export`) never go through a symbolic
 /// link and never replace or block on a FIFO or a device: such a path is refused with
 /// exit 1 naming it, and what is there (and what a link points at) is left as it was.
 /// A regular file is replaced whole; `-o -` writes to stdout.
@@ -48,6 +48,20 @@ import Testing
             #expect(Self.kind(path) == kind, "\(path) is still what it was")
         }
         #expect(try String(contentsOf: dir.path("victim.txt"), encoding: .utf8) == Self.victimText)
+    }
+
+    @Test func chartRefusesALinkAndAFIFO() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let planted = try Self.plantHazards(in: dir) { "chart-\($0).svg" }
+        for (path, kind) in planted {
+            let result = try CLI.run(["chart", store.path, "--by", "month", "-o", path])
+            #expect(result.status == 1 && result.stderr.contains("does not follow, write into or replace it"), "\(path): \(result.stderr)")
+            #expect(Self.kind(path) == kind, "\(path) is still what it was")
+        }
+        #expect(try String(contentsOf: dir.path("victim.txt"), encoding: .utf8) == Self.victimText)
+        let written = try CLI.run(["chart", store.path, "--by", "month", "-o", dir.path("chart.svg").path])
+        #expect(written.status == 0 && Self.kind(dir.path("chart.svg").path) == S_IFREG, "\(written.stderr)")
     }
 
     @Test func renderReplacesARegularFileAndWritesStdoutOnRequest() throws {

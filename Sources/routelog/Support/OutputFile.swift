@@ -64,7 +64,8 @@ enum OutputFile {
     }
 
     private static func failure(_ what: String, _ path: String, _ code: Int32) -> CLIError {
-        CLIError.failure("cannot write \(what): \(String(cString: strerror(code)))", path: path,
-                         todo: "check that the directory exists and is writable, and the free space")
+        CLIError.failure("cannot write \(what)", path: path,
+                         todo: code == ENOSPC || code == EDQUOT ? "free some disk space and try again"
+                             : "check that the directory exists and is writable")
     }
 }
