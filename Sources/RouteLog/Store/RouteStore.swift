@@ -37,9 +37,13 @@ public final class RouteStore: Sendable {
     let compaction = CompactionScheduler()
     let lock: StoreLock?
     let fileSystem: any FileSystem
+    /// The open segment descriptors, at most ``Options/openSegmentFileLimit`` unused.
+    let segmentFiles: SegmentFileCache
 
     var directory: String { url.path }
-    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
+    var files: LogFiles {
+        LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles)
+    }
 
     /// Opens the store at `url`. With the default ``OpenMode/createIfMissing`` it is
     /// created when the directory is missing or empty (or its creation was cut short);
@@ -62,6 +66,9 @@ public final class RouteStore: Sendable {
         guard options.segmentSizeLimit >= 4096 else {
             throw RouteLogError.invalid("segmentSizeLimit must be at least 4096 bytes, not \(options.segmentSizeLimit)")
         }
+        guard options.openSegmentFileLimit >= 1 else {
+            throw RouteLogError.invalid("openSegmentFileLimit must be at least 1, not \(options.openSegmentFileLimit)")
+        }
         guard (0...1).contains(options.compactionRewriteThreshold) else {
             throw RouteLogError.invalid("compactionRewriteThreshold must be within 0...1, not \(options.compactionRewriteThreshold)")
         }
@@ -76,6 +83,7 @@ public final class RouteStore: Sendable {
         self.options = options
         self.lock = lock
         self.fileSystem = fileSystem
+        self.segmentFiles = opener.segmentFiles
         self.state = StateLock(state)
         self.writer = StateLock(writer)
     }
@@ -201,7 +209,8 @@ public final class RouteStore: Sendable {
     public func refresh() throws {
         try state.withLock { try $0.checkOpen() }
         guard isReadOnly else { return }
-        let (fresh, _) = try Self.openForReading(StoreOpener(directory: directory, options: options, fileSystem: fileSystem))
+        let (fresh, _) = try Self.openForReading(StoreOpener(directory: directory, options: options, fileSystem: fileSystem,
+                                                             segmentFiles: segmentFiles))
         state.withLock { $0 = fresh }
     }
 

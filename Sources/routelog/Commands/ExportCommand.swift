@@ -52,12 +52,8 @@ enum ExportCommand: Command {
             }
             let text = try DumpCommand.render(exported, format: format)
             let file = directory.appendingPathComponent(RouteExporter.fileName(for: summary.id, format: exportFormat))
-            do {
-                try Data(text.utf8).write(to: file, options: .atomic)
-            } catch {
-                throw CLIError.failure("cannot write the file", path: file.path,
-                                       todo: "check the free space and the permissions; files already written stay")
-            }
+            // A link, FIFO or device of that name is refused, never followed or replaced.
+            try OutputFile.write(Data(text.utf8), to: file.path, what: "the file")
             written.append(file.path)
         }
         if arguments.has("json") {
