@@ -16,6 +16,8 @@ struct RouteLogBench {
             let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
             if options.compaction {
                 try CompactionScenario.run(options)
+            } else if options.codec {
+                try CodecBenchmark.run(options)
             } else if let kind = options.child {
                 try runChild(kind, options: options)
             } else if let file = options.fromJSON {

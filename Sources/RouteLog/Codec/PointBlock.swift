@@ -1,5 +1,17 @@
-/// The compression envelope around a column block (format-spec.md, "PointBlock").
+import Synchronization
+
+/// The envelope of a version 1 column block (format-spec.md, "PointBlock", "Version
+/// 1"), and which version a writer uses.
 enum PointBlock {
+    /// The point-block version this library writes: 2 from format version 2 on (the
+    /// file-format version says which blocks a store's files may hold), unless the
+    /// benchmark chose one (``CodecBenchmarkHooks/writePointBlocks(version:)``).
+    static var writtenVersion: Int {
+        versionChoice.withLock { $0 } ?? (FormatConstants.version >= 2 ? 2 : 1)
+    }
+
+    static let versionChoice = Mutex<Int?>(nil)
+
     static func encode(columns: [UInt8]) -> [UInt8] {
         var out = ByteWriter(capacity: columns.count / 2 + 16)
         if let compressed = LZ4Block.compress(columns) {
@@ -31,6 +43,8 @@ enum PointBlock {
                 throw reader.fail("LZ4 block does not decompress to \(rawLength) bytes")
             }
             return raw
+        case .some(.columnsV2):
+            throw reader.fail("a version 2 block has no version 1 column block")
         default:
             throw reader.fail("unknown compression \(method)")
         }
