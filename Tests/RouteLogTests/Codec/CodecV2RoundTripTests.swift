@@ -90,16 +90,24 @@ import RouteLogSamples
     }
 
     @Test func theWriterPicksOrdersDivisorsAndRunsThatFitTheData() throws {
-        // Whole seconds (divisor 1000), a steady climb (order 2 with zero runs), noise (order 1 or 2).
-        let start = Date(timeIntervalSince1970: 1_767_225_600)
+        // Irregular whole seconds (divisor 1000), whole metres from an odd datum (divisor
+        // 100 around an offset), a steady acceleration, noise.
+        let start = Date(timeIntervalSince1970: 1_767_225_600.123)
         var g = SeededGenerator(state: 5)
+        var seconds = 0.0
         let points = (0..<2000).map { i in
-            TrackPoint(latitude: 45 + Double(i) * 1e-5 + Double.random(in: -3e-6...3e-6, using: &g), longitude: 9,
-                       timestamp: start.addingTimeInterval(Double(i * 5)), altitude: 100 + Double(i) * 0.5)
+            seconds += Double(Int.random(in: 1...4, using: &g))
+            return TrackPoint(latitude: 45 + Double(i) * 1e-5 + Double.random(in: -3e-6...3e-6, using: &g), longitude: 9,
+                              timestamp: start.addingTimeInterval(seconds), altitude: 100.37 + Double(Int.random(in: 0...30, using: &g)),
+                              speed: 1 + Double(i) * 0.01)
         }
         let columns = try PointColumns(points, validating: true)
-        #expect(ResidualModel.choose(columns.times.buffer).divisor == 5000)
-        #expect(ResidualModel.choose(columns.optional[0].values.buffer).order >= 1)
+        #expect(ResidualModel.choose(columns.times.buffer).divisor == 1000)
+        let altitude = ResidualModel.choose(columns.optional[0].values.buffer)
+        #expect(altitude.divisor == 100 && altitude.bias % 100 == 37)
+        // Speed grows 1 cm/s a point: first differences all 1, so order 1 with bias 1
+        // (second differences are no smaller, and ties go to the lower order).
+        #expect(ResidualModel.choose(columns.optional[1].values.buffer) == ResidualModel(order: 1, bias: 1, divisor: 1))
         let (block, decoded) = try Self.roundTrip(points)
         #expect(decoded == points.map(RouteCodec.quantize))
         #expect(block.count < 2000 * 3, "\(block.count) bytes")

@@ -4,23 +4,27 @@ extension ColumnDecoderV2 {
     static func decodeValues(_ streams: [StreamCursor], _ k: Int, _ decoder: StreamDecoder,
                              _ sink: ResidualSink, _ cursor: BlockCursor) throws {
         if streams.count == 4 {
-            // Four streams as four locals: their reads are independent, so the CPU
-            // overlaps four table lookups instead of waiting on one at a time.
-            var s0 = streams[0], s1 = streams[1], s2 = streams[2], s3 = streams[3]
+            // Four streams as four bit positions in registers (one shared pointer): their
+            // reads are independent, so the CPU overlaps four table lookups instead of
+            // waiting on one at a time.
+            let bytes = streams[0].bytes
+            var p0 = streams[0].position, p1 = streams[1].position, p2 = streams[2].position, p3 = streams[3].position
+            let l0 = streams[0].limit, l1 = streams[1].limit, l2 = streams[2].limit, l3 = streams[3].limit
             var i = 0
             while i + 4 <= k {
-                let u0 = try decoder.value(&s0), u1 = try decoder.value(&s1)
-                let u2 = try decoder.value(&s2), u3 = try decoder.value(&s3)
+                let u0 = try decoder.value(bytes, &p0, l0), u1 = try decoder.value(bytes, &p1, l1)
+                let u2 = try decoder.value(bytes, &p2, l2), u3 = try decoder.value(bytes, &p3, l3)
                 sink.store(u0, at: i)
                 sink.store(u1, at: i + 1)
                 sink.store(u2, at: i + 2)
                 sink.store(u3, at: i + 3)
                 i += 4
             }
-            if i < k { sink.store(try decoder.value(&s0), at: i) }
-            if i + 1 < k { sink.store(try decoder.value(&s1), at: i + 1) }
-            if i + 2 < k { sink.store(try decoder.value(&s2), at: i + 2) }
-            try checkEnds([s0, s1, s2, s3], cursor)
+            if i < k { sink.store(try decoder.value(bytes, &p0, l0), at: i) }
+            if i + 1 < k { sink.store(try decoder.value(bytes, &p1, l1), at: i + 1) }
+            if i + 2 < k { sink.store(try decoder.value(bytes, &p2, l2), at: i + 2) }
+            try checkEnds([StreamCursor(bytes, position: p0, limit: l0), StreamCursor(bytes, position: p1, limit: l1),
+                           StreamCursor(bytes, position: p2, limit: l2), StreamCursor(bytes, position: p3, limit: l3)], cursor)
         } else {
             var cursors = streams
             for i in 0..<k { sink.store(try decoder.value(&cursors[i % cursors.count]), at: i) }

@@ -132,7 +132,7 @@ struct ColumnDecoderV2 {
         var start = cursor.position
         return lengths.map { length in
             defer { start += length }
-            return StreamCursor(cursor.base + start, length: length)
+            return StreamCursor(cursor.base, offset: start, length: length)
         }
     }
 }

@@ -14,33 +14,52 @@ struct ResidualModel: Equatable {
 
     static func choose(_ values: UnsafeBufferPointer<Int64>) -> ResidualModel {
         let m = values.count
+        // One or two values are cheapest as start values alone, with no code at all.
+        guard m > 2 else { return ResidualModel(order: m, bias: 0, divisor: 1) }
         let windows: [Range<Int>] = m <= windowLength * windowCount
             ? [0..<m]
             : (0..<windowCount).map { w in let s = w * (m / windowCount); return s..<(s + windowLength) }
-        var best = ResidualModel(order: 0, bias: 0, divisor: 1), bestCost = Int.max
-        for order in 0...2 where m > order {
-            var sum = 0.0, n = 0
-            forEachResidual(values, windows, order) { r in
-                sum += Double(r)
-                n += 1
+        // Sums of each order's residuals for the means, then each order's cost with its
+        // mean as the bias: bits of zigzag(r - bias), a fair stand-in for its code.
+        var sums = (0.0, 0.0, 0.0), counts = (0, 0, 0)
+        for window in windows where window.count > 2 {
+            for j in (window.lowerBound + 2)..<window.upperBound {
+                let d1 = values[j] &- values[j - 1]
+                sums.0 += Double(values[j])
+                sums.1 += Double(d1)
+                sums.2 += Double(d1 &- (values[j - 1] &- values[j - 2]))
             }
-            guard n > 0 else { continue }
-            let bias = rounded(sum / Double(n))
-            var cost = 0
-            forEachResidual(values, windows, order) { r in cost += 64 - ResidualToken.zigzag(r &- bias).leadingZeroBitCount }
-            // Ties go to the lower order: fewer start values, and noise is not doubled.
-            if cost < bestCost {
-                bestCost = cost
-                best = ResidualModel(order: order, bias: bias, divisor: 1)
+            let n = window.count - 2
+            counts = (counts.0 + n, counts.1 + n, counts.2 + n)
+        }
+        let biases = [rounded(sums.0 / Double(max(1, counts.0))), rounded(sums.1 / Double(max(1, counts.1))),
+                      rounded(sums.2 / Double(max(1, counts.2)))]
+        var costs = (0, 0, 0)
+        for window in windows where window.count > 2 {
+            for j in (window.lowerBound + 2)..<window.upperBound {
+                let d1 = values[j] &- values[j - 1]
+                costs.0 += 64 &- ResidualToken.zigzag(values[j] &- biases[0]).leadingZeroBitCount
+                costs.1 += 64 &- ResidualToken.zigzag(d1 &- biases[1]).leadingZeroBitCount
+                costs.2 += 64 &- ResidualToken.zigzag((d1 &- (values[j - 1] &- values[j - 2])) &- biases[2]).leadingZeroBitCount
             }
         }
-        var divisor: Int64 = 0
+        // Ties go to the lower order: fewer start values, and noise is not doubled.
+        let order = costs.0 <= costs.1 && costs.0 <= costs.2 ? 0 : (costs.1 <= costs.2 ? 1 : 2)
+        var best = ResidualModel(order: order, bias: biases[order], divisor: 1)
+        // The divisor divides every residual's distance from the first, so the residuals
+        // may share any offset (elevations of whole metres from an odd datum); the bias
+        // keeps the first's remainder, so every residual minus the bias is a multiple.
+        var divisor: Int64 = 0, first: Int64?
         forEachResidual(values, windows, best.order) { r in
-            if divisor != 1 { divisor = gcd(divisor, r) }
+            guard let r0 = first else {
+                first = r
+                return
+            }
+            if divisor != 1 { divisor = gcd(divisor, r &- r0) }
         }
-        if divisor > 1 {
+        if divisor > 1, let r0 = first {
             best.divisor = divisor
-            best.bias = rounded(Double(best.bias) / Double(divisor)) &* divisor
+            best.bias = r0 &+ rounded(Double(best.bias &- r0) / Double(divisor)) &* divisor
         }
         return best
     }

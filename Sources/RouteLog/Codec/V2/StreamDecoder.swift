@@ -3,14 +3,30 @@
 /// stream fails instead of reading on; the 8-byte window may look past the stream's end
 /// into the block's padding, never past the copy.
 struct StreamCursor {
+    /// The memory positions count from (the block's copy; every stream of a column
+    /// shares it, so a loop over four streams needs one pointer, not four).
     let bytes: UnsafePointer<UInt8>
-    var position = 0
-    /// The stream's length in bits.
+    /// Bit position of the next read, from `bytes`.
+    var position: Int
+    /// Bit position of the stream's end, from `bytes`.
     let limit: Int
 
+    /// The stream of `length` bytes at `bytes`.
     init(_ bytes: UnsafePointer<UInt8>, length: Int) {
+        self.init(bytes, offset: 0, length: length)
+    }
+
+    init(_ bytes: UnsafePointer<UInt8>, position: Int, limit: Int) {
         self.bytes = bytes
-        limit = length * 8
+        self.position = position
+        self.limit = limit
+    }
+
+    /// The stream of `length` bytes at `origin + offset`.
+    init(_ origin: UnsafePointer<UInt8>, offset: Int, length: Int) {
+        bytes = origin
+        position = offset * 8
+        limit = (offset + length) * 8
     }
 
     /// At least 57 bits from `position` on, lowest first.
@@ -25,6 +41,7 @@ struct StreamCursor {
         guard (position + 7) >> 3 == limit >> 3 else {
             return position > limit ? "a stream ends early" : "a stream has \((limit - position) / 8) unread bytes"
         }
+        guard limit > 0 else { return nil }
         let unused = limit - position
         guard unused == 0 || bytes[(limit >> 3) - 1] >> UInt8(8 - unused) == 0 else { return "a stream's padding bits are not 0" }
         return nil
@@ -58,12 +75,27 @@ struct StreamDecoder {
         return (value, entry)
     }
 
-    /// The next value token's u (a column without runs).
+    /// The next value token's u (a column without runs, whose code has no run tokens).
     @inline(__always)
     func value(_ c: inout StreamCursor) throws -> UInt64 {
-        let (value, entry) = try next(&c)
-        if entry & Table.run != 0 { throw StreamError.misplacedRun }
-        return value
+        try value(c.bytes, &c.position, c.limit)
+    }
+
+    /// ``value(_:)`` on a bare position, for loops that keep four of them in registers.
+    @inline(__always)
+    func value(_ bytes: UnsafePointer<UInt8>, _ position: inout Int, _ limit: Int) throws -> UInt64 {
+        guard position < limit else { throw StreamError.endOfStream }
+        let window = UInt64(littleEndian: UnsafeRawPointer(bytes + (position &>> 3)).loadUnaligned(as: UInt64.self))
+            &>> UInt64(truncatingIfNeeded: position & 7)
+        let entry = entries[Int(truncatingIfNeeded: window & mask)]
+        if entry & Table.slow != 0 {
+            var c = StreamCursor(bytes, position: position, limit: limit)
+            defer { position = c.position }
+            return try slowValue(entry, &c)
+        }
+        let length = entry & Table.lengthMask, extra = (entry &>> Table.extraShift) & Table.lengthMask
+        position &+= Int(truncatingIfNeeded: length &+ extra)
+        return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< extra) &- 1))
     }
 
     /// The next token when runs are allowed: a value (run 0) or a run of zero values.
