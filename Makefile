@@ -1,14 +1,18 @@
 # RouteLog: `make test` and `make demo` are the two commands a newcomer needs.
 SWIFT ?= swift
-LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h /opt/homebrew/include/lz4.h))
+LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test test-fast pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan
+.PHONY: test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
-# benchmark's baselines) when their headers are missing. Needs root and apt-get;
-# on macOS: brew install lz4.
+# benchmark's baselines) when their headers are missing. Needs root and apt-get.
+# On macOS there is nothing to install: LZ4 comes from the Compression framework and
+# SQLite from the SDK.
 deps:
+ifeq ($(shell uname -s),Darwin)
+	@true
+else
 ifeq ($(LZ4_HEADER),)
 	@echo "liblz4 headers missing: installing liblz4-dev"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblz4-dev pkg-config
@@ -16,6 +20,7 @@ endif
 ifeq ($(SQLITE_HEADER),)
 	@echo "SQLite headers missing: installing libsqlite3-dev"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev
+endif
 endif
 
 build: deps
@@ -36,10 +41,66 @@ $(PYENV)/.installed: tools/requirements-test.txt
 
 # The fuzz smoke run goes first so that the test runner's summary is the last line.
 # Every suite uses Swift Testing; XCTest would only add an empty run.
+# The doc-comment check runs first but fails the target only at the end, so that one
+# missing comment does not hide the tests' results.
 test: deps pyenv
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory doc-check; echo $$? > .build/doc-check.status
 	$(MAKE) fuzz-smoke
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --disable-xctest
+	@test "$$(cat .build/doc-check.status)" = 0 || { echo "make test: the doc-comment check failed (its list is above the fuzz run)"; exit 1; }
+
+# Suites tagged `.slow` (Tests/RouteLogTests/Support/Tags.swift): the kill, crash-state,
+# fault-injection and bit-flip suites, and any other that takes more than about ten
+# seconds. `make test-fast` skips them by name; SlowSuiteListTests fails when this list
+# and the tags differ.
+SLOW_SUITES := \
+	BitFlipTests \
+	CloseDuringCompactionTests \
+	CrashStateReplayTests \
+	IOFaultInjectionTests \
+	KillTests \
+	LZ4BlockIndependentDecoderTests \
+	RouteRecorderCrashTests \
+	RouteStoreRecoveryTests
+empty :=
+space := $(empty) $(empty)
+# Test ids are `Module.Suite/test()` (and `Module.Outer/Suite/...` for nested suites).
+SLOW_SUITES_REGEX := [./]($(subst $(space),|,$(strip $(SLOW_SUITES))))(/|$$)
+
+# Everything but the slow suites, for the edit-test loop; `make test` runs everything
+# (with the fuzz smoke run and the doc-comment check, which this leaves out too).
+test-fast: deps pyenv
+	$(SWIFT) build --build-tests
+	SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --disable-xctest --skip '$(SLOW_SUITES_REGEX)'
+
+print-slow-suites-regex:
+	@echo '$(SLOW_SUITES_REGEX)'
+
+# DocC. Symbol graphs of the RouteLog module come from a build of their own (its own
+# scratch path, so the ordinary build keeps its flags), with the compiler's
+# -emit-symbol-graph; `docc` (the toolchain's, or Xcode's through xcrun) turns them and
+# Sources/RouteLog/Documentation.docc into a static site in .build/docs. No network.
+DOCC ?= $(shell command -v docc 2>/dev/null || xcrun --find docc 2>/dev/null)
+SYMBOL_GRAPHS := .build/symbol-graphs
+symbol-graphs: deps
+	mkdir -p $(SYMBOL_GRAPHS)
+	$(SWIFT) build --target RouteLog --scratch-path .build/docs-build \
+	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(SYMBOL_GRAPHS)
+
+docs: symbol-graphs
+	@test -n "$(DOCC)" || { echo "docc not found: it comes with the Swift toolchain (or Xcode)"; exit 1; }
+	rm -rf .build/docs
+	$(DOCC) convert Sources/RouteLog/Documentation.docc --additional-symbol-graph-dir $(SYMBOL_GRAPHS) \
+	  --fallback-display-name RouteLog --fallback-bundle-identifier org.routelog.RouteLog \
+	  --default-code-listing-language swift --warnings-as-errors \
+	  --transform-for-static-hosting --output-path .build/docs
+	@echo "documentation in .build/docs: serve the folder, open /documentation/routelog/"
+
+# Every public symbol has a /// doc comment, and every throwing one a `- Throws:` line
+# (tools/doc-comment-check.swift over the symbol graphs). Part of `make test`.
+doc-check: symbol-graphs
+	$(SWIFT) tools/doc-comment-check.swift $(SYMBOL_GRAPHS) $(CURDIR)
 
 # The kill test alone, for as many kill cycles as asked (the seed is printed;
 # ROUTELOG_CRASH_SEED=N replays a run): make crash-test CYCLES=1000

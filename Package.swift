@@ -3,23 +3,32 @@ import PackageDescription
 
 let package = Package(
     name: "RouteLog",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    // The oldest systems RouteLog builds for (README, "Apple platforms"): the releases
+    // fitness apps still support. Nothing in the package needs newer ones; locks go
+    // through StateLock (Synchronization's Mutex would need iOS 18 / watchOS 11).
+    platforms: [.iOS(.v16), .watchOS(.v9), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .library(name: "RouteLog", targets: ["RouteLog"]),
     ],
     targets: [
-        // The system's liblz4, behind one module map. Only Codec/LZ4Block.swift imports it.
+        // The system's liblz4, behind one module map, on systems without Apple's
+        // Compression framework; only Codec/LZ4Block+LibLZ4.swift imports it. Apple builds
+        // never look for it (nor for pkg-config): they use Codec/LZ4Block+Compression.swift.
         .systemLibrary(
             name: "CLZ4",
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
         // Small C helpers the Swift Glibc module does not expose: OFD locks,
-        // F_FULLFSYNC/fdatasync, and a hardware-accelerated CRC32C.
+        // F_FULLFSYNC/F_BARRIERFSYNC/fdatasync, data protection classes, and a
+        // hardware-accelerated CRC32C.
         .target(name: "CRouteLogSystem"),
         .target(
             name: "RouteLog",
-            dependencies: ["CLZ4", "CRouteLogSystem"]
+            dependencies: [
+                .target(name: "CLZ4", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
+                "CRouteLogSystem",
+            ]
         ),
         // Reproducible synthetic routes for the demo, the tests and the benchmarks.
         .target(name: "RouteLogSamples", dependencies: ["RouteLog"]),

@@ -31,6 +31,14 @@ int routelog_lock_exclusive(int fd) {
 #endif
 }
 
+int routelog_lock_directory(int fd) {
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR) continue;
+        return errno;
+    }
+    return 0;
+}
+
 int routelog_unlock(int fd) {
 #if defined(F_OFD_SETLK)
     struct flock fl;
@@ -84,5 +92,42 @@ int routelog_sync_all(int fd) {
     int r;
     do { r = fsync(fd); } while (r != 0 && errno == EINTR);
     return r == 0 ? 0 : errno;
+#endif
+}
+
+int routelog_sync_barrier(int fd) {
+    int r;
+#if defined(F_BARRIERFSYNC)
+    do { r = fcntl(fd, F_BARRIERFSYNC); } while (r != 0 && errno == EINTR);
+    if (r == 0) return 0;
+    // File systems without barriers (network, FAT, some external disks) refuse it.
+    do { r = fsync(fd); } while (r != 0 && errno == EINTR);
+#else
+    do { r = fdatasync(fd); } while (r != 0 && errno == EINTR);
+#endif
+    return r == 0 ? 0 : errno;
+}
+
+int routelog_set_protection_class(int fd, int protection_class) {
+#if defined(F_SETPROTECTIONCLASS)
+    while (fcntl(fd, F_SETPROTECTIONCLASS, protection_class) != 0) {
+        if (errno == EINTR) continue;
+        return errno;
+    }
+    return 0;
+#else
+    (void)fd;
+    (void)protection_class;
+    return ENOTSUP;
+#endif
+}
+
+int routelog_get_protection_class(int fd) {
+#if defined(F_GETPROTECTIONCLASS)
+    int r = fcntl(fd, F_GETPROTECTIONCLASS);
+    return r < 0 ? -errno : r;
+#else
+    (void)fd;
+    return -ENOTSUP;
 #endif
 }

@@ -43,13 +43,13 @@ do {
         case .failure(let error): failed.append("\(outcome.file.lastPathComponent): \(error)")
         }
     }
-    let stats = store.statistics()
+    let stats = try store.statistics()
     let recent = Calendar.current.date(byAdding: .day, value: -28, to: Date())!
     var lastFourWeeks = RouteTotals()
-    for summary in store.summaries(from: recent, to: nil) { lastFourWeeks.add(summary) }
+    for summary in try store.summaries(from: recent, to: nil) { lastFourWeeks.add(summary) }
     func f(_ x: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", x) }
     print("store            \(url.path)")
-    print("routes           \(store.count) (\(routeCount) generated walks saved durably)")
+    print("routes           \(try store.count) (\(routeCount) generated walks saved durably)")
     print("points           \(stats.points)")
     print("bytes on disk    \(stats.totalBytes) (\(f(Double(stats.totalBytes) / 1_048_576)) MiB)")
     print("bytes per point  \(f(Double(stats.totalBytes) / Double(max(1, stats.points)), 2))")
@@ -59,8 +59,9 @@ do {
     print("real GPX tracks  \(realRoutes) routes, \(realPoints) points from \(imported.count) files in \(tracks.path)"
           + (failed.isEmpty ? "" : "; not imported: \(failed.joined(separator: "; "))"))
     // A run recorded by a Garmin watch, with heart rate, is the one to draw.
+    let newest = try store.summaries().last?.id
     let pick = imported.first { $0.file.contains("garmin-activity") }?.ids.first
-        ?? imported.flatMap(\.ids).first ?? store.summaries().last?.id
+        ?? imported.flatMap(\.ids).first ?? newest
     if let pick { print("route to render  \(pick)") }
     try store.close()
 } catch {

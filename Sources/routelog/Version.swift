@@ -1,4 +1,6 @@
-/// The one place the CLI's version lives; `routelog --version` prints it.
+import RouteLog
+
+/// `routelog --version` prints the library's version: the CLI is released with it.
 enum RoutelogVersion {
-    static let current = "0.1.0"
+    static let current = RouteLog.version
 }

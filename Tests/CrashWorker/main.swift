@@ -51,9 +51,9 @@ guard arguments.count == 4, let seed = UInt64(arguments[2]), var nextRouteSeed =
 var rng = SplitMix(state: seed)
 do {
     let store = try RouteStore(at: URL(fileURLWithPath: arguments[1]), options: .init(
-        durability: .durable, segmentSizeLimit: 32 * 1024,
+        durability: .full, segmentSizeLimit: 32 * 1024,
         compaction: .automatic(minDeadFraction: 0.4, minDeadBytes: 48 * 1024)))
-    var live = store.summaries().map(\.id)
+    var live = try store.summaries().map(\.id)
     tell("ready \(live.count)")
     // Recordings an earlier run left unfinished: some are resumed and finished, the
     // others discarded.

@@ -2,7 +2,8 @@
 # Builds and runs RouteLog's libFuzzer targets (Tests/Fuzz/*Target.swift).
 #
 #   Tests/Fuzz/fuzz.sh build              build every target into .build/fuzz:
-#                                          log-scanner, index-loader, codec, gpx
+#                                          log-scanner, index-loader, codec, gpx, archive,
+#                                          fit, tcx
 #   Tests/Fuzz/fuzz.sh run SECONDS [T...]  run each target (default: all) for SECONDS
 #   Tests/Fuzz/fuzz.sh smoke SECONDS       build and run each for SECONDS (make test);
 #                                          says SKIPPED, and succeeds, when this
@@ -18,7 +19,7 @@ ROOT=$PWD
 OUT=$ROOT/.build/fuzz
 SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
-TARGETS=(log-scanner index-loader codec gpx)
+TARGETS=(log-scanner index-loader codec gpx archive fit tcx)
 SANITIZE=-sanitize=fuzzer,address
 
 source_of() {
@@ -27,6 +28,9 @@ source_of() {
         index-loader) echo Tests/Fuzz/IndexLoaderTarget.swift ;;
         codec) echo Tests/Fuzz/CodecTarget.swift ;;
         gpx) echo Tests/Fuzz/GPXTarget.swift ;;
+        archive) echo Tests/Fuzz/ArchiveTarget.swift ;;
+        fit) echo Tests/Fuzz/FITTarget.swift ;;
+        tcx) echo Tests/Fuzz/TCXTarget.swift ;;
         *) echo "unknown fuzz target $1" >&2; exit 2 ;;
     esac
 }
@@ -37,7 +41,7 @@ extra_seeds() {
     if [ "$1" = gpx ] && [ -d Tests/Fixtures/gpx ]; then echo Tests/Fixtures/gpx; fi
 }
 
-max_len() { if [ "$1" = gpx ]; then echo 1048576; else echo 65536; fi; }
+max_len() { case $1 in gpx|tcx) echo 1048576 ;; *) echo 65536 ;; esac; }
 
 build() {
     mkdir -p "$OUT/lib" "$OUT/modulemaps/CRouteLogSystem"
@@ -50,7 +54,7 @@ MAP
     for c in Sources/CRouteLogSystem/*.c; do
         "$CLANG" -O1 -g -fPIC -fsanitize=address -I Sources/CRouteLogSystem/include -c "$c" -o "$OUT/lib/$(basename "$c" .c).o"
     done
-    local flags=(-Onone -g -enable-testing -swift-version 6 $SANITIZE -parse-as-library
+    local flags=(-Onone -g -enable-testing -swift-version 6 -package-name routelog $SANITIZE -parse-as-library
                  -I "$OUT/lib" -Xcc -fmodule-map-file="$ROOT/Sources/CLZ4/module.modulemap"
                  -Xcc -fmodule-map-file="$OUT/modulemaps/CRouteLogSystem/module.modulemap")
     "$SWIFTC" "${flags[@]}" -module-name RouteLog -emit-module -emit-module-path "$OUT/lib/RouteLog.swiftmodule" \

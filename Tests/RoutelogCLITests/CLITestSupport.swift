@@ -132,7 +132,7 @@ enum FixtureStore {
             var generator = WalkGenerator(seed: seed)
             var route = generator.walk(points: points, start: date(start))
             route.metadata.name = name
-            let offset = store.statistics().segments.last!.bytes
+            let offset = try store.statistics().segments.last!.bytes
             let id = try store.save(route)
             offsets[id] = offset
             return id
@@ -177,4 +177,11 @@ enum Golden {
 /// Parses JSON output into Foundation objects.
 func parseJSON(_ text: String) throws -> [String: Any] {
     try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
+}
+
+extension RouteStore {
+    /// A read-only handle, as the tests open many.
+    convenience init(readOnlyAt url: URL) throws {
+        try self.init(at: url, options: .init(mode: .readOnly))
+    }
 }

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import RouteLog
 import Testing
 @testable import routelog
 
 /// The progress line: only on a terminal, only for large stores, cleared at the end.
 @Suite struct ProgressBarDrawingTests {
     final class Capture: Sendable {
-        let text = Mutex("")
+        let text = StateLock("")
         var console: Console {
             Console(writeOut: { _ in }, writeError: { [self] s in text.withLock { $0 += s } }, errorIsTerminal: true)
         }

@@ -73,7 +73,7 @@ import Testing
         #expect(compact.status == 0, "\(compact.stderr)")
         #expect(compact.stderr.isEmpty)
         let report = try parseJSON(compact.stdout)
-        #expect(report["routesMoved"] as? Int == 2)
+        #expect(report["recordsMoved"] as? Int == 2)
         #expect((report["bytesReclaimed"] as! Int) > 0)
         let after = try parseJSON(CLI.run(["inspect", store.path, "--json"]).stdout)
         #expect(after["deadBytes"] as? Int == 0)

@@ -20,8 +20,8 @@ import RouteLog
         #expect(result.stdout.contains("18 waypoint(s) skipped"))
         #expect(result.stderrLines.count == 1)
         #expect(result.stderrLines.first?.hasPrefix("routelog: Malformed GPX at line 4, column ") == true)
-        let reader = try RouteStore.openReadOnly(at: store)
-        #expect(reader.summaries().map(\.pointCount) == [413])
+        let reader = try RouteStore(readOnlyAt: store)
+        #expect(try reader.summaries().map(\.pointCount) == [413])
     }
 
     @Test func importWithoutCreateRefusesAMissingStore() throws {
@@ -42,7 +42,7 @@ import RouteLog
         let gpx = try CLI.run(["dump", store.path, "1", "--format", "gpx"])
         #expect(gpx.status == 0)
         let reread = try #require(GPXImporter.read(data: Data(gpx.stdout.utf8)).routes.first)
-        let stored = try RouteStore.openReadOnly(at: store).route(RouteID(1))
+        let stored = try RouteStore(readOnlyAt: store).route(RouteID(1))
         #expect(RouteCodec.quantize(reread).points == stored.points)
         let geojson = try CLI.run(["dump", store.path, "1", "--format", "geojson"])
         let feature = try #require(try JSONSerialization.jsonObject(with: Data(geojson.stdout.utf8)) as? [String: Any])
@@ -72,7 +72,7 @@ import RouteLog
         try Data("nope".utf8).write(to: garbage)
         let refused = try CLI.run(["migrate", store.path, garbage.path])
         #expect(refused.status == 1 && refused.stderr.contains("not an NSKeyedArchiver archive"))
-        #expect(try RouteStore.openReadOnly(at: store).summaries().count == 2)
+        #expect(try RouteStore(readOnlyAt: store).summaries().count == 2)
     }
 
     @Test func dumpCSVAndTheLibraryCSVAreTheSameText() throws {
@@ -82,7 +82,7 @@ import RouteLog
             Self.gpxDirectory.appendingPathComponent($0).path
         }
         #expect(try CLI.run(["import", store.path] + files + ["--create"]).status == 0)
-        let reader = try RouteStore.openReadOnly(at: store)
+        let reader = try RouteStore(readOnlyAt: store)
         for id in [RouteID(1), RouteID(2)] {
             let dumped = try CLI.run(["dump", store.path, id.description, "--format", "csv"])
             let library = String(decoding: try RouteExporter.data(for: id, in: reader, format: .csv), as: UTF8.self)

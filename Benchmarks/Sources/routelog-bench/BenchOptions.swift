@@ -5,6 +5,8 @@ struct BenchOptions: Sendable {
     var quick = false
     /// Run the compaction-under-load scenario instead of the growth benchmark.
     var compaction = false
+    /// Run the reads-beside-a-writer and group-commit scenario.
+    var concurrency = false
     /// Run the codec and save/load CPU measurements instead (CodecBenchmark).
     var codec = false
     /// With `--codec`: only a loop of buffered saves for this many seconds (for `perf record`).
@@ -45,9 +47,11 @@ struct BenchOptions: Sendable {
                               [--gpx DIR | --no-gpx] [--keep]
                routelog-bench --from-json FILE [--out DIR ...]   (re-render an earlier run)
                routelog-bench --compaction [--quick] [--data DIR] [--keep]
+                 (save latency while compact() runs on 10,000 routes, half deleted)
                routelog-bench --codec [--quick] [--gpx DIR] [--data DIR] [--save-loop SECONDS [--block-version 1|2]]
                  (point-block bytes against xz, save CPU by stage, load and decode speed)
-                 (save latency while compact() runs on 10,000 routes, half deleted)
+               routelog-bench --concurrency [--quick] [--data DIR] [--keep]
+                 (summaries() and route(id) beside a durable writer; 8 threads saving)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
         """
@@ -70,6 +74,7 @@ struct BenchOptions: Sendable {
             switch arguments[i] {
             case "--quick": options.quick = true
             case "--compaction": options.compaction = true
+            case "--concurrency": options.concurrency = true
             case "--codec": options.codec = true
             case "--save-loop":
                 guard let seconds = Double(try value()), seconds > 0 else { throw BenchError("--save-loop needs seconds") }

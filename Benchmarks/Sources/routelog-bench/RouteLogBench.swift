@@ -16,6 +16,8 @@ struct RouteLogBench {
             let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
             if options.compaction {
                 try CompactionScenario.run(options)
+            } else if options.concurrency {
+                try ConcurrencyScenario.run(options)
             } else if options.codec {
                 try CodecBenchmark.run(options)
             } else if let kind = options.child {
@@ -178,7 +180,7 @@ struct RouteLogBench {
             "Routes are seeded 1 Hz walks of \(options.pointsPerRoute) points (1.2-1.6 m/s random walk, slowly drifting GPS error, altitude, accuracies, speed, course, km and mile splits, name and calories).",
             "Growth between checkpoints uses buffered bulk saves: RouteLog .buffered save([Route]) of 64 routes, two threads at once; SQLite synchronous=OFF, one transaction per 64 routes; the keyed archive only adds to its in-memory array (its next save rewrites everything anyway); the limit baseline writes the bytes without fdatasync. Growth repeats a pool of \(EngineSession.poolSize) walks with every timestamp shifted so each route starts at its own date, 8 hours apart; the baselines that store RouteLog's bytes store the pool walk's bytes, encoded once. After growing, sync(2) flushes everything so the growth is not charged to the first timed save.",
             "At each checkpoint: up to \(options.windowSaves) durable saves of fresh walks (the same walks, in the same order, for every engine), timed one by one from one thread (an engine's window stops after \(Format.decimal(options.windowSeconds, 1)) s once it has \(options.minimumSaves) saves); one durable save of each real GPX track (not for the keyed archive); then the same window of buffered saves, and one buffered save of each real track. The store keeps the routes of every window, so it holds a little more than the checkpoint when queried.",
-            "Durable: RouteLog .durable (fdatasync per save); SQLite WAL, synchronous=FULL, one transaction per save; keyed archive written to a temporary file, fsync, rename, directory fsync; limit: write(2) + fdatasync(2). Buffered: the same without any sync (SQLite synchronous=OFF).",
+            "Durable: RouteLog .full (fdatasync per group of saves); SQLite WAL, synchronous=FULL, one transaction per save; keyed archive written to a temporary file, fsync, rename, directory fsync; limit: write(2) + fdatasync(2). Buffered: the same without any sync (SQLite synchronous=OFF).",
             "The limit baseline writes the exact RoutePut frame RouteLog appends (read back from a scratch buffered store, before the clock starts). The SQLite blob encodes each route with RouteLog's public codec inside its timed save and decodes it in 'load one', as RouteLog does.",
             "Open (up to 3 runs), list summaries (5), weekly totals (5) and load one route (10 routes spread over the store) are medians, measured after closing the store, with a warm page cache; a measurement over 0.5 s is not repeated. Bytes per point: apparent size of every file of the store after close (SQLite checkpoints its WAL on close) divided by the points stored.",
             "The Core Data layout stops at \(Format.count(options.coreDataMaxRoutes)) routes (one SQLite row per point; 100,000 routes would be 360 million rows and ~35 GB). The keyed archive is also measured at 1, 2, 5, 10, 25, 50... routes and stops once one save takes over \(Format.decimal(options.keyedArchiveLimit, 0)) s.",

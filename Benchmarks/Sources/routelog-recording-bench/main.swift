@@ -34,7 +34,7 @@ func row(_ cells: [(Any, Int)]) -> String {
     }.joined(separator: "  ")
 }
 
-func store(_ name: String, durability: RouteStore.Durability = .durable) throws -> RouteStore {
+func store(_ name: String, durability: RouteStore.Durability = .full) throws -> RouteStore {
     try RouteStore(at: base.appendingPathComponent(name), options: .init(durability: durability, compaction: .manual))
 }
 
@@ -65,7 +65,7 @@ print("")
 print("one flush (append to the buffer excluded; encode + write + sync):")
 print(row([("points", 6), ("durability", -10), ("flushes", 7), ("median ms", 9), ("p90 ms", 6), ("mean ms", 7), ("finish ms", 9)]))
 for batch in [10, 60] {
-    for durability in [RouteStore.Durability.durable, .buffered] {
+    for durability in [RouteStore.Durability.full, .buffered] {
         let name = "flush-\(batch)-\(durability)"
         let s = try store(name, durability: durability)
         _ = try recordWalk(into: s, batch: batch)  // warm up the file and the code paths
@@ -83,13 +83,13 @@ print(row([("how stored", -28), ("before compaction", 17), ("after compaction", 
 func emptyBytes() throws -> Int64 {
     let s = try store("empty")
     defer { try? s.close() }
-    return s.statistics().totalBytes
+    return try s.statistics().totalBytes
 }
 let saved = try store("saved")
 let savedID = try saved.save(walk)
-let savedBefore = saved.statistics().totalBytes
+let savedBefore = try saved.statistics().totalBytes
 try saved.compact()
-let savedAfter = saved.statistics().totalBytes
+let savedAfter = try saved.statistics().totalBytes
 print(row([("saved in one go", -28), (savedBefore, 17), (savedAfter, 16)]))
 let reference = try saved.route(savedID)
 /// The median time of 21 loads of route `id`.
@@ -103,10 +103,10 @@ for batch in [10, 60] {
     let (_, _, id) = try recordWalk(into: s, batch: batch)
     let recorded = try s.route(id)
     precondition(recorded == reference, "the recorded route differs from the saved one")
-    let before = s.statistics().totalBytes
+    let before = try s.statistics().totalBytes
     readTimes.append(("recorded, flushed every \(batch), before compaction", try medianRead(s, id)))
     try s.compact()
-    let after = s.statistics().totalBytes
+    let after = try s.statistics().totalBytes
     let compacted = try s.route(id)
     precondition(compacted == reference, "the compacted route differs from the saved one")
     readTimes.append(("recorded, flushed every \(batch), after compaction", try medianRead(s, id)))

@@ -29,11 +29,36 @@ int routelog_unlock(int fd);
 /// none does, or -errno. Never takes the lock on Linux.
 int routelog_lock_is_held(int fd);
 
+/// Takes an exclusive, non-blocking flock on the open directory `fd`: deleting or
+/// replacing a file in the directory cannot escape it. Returns 0, or errno
+/// (EWOULDBLOCK when another open file description holds it).
+int routelog_lock_directory(int fd);
+
 /// Makes written data of `fd` durable: fdatasync on Linux, F_FULLFSYNC on Darwin
 /// (falling back to fsync where the file system refuses it). Returns 0 or errno.
 int routelog_sync_data(int fd);
 
 /// Like routelog_sync_data, but also metadata (fsync; F_FULLFSYNC on Darwin).
 int routelog_sync_all(int fd);
+
+/// Orders the written data of `fd` before every later write, without waiting for it to
+/// reach permanent storage. On Darwin: F_BARRIERFSYNC (fsync, then a barrier the drive
+/// must not reorder writes across; APFS and HFS+ on Apple flash), falling back to fsync
+/// where the file system refuses it. Elsewhere: fdatasync, the closest (on Linux it also
+/// flushes the drive's cache, so it is as strong as routelog_sync_data).
+/// After a power loss the data may be missing, but never a later write without it; an
+/// app or kernel crash loses nothing. Returns 0 or errno.
+int routelog_sync_barrier(int fd);
+
+/// Gives the open file or directory `fd` an iOS Data Protection class: 1 (A, complete),
+/// 2 (B, complete unless open), 3 (C, complete until first user authentication),
+/// 4 (D, none), the PROTECTION_CLASS_* numbers of Darwin's kernel. A directory's class is
+/// the default of the files later created in it. Returns 0 or errno: ENOTSUP on systems
+/// without data protection classes (every non-Apple system), where nothing changes.
+int routelog_set_protection_class(int fd, int protection_class);
+
+/// The Data Protection class of `fd` (1...4, or 0 for none set), or -errno (-ENOTSUP on
+/// systems without data protection classes).
+int routelog_get_protection_class(int fd);
 
 #endif

@@ -5,8 +5,8 @@ import Foundation
 /// Not part of the API apps use (`@_spi(Benchmarks) import RouteLog`).
 @_spi(Benchmarks) public enum CodecBenchmarkHooks {
     /// Makes every later save, recording flush and compaction of this process write
-    /// point blocks of `version` (1 or 2); nil goes back to what the format version
-    /// says. Both versions are always read.
+    /// point blocks of `version` (1 or 2); nil goes back to
+    /// the newest (version 2). Both versions are always read.
     public static func writePointBlocks(version: Int?) {
         precondition(version == nil || version == 1 || version == 2, "point-block versions are 1 and 2")
         PointBlock.versionChoice.withLock { $0 = version }
@@ -34,16 +34,15 @@ import Foundation
                 ("point block v\(version)", t3 - t2)]
     }
 
-    /// The codec work ``RouteStore/save(_:)`` does today for `route`, timed whole: the
-    /// benchmark subtracts it from a whole save to find the store's own part (record,
-    /// checksum, write, index). Keep it calling what the save calls.
+    /// The codec work ``RouteStore/save(_:)`` does for `route` (what the store's
+    /// `EncodedRoute` calls), timed whole: the benchmark subtracts it from a whole save
+    /// to find the store's own part (record, checksum, write, index). Keep it calling
+    /// what the save calls.
+    /// - Throws: ``RouteLogError`` for a route a save refuses.
     public static func saveCodecPart(_ route: Route, clock: () -> UInt64) throws -> UInt64 {
         let t0 = clock()
-        try RouteValidation.validateCount(route)
-        let columns = try PointColumns(route.points, validating: true)
-        try RouteValidation.validateLayout(route)
-        try RouteValidation.validate(route.metadata)
-        let shape = RouteShape(columns: columns, points: route.points, segmentStarts: route.segmentStarts)
+        let columns = try RouteEncoder.gather(route)
+        let shape = RouteEncoder.shape(columns)
         let block = RouteCodec.encodePoints(columns)
         let t1 = clock()
         withExtendedLifetime((shape, block)) {}

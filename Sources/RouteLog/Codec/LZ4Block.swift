@@ -1,40 +1,47 @@
-import CLZ4
-
-/// The one door to liblz4: block compression of a column block.
+/// The one door to LZ4: raw block compression of a column block (format-spec.md,
+/// "PointBlock"). Two providers stand behind it, one per build, with the same two
+/// functions (`encodeBlock`, `decodeBlock`):
+/// - `LZ4Block+LibLZ4.swift`: the system's liblz4 (Linux and other non-Apple systems);
+/// - `LZ4Block+Compression.swift`: Apple's Compression framework, `COMPRESSION_LZ4_RAW`.
+///
+/// Both read and write the standard LZ4 block format, so a store moves between them
+/// unchanged. They differ in how they fail, and this door hides that: it refuses what
+/// does not shrink, and demands that a block decode to exactly `rawLength` bytes.
 enum LZ4Block {
+    /// LZ4's own limit on one block's input (LZ4_MAX_INPUT_SIZE), kept for every provider
+    /// so that the same input compresses or not everywhere.
+    static let maxInputLength = 0x7E00_0000
+
     /// The compressed bytes, or nil when LZ4 cannot make `input` smaller.
     static func compress(_ input: [UInt8]) -> [UInt8]? {
-        guard !input.isEmpty, input.count <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
-        let bound = Int(LZ4_compressBound(Int32(input.count)))
-        var output = [UInt8](repeating: 0, count: bound)
+        guard !input.isEmpty, input.count <= maxInputLength else { return nil }
+        var output = [UInt8](repeating: 0, count: encodeCapacity(for: input.count))
         let written = input.withUnsafeBufferPointer { src in
-            output.withUnsafeMutableBufferPointer { dst in
-                src.withMemoryRebound(to: CChar.self) { s in
-                    dst.withMemoryRebound(to: CChar.self) { d in
-                        LZ4_compress_default(s.baseAddress, d.baseAddress, Int32(input.count), Int32(bound))
-                    }
-                }
-            }
+            output.withUnsafeMutableBufferPointer { dst in encodeBlock(src, into: dst) }
         }
-        guard written > 0, Int(written) < input.count else { return nil }
-        output.removeSubrange(Int(written)...)
+        // 0 is every provider's "did not fit"; a block as long as its input saves nothing.
+        guard written > 0, written < input.count else { return nil }
+        output.removeSubrange(written...)
         return output
     }
 
     /// Decompresses exactly `rawLength` bytes; nil when the input is not a valid LZ4
     /// block of that size. The caller bounds `rawLength` before calling.
     static func decompress(_ input: ArraySlice<UInt8>, rawLength: Int) -> [UInt8]? {
-        guard rawLength > 0, input.count <= Int(Int32.max) else { return nil }
-        var output = [UInt8](repeating: 0, count: rawLength)
-        let produced = input.withUnsafeBufferPointer { src in
-            output.withUnsafeMutableBufferPointer { dst in
-                src.withMemoryRebound(to: CChar.self) { s in
-                    dst.withMemoryRebound(to: CChar.self) { d in
-                        LZ4_decompress_safe(s.baseAddress, d.baseAddress, Int32(input.count), Int32(rawLength))
-                    }
-                }
-            }
+        guard rawLength > 0, rawLength < maxInputLength, !input.isEmpty, input.count <= maxInputLength else {
+            return nil
         }
-        return produced == Int32(rawLength) ? output : nil
+        // One byte more than asked: the Compression framework stops quietly when its
+        // output is full, so a block that decodes to more than `rawLength` would look
+        // exactly right in a buffer of `rawLength`. With room for one more byte it shows.
+        var output = [UInt8](repeating: 0, count: rawLength + 1)
+        let produced = input.withUnsafeBufferPointer { src in
+            output.withUnsafeMutableBufferPointer { dst in decodeBlock(src, into: dst) }
+        }
+        // Fewer bytes is a truncated or damaged block (the framework reports those as
+        // a short count, liblz4 as a negative one); more is a block of another size.
+        guard produced == rawLength else { return nil }
+        output.removeLast()
+        return output
     }
 }

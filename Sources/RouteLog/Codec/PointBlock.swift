@@ -3,12 +3,16 @@ import Synchronization
 /// The envelope of a version 1 column block (format-spec.md, "PointBlock", "Version
 /// 1"), and which version a writer uses.
 enum PointBlock {
-    /// The point-block version this library writes: 2 from format version 2 on (the
-    /// file-format version says which blocks a store's files may hold), unless the
-    /// benchmark chose one (``CodecBenchmarkHooks/writePointBlocks(version:)``).
+    /// The point-block version this library writes unless the benchmark chose one
+    /// (``CodecBenchmarkHooks/writePointBlocks(version:)``). It is independent of the
+    /// file-format version: a file of either format version may hold blocks of either,
+    /// and readers decode both.
     static var writtenVersion: Int {
-        versionChoice.withLock { $0 } ?? (FormatConstants.version >= 2 ? 2 : 1)
+        versionChoice.withLock { $0 } ?? currentVersion
     }
+
+    /// The newest point-block version (format-spec.md, "PointBlock").
+    static let currentVersion = 2
 
     static let versionChoice = Mutex<Int?>(nil)
 

@@ -1,6 +1,6 @@
 /// Everything a save stores about a route, made in one pass over its points: the
 /// RouteShape, the statistics for its summary, and the point block.
-struct EncodedRoute {
+struct RouteEncoding {
     var shape: RouteShape
     var statistics: RouteStatistics
     var pointBlock: [UInt8]
@@ -14,9 +14,9 @@ enum RouteEncoder {
     /// - Throws: ``RouteLogError/Code/invalidArgument`` for what ``RouteValidation/validate(_:)``
     ///   refuses, the first problem in the same order: point count, points, splits and
     ///   segment starts, metadata.
-    static func encode(_ route: Route, version: Int = PointBlock.writtenVersion) throws -> EncodedRoute {
+    static func encode(_ route: Route, version: Int = PointBlock.writtenVersion) throws -> RouteEncoding {
         let columns = try gather(route)
-        return EncodedRoute(shape: shape(columns), statistics: columns.statistics!,
+        return RouteEncoding(shape: shape(columns), statistics: columns.statistics!,
                             pointBlock: RouteCodec.encodePoints(columns, version: version))
     }
 

@@ -5,9 +5,11 @@ public enum RouteValidation {
     /// The most points one route may hold (a 1 Hz recording of 11 days).
     public static let maxPoints = 1_000_000
 
-    /// Throws ``RouteLogError/Code/invalidArgument`` for the first problem found:
-    /// an empty route, a NaN or infinite value, a coordinate out of range, a timestamp
-    /// outside 1970...2200, an out-of-range split or segment start, or bad metadata.
+    /// Checks every point, split and segment start of `route`, and its metadata.
+    ///
+    /// - Throws: ``RouteLogError/Code/invalidArgument`` for the first problem found:
+    ///   an empty route, a NaN or infinite value, a coordinate out of range, a timestamp
+    ///   outside 1970...2200, an out-of-range split or segment start, or bad metadata.
     public static func validate(_ route: Route) throws {
         try validateCount(route)
         for (index, point) in route.points.enumerated() {
@@ -78,6 +80,32 @@ public enum RouteValidation {
         }
         if let distance = metadata.distance, !(distance.isFinite && distance >= 0 && distance < 1e12) {
             throw RouteLogError.invalid("metadata: distance \(distance) m must be finite and non-negative")
+        }
+        try validateExtension(metadata)
+    }
+
+    /// The limits of activity, notes, tags and values (format-spec.md, "Segment records").
+    private static func validateExtension(_ metadata: RouteMetadata) throws {
+        func bytes(_ text: String, _ limit: Int, _ what: String, allowEmpty: Bool = true) throws {
+            let count = text.utf8.count
+            guard count <= limit, allowEmpty || count > 0 else {
+                throw RouteLogError.invalid("metadata: \(what) is \(count) bytes of UTF-8; it must be \(allowEmpty ? "" : "1 to ")at most \(limit)")
+            }
+        }
+        if case .custom(let name)? = metadata.activity {
+            try bytes(name, FormatConstants.maxActivityNameBytes, "the custom activity kind's name", allowEmpty: false)
+        }
+        if let notes = metadata.notes { try bytes(notes, FormatConstants.maxNotesBytes, "the notes") }
+        guard metadata.tags.count <= FormatConstants.maxTags else {
+            throw RouteLogError.invalid("metadata: \(metadata.tags.count) tags; at most \(FormatConstants.maxTags)")
+        }
+        for tag in metadata.tags { try bytes(tag, FormatConstants.maxTagBytes, "tag \"\(tag.prefix(20))\"", allowEmpty: false) }
+        guard metadata.values.count <= FormatConstants.maxValues else {
+            throw RouteLogError.invalid("metadata: \(metadata.values.count) values; at most \(FormatConstants.maxValues)")
+        }
+        for (key, value) in metadata.values {
+            try bytes(key, FormatConstants.maxValueKeyBytes, "value key \"\(key.prefix(20))\"", allowEmpty: false)
+            try bytes(value, FormatConstants.maxValueBytes, "the value of \"\(key.prefix(20))\"")
         }
     }
 }

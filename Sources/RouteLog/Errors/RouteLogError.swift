@@ -7,7 +7,7 @@ import Foundation
 /// do { try store.delete(id) }
 /// catch let error as RouteLogError where error.code == .notFound { ... }
 /// ```
-public struct RouteLogError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public struct RouteLogError: Error, Sendable, Equatable, Codable, CustomStringConvertible, LocalizedError {
     /// What kind of failure this is.
     public enum Code: String, Sendable, Equatable, Hashable, Codable {
         /// A system call failed (disk full, permission, I/O error). ``errno`` tells which.
@@ -24,6 +24,9 @@ public struct RouteLogError: Error, Sendable, Equatable, CustomStringConvertible
         case locked
         /// The store was written by a newer RouteLog format than this library reads.
         case unsupportedVersion
+        /// The handle was closed (``RouteStore/close()``): every later call on it fails
+        /// with this; open the store again.
+        case closed
     }
 
     /// The kind of failure.
@@ -61,6 +64,7 @@ public struct RouteLogError: Error, Sendable, Equatable, CustomStringConvertible
         return text
     }
 
+    /// The same text as ``description``, for `LocalizedError` (what `localizedDescription` shows).
     public var errorDescription: String? { description }
 }
 
@@ -71,6 +75,11 @@ extension RouteLogError {
 
     static func corrupted(_ message: String, path: String, offset: Int64? = nil) -> RouteLogError {
         RouteLogError(.corrupted, message, path: path, offset: offset)
+    }
+
+    /// A name in the store that is no regular file (RouteLog never follows links).
+    static func notRegularFile(_ path: String, _ what: String) -> RouteLogError {
+        RouteLogError(.corrupted, "this is \(what), not a file RouteLog wrote; RouteLog does not follow links or open special files: remove it and try again", path: path)
     }
 
     static func io(_ operation: String, path: String, errno code: Int32) -> RouteLogError {

@@ -3,7 +3,7 @@
 
 enum FormatConstants {
     /// The format version this library writes and the newest it reads.
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
 
     /// "RouteLog", the first 8 bytes of every file.
     static let fileMagic: [UInt8] = Array("RouteLog".utf8)
@@ -64,9 +64,32 @@ enum FormatConstants {
         static let name: UInt8 = 1 << 0
         static let calories: UInt8 = 1 << 1
         static let distance: UInt8 = 1 << 2
-        static let all: UInt8 = name | calories | distance
+        /// Version 2: tagged fields follow (format-spec.md, "Segment records").
+        static let extensionFields: UInt8 = 1 << 3
+        static let all: UInt8 = name | calories | distance | extensionFields
     }
     static let maxNameBytes = 1024
+
+    /// Tags of the metadata extension's fields.
+    enum MetadataField: UInt64 {
+        case activity = 1
+        case notes = 2
+        case tag = 3
+        case value = 4
+        case uuid = 5
+    }
+    /// Activity kinds as stored; 0 is a custom kind whose name follows.
+    enum ActivityCode: UInt8 {
+        case custom = 0, walk, run, hike, ride, swim, other
+    }
+    static let maxExtensionBytes = 64 << 10
+    static let maxNotesBytes = 4096
+    static let maxTags = 32
+    static let maxTagBytes = 64
+    static let maxValues = 32
+    static let maxValueKeyBytes = 64
+    static let maxValueBytes = 1024
+    static let maxActivityNameBytes = 64
 
     /// A PointBlock's first byte: how the columns that follow are encoded.
     enum Compression: UInt8 {

@@ -10,10 +10,12 @@ import Foundation
 /// skipped and counted. How missing times and jumps are handled is described in
 /// ``GPXImportOptions``.
 ///
-/// The file is streamed: memory grows with the points kept, not with the file's text.
-/// A malformed file (truncated, a tag left open, an undeclared prefix, a latitude that
-/// is not a number) throws ``RouteLogError/Code/invalidArgument`` with the line and
-/// column, and nothing from that file is returned or saved.
+/// The file is streamed: memory grows with the points kept, not with the file's text,
+/// and ``GPXImportOptions/limits`` bounds the points, names and values kept. A
+/// malformed file (truncated, a tag left open, an undeclared prefix, a number that is
+/// not an XML Schema decimal, a date the calendar does not have, a DOCTYPE declaring
+/// entities) or one past a limit throws ``RouteLogError/Code/invalidArgument`` with the
+/// line and column, and nothing from that file is returned or saved.
 ///
 /// ```swift
 /// let result = try GPXImporter.read(contentsOf: url)
@@ -22,15 +24,18 @@ import Foundation
 public enum GPXImporter {
     /// Reads a GPX file from disk.
     /// - Throws: ``RouteLogError`` `.notFound` when the file cannot be read,
-    ///   `.invalidArgument` with line and column when it is not valid GPX.
+    ///   `.invalidArgument` with line and column when it is not valid GPX or passes a
+    ///   limit of ``GPXImportOptions/limits``.
     public static func read(contentsOf url: URL, options: GPXImportOptions = .init()) throws -> GPXImport {
-        try build(GPXReader.read(contentsOf: url), source: url.path, options: options)
+        try build(GPXReader.read(contentsOf: url, limits: options.limits), source: url.path, options: options)
     }
 
     /// Reads GPX held in memory; `source` names it in the report and in errors.
+    /// - Throws: ``RouteLogError`` `.invalidArgument` with line and column when it is not
+    ///   valid GPX.
     public static func read(data: Data, source: String = "GPX data",
                             options: GPXImportOptions = .init()) throws -> GPXImport {
-        try build(GPXReader.read(data: data, source: source), source: source, options: options)
+        try build(GPXReader.read(data: data, source: source, limits: options.limits), source: source, options: options)
     }
 
     static func build(_ contents: consuming GPXContents, source: String,
@@ -38,16 +43,17 @@ public enum GPXImporter {
         var report = GPXImportReport(source: source, version: contents.version ?? "1.1")
         report.waypointsSkipped = contents.waypoints
         report.unknownExtensionsSkipped = contents.unknownExtensions
-        let hasTrackPoints = contents.paths.contains { !$0.isPlannedRoute && !$0.points.isEmpty }
+        let hasTrackPoints = contents.paths.contains { !$0.isPlannedRoute && !$0.isEmpty }
         var routes: [Route] = []
-        // Paths are moved out one by one so their points are never copied.
+        // Paths are moved out one by one, and each path's columns are freed as its
+        // points are made, so the file's points are never held twice over.
         var paths = contents.paths
         contents.paths = []
         for index in paths.indices {
-            var path = GPXPath(name: nil, isPlannedRoute: false)
+            var path = GPXPath(isPlannedRoute: false)
             swap(&path, &paths[index])
             report.emptySegmentsSkipped += path.emptySegments
-            if path.points.isEmpty {
+            if path.isEmpty {
                 report.emptyPathsSkipped += 1
                 continue
             }
@@ -55,54 +61,86 @@ public enum GPXImporter {
                 report.plannedRoutesSkipped += 1
                 continue
             }
-            routes.append(makeRoute(&path, fileTime: contents.fileTime, options: options, report: &report))
+            let route = makeRoute(&path, fileTime: contents.fileTime, options: options, report: &report)
+            let metres = RouteMetrics.distance(of: route.points, segmentStarts: route.segmentStarts)
+            guard ImportLimits.splitCount(metres: metres) <= Double(options.limits.splitsPerRoute) else {
+                throw RouteLogError(.invalidArgument,
+                                    "GPX refused: path \(index + 1) of the file is \(Int(metres / 1000)) km long, "
+                                        + "which makes more than \(ImportLimits.grouped(options.limits.splitsPerRoute)) "
+                                        + "kilometre and mile splits (ImportLimits.splitsPerRoute); nothing from this "
+                                        + "file was imported", path: source)
+            }
+            var withSplits = route
+            withSplits.splits = RouteMetrics.splits(of: route.points, segmentStarts: route.segmentStarts)
+            routes.append(withSplits)
         }
         report.routeCount = routes.count
         report.pointCount = routes.reduce(0) { $0 + $1.points.count }
         return GPXImport(routes: routes, report: report)
     }
 
+    /// The route of one path, without splits: times filled in as ``GPXImportOptions``
+    /// says, segment starts and jumps broken.
     static func makeRoute(_ path: inout GPXPath, fileTime: Date?, options: GPXImportOptions,
                           report: inout GPXImportReport) -> Route {
-        var points = path.points
-        path.points = []
-        let timed = path.hasTime.indices.filter { path.hasTime[$0] }
-        if timed.isEmpty {
+        let hasTime = path.times.map { !$0.isNaN }
+        var times = path.times
+        let timedCount = hasTime.reduce(0) { $0 + ($1 ? 1 : 0) }
+        if timedCount == 0 {
             report.untimedRoutes += 1
             let date = fileTime ?? options.untimedDate
             report.untimedRoutesDate = date
-            for i in points.indices { points[i].timestamp = date }
-        } else if timed.count < points.count {
-            report.interpolatedTimes += points.count - timed.count
-            fillMissingTimes(&points, timed: timed)
+            times = Array(repeating: date.timeIntervalSince1970, count: times.count)
+        } else if timedCount < times.count {
+            report.interpolatedTimes += times.count - timedCount
+            fillMissingTimes(&times, hasTime: hasTime)
         }
+        let points = path.takePoints(times: times)
         var starts = path.segmentStarts
-        if options.breaksJumps, !timed.isEmpty {
-            let jumps = jumpIndices(points, hasTime: path.hasTime, existing: Set(starts), options: options)
+        if options.breaksJumps, timesAdvance(times, hasTime: hasTime) {
+            let jumps = jumpIndices(points, hasTime: hasTime, existing: Set(starts), options: options)
             report.jumpsBroken += jumps.count
             starts = (starts + jumps).sorted()
         }
-        return Route(points: points, splits: RouteMetrics.splits(of: points, segmentStarts: starts),
-                     metadata: RouteMetadata(name: path.name, calories: path.calories, distance: path.distance), segmentStarts: starts)
+        var metadata = RouteMetadata(name: path.name, calories: path.calories, distance: path.distance)
+        metadata.activity = path.activity
+        return Route(points: points, metadata: metadata, segmentStarts: starts)
+    }
+
+    /// Whether two of the file's own times differ. A path whose times never change (no
+    /// time at all, or one time on every point, as an exported planned route has) says
+    /// nothing about speed, so the jump rule has nothing to judge.
+    static func timesAdvance(_ times: [Double], hasTime: [Bool]) -> Bool {
+        var first: Double?
+        for i in times.indices where hasTime[i] {
+            guard let known = first else {
+                first = times[i]
+                continue
+            }
+            if times[i] != known { return true }
+        }
+        return false
     }
 
     /// Interpolates by index between the nearest timed neighbours; holds the first and
     /// last known times at the ends.
-    static func fillMissingTimes(_ points: inout [TrackPoint], timed: [Int]) {
-        guard let first = timed.first, let last = timed.last else { return }
-        for i in 0..<first { points[i].timestamp = points[first].timestamp }
-        for i in (last + 1)..<points.count { points[i].timestamp = points[last].timestamp }
-        for (a, b) in zip(timed, timed.dropFirst()) where b > a + 1 {
-            let start = points[a].timestamp.timeIntervalSince1970
-            let span = points[b].timestamp.timeIntervalSince1970 - start
-            for i in (a + 1)..<b {
-                let seconds = start + span * Double(i - a) / Double(b - a)
-                points[i].timestamp = Date(timeIntervalSince1970: seconds)
+    static func fillMissingTimes(_ times: inout [Double], hasTime: [Bool]) {
+        guard let first = hasTime.firstIndex(of: true), let last = hasTime.lastIndex(of: true) else { return }
+        for i in 0..<first { times[i] = times[first] }
+        for i in (last + 1)..<times.count { times[i] = times[last] }
+        var previous = first
+        // One timed point: first == last, and there is nothing between to interpolate.
+        for b in stride(from: first + 1, through: last, by: 1) where hasTime[b] {
+            if b > previous + 1 {
+                let start = times[previous], span = times[b] - start
+                for i in (previous + 1)..<b { times[i] = start + span * Double(i - previous) / Double(b - previous) }
             }
+            previous = b
         }
     }
 
-    /// Steps between two really timed points that are a gap or an impossible jump.
+    /// Steps between two points with the file's own times that are a gap or an
+    /// impossible jump.
     static func jumpIndices(_ points: [TrackPoint], hasTime: [Bool], existing: Set<Int>,
                             options: GPXImportOptions) -> [Int] {
         var result: [Int] = []

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The values inside points and extensions: numbers, times, and the extension
-/// elements RouteLog understands.
+/// elements RouteLog understands, each read strictly and within ``ImportLimits``.
 extension GPXReader {
     func startExtension(_ name: String, _ uri: String?) {
         if GPXNamespace.isGarminTrackPoint(uri), name == "TrackPointExtension" { return }
@@ -22,49 +22,82 @@ extension GPXReader {
             known = path != nil && uri == GPXNamespace.routeLog && (name == "calories" || name == "distance")
         }
         if known {
-            text = ""
+            collectText(name: false)
         } else {
             contents.unknownExtensions += 1
             skipUntilDepth = depth
         }
     }
 
-    /// `text` without leading and trailing XML white space (space, tab, CR, LF).
-    /// Foundation's trimmingCharacters(in:) was a third of the import time.
-    static func trimmed(_ text: String) -> String {
-        let utf8 = text.utf8
-        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = utf8.lastIndex(where: { !isSpace($0) })!
-        if first == utf8.startIndex && last == utf8.index(before: utf8.endIndex) { return text }
-        return String(text[first...last])
+    /// Adds character data to the value being read, refusing the file as soon as the
+    /// value passes its limit (so a gigabyte of `<name>` costs a kilobyte).
+    func appendText(_ string: String) {
+        guard let count = text?.utf8.count else { return }
+        guard count + string.utf8.count <= (collectingName ? limits.nameBytes : limits.valueBytes) else {
+            text = nil
+            if collectingName {
+                return refuse("a track or route name is longer than \(ImportLimits.grouped(limits.nameBytes)) bytes "
+                                  + "of UTF-8, the most a route name may hold (ImportLimits.nameBytes)")
+            }
+            return refuse("a value holds more than \(ImportLimits.grouped(limits.valueBytes)) bytes of text, more "
+                              + "than any number or time needs (ImportLimits.valueBytes)")
+        }
+        text!.append(string)
     }
 
+    /// Whether a value is empty or only XML white space: `<ele></ele>` gives no elevation.
+    static func isBlank(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// At most 40 characters of a value, for a message.
+    static func shown(_ text: String) -> String {
+        text.count > 40 ? String(text.prefix(40)) + "..." : text
+    }
+
+    /// `value` as a number written the XML Schema way (see ``XSDNumber``).
     func number(_ value: String, _ what: String) -> Double? {
-        guard let number = Double(value), number.isFinite else {
-            stop("<\(what)> holds \"\(value.prefix(40))\", not a number")
+        guard let number = XSDNumber.parse(value) else {
+            stop("<\(what)> holds \"\(Self.shown(value))\", not a decimal number")
             return nil
         }
         return number
+    }
+
+    /// A `<time>`'s moment, or nil after stopping the reader with what is wrong with it.
+    func time(_ value: String) -> Date? {
+        switch ISO8601Time.read(value[...]) {
+        case .date(let date):
+            return date
+        case .malformed:
+            stop("<time>\(Self.shown(value))</time> is not an ISO 8601 date and time")
+        case .impossible(let why):
+            stop("<time>\(Self.shown(value))</time> is not a date and time that exists: \(why)")
+        }
+        return nil
     }
 
     func setPointValue(_ name: String, _ value: String) {
         guard point != nil else { return }
         switch name {
         case "time":
-            guard let date = ISO8601Time.parse(value[...]) else {
-                return stop("<time>\(value.prefix(40))</time> is not an ISO 8601 date and time")
-            }
+            guard let date = time(value) else { return }
             guard GPXImportOptions.validTimes.contains(date.timeIntervalSince1970) else {
-                return stop("<time>\(value.prefix(40))</time> is outside 1970...2200, which RouteLog cannot store")
+                return stop("<time>\(Self.shown(value))</time> is outside 1970...2200, which RouteLog cannot store")
             }
-            point?.timestamp = date
-            pointHasTime = true
+            point?.time = date.timeIntervalSince1970
         case "ele": point?.altitude = number(value, name)
         case "speed": point?.speed = number(value, name)
         case "course": point?.course = number(value, name)
         default: break
         }
+    }
+
+    /// The file's own `<time>`: a malformed or impossible one is refused like a point's;
+    /// one outside 1970...2200 is only not used (it dates nothing unless a path is untimed).
+    func setFileTime(_ value: String) {
+        guard let date = time(value) else { return }
+        if GPXImportOptions.validTimes.contains(date.timeIntervalSince1970) { contents.fileTime = date }
     }
 
     func setExtensionValue(_ name: String, _ uri: String?, _ value: String) {
@@ -83,5 +116,30 @@ extension GPXReader {
         case "verticalAccuracy": point?.verticalAccuracy = number
         default: break
         }
+    }
+
+    /// The encodings GPX files are written in. libxml2 converts others through iconv,
+    /// and crashes on some malformed ones (a UTF-7 file was seen to): refuse them first.
+    static let readableEncodings: Set<String> = [
+        "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "latin1", "iso-latin-1",
+        "us-ascii", "ascii", "windows-1252", "cp1252",
+    ]
+
+    /// Throws `.invalidArgument` when the XML declaration names an encoding other than
+    /// those of ``readableEncodings``.
+    static func checkDeclaredEncoding(_ head: Data, source: String) throws {
+        let text = String(decoding: head, as: UTF8.self)
+        guard text.hasPrefix("<?xml") || text.hasPrefix("\u{FEFF}<?xml"),
+              let declarationEnd = text.range(of: "?>"),
+              let attribute = text[..<declarationEnd.lowerBound].range(of: "encoding")
+        else { return }
+        let rest = text[attribute.upperBound..<declarationEnd.lowerBound].drop { $0 == " " || $0 == "=" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return }
+        let name = rest.dropFirst().prefix { $0 != quote }
+        guard !readableEncodings.contains(name.lowercased()) else { return }
+        throw RouteLogError(.invalidArgument,
+                            "The GPX file declares the encoding \"\(name)\", which RouteLog does not read; "
+                                + "convert it to UTF-8. Nothing from this file was imported",
+                            path: source)
     }
 }

@@ -3,55 +3,42 @@ import Foundation
 import FoundationXML
 #endif
 
-/// One `<trk>` or `<rte>` as read, before the import policy (times, jumps) is applied.
-struct GPXPath {
-    var name: String?
-    var isPlannedRoute: Bool
-    /// Points in file order; `timestamp` is only meaningful where `hasTime` is true.
-    var points: [TrackPoint] = []
-    var hasTime: [Bool] = []
-    /// Indices where a new `<trkseg>` starts (never 0).
-    var segmentStarts: [Int] = []
-    /// `<trkseg>` elements without a point.
-    var emptySegments = 0
-    /// RouteLog's own track extensions: the app's calories and distance.
-    var calories: Double?
-    var distance: Double?
-}
-
-/// Everything a GPX file held that the importer cares about.
-struct GPXContents {
-    var paths: [GPXPath] = []
-    var fileTime: Date?
-    var waypoints = 0
-    var unknownExtensions = 0
-    var version: String?
-}
-
 /// A streaming GPX 1.0/1.1 reader over FoundationXML's XMLParser (libxml2's SAX
-/// parser underneath). It keeps only the points it builds, never the text of the
-/// file, and stops at the first XML or data error with its line and column.
+/// parser underneath), fed 128 KiB at a time by an ``XMLInputFeed``. It keeps only the
+/// points it builds (in columns, see ``GPXPath``) and the text of the one value it is
+/// reading, never the file; it stops at the first XML or data error, or the first
+/// ``ImportLimits`` passed, with its line and column, and reads no further.
 final class GPXReader: NSObject, XMLParserDelegate {
     var contents = GPXContents()
     private var error: RouteLogError?
     private let source: String
+    let limits: ImportLimits
+    private let feed: XMLInputFeed
 
     // Where we are.
     var depth = 0
     var path: GPXPath?
     private var segmentHasPoints = false
-    var point: TrackPoint?
-    var pointHasTime = false
+    var point: GPXPointValues?
     private var inMetadata = false
     private var extensionDepth: Int?       // depth of the open <extensions>, if any
-    var skipUntilDepth: Int?       // inside an element we ignore entirely
-    var text: String?              // collecting character data
+    var skipUntilDepth: Int?               // inside an element we ignore entirely
+    var text: String?                      // collecting character data...
+    var collectingName = false             // ...of a name (else of a value), for its limit
+    private var pointsRead = 0
+    private var names: XMLNameBudget
+    private var pathsWithPoints = 0
     private var parser: XMLParser?
 
-    private init(source: String) { self.source = source }
+    private init(source: String, limits: ImportLimits, feed: XMLInputFeed) {
+        self.source = source
+        self.limits = limits
+        self.feed = feed
+        names = XMLNameBudget(limit: limits.xmlNames)
+    }
 
     /// Reads a GPX file from disk, streaming it in small chunks.
-    static func read(contentsOf url: URL) throws -> GPXContents {
+    static func read(contentsOf url: URL, limits: ImportLimits = .init()) throws -> GPXContents {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
               FileManager.default.isReadableFile(atPath: url.path) else {
@@ -65,49 +52,34 @@ final class GPXReader: NSObject, XMLParserDelegate {
             return try? handle.read(upToCount: 512)
         } ?? Data()
         try checkDeclaredEncoding(head, source: url.path)
-        guard let parser = XMLParser(contentsOf: url) else {
-            throw RouteLogError(.io, "Cannot open the GPX file", path: url.path)
+        let feed: XMLInputFeed
+        do {
+            feed = try XMLInputFeed(contentsOf: url)
+        } catch {
+            throw RouteLogError(.notFound, "Cannot read the GPX file; check the path", path: url.path)
         }
-        return try GPXReader(source: url.path).run(parser)
+        return try read(feed, source: url.path, limits: limits)
     }
 
     /// Reads GPX from memory; `source` names it in errors.
-    static func read(data: Data, source: String) throws -> GPXContents {
+    static func read(data: Data, source: String, limits: ImportLimits = .init()) throws -> GPXContents {
         try checkDeclaredEncoding(data.prefix(512), source: source)
-        return try GPXReader(source: source).run(XMLParser(data: data))
+        return try read(XMLInputFeed(bytes: data), source: source, limits: limits)
     }
 
-    /// The encodings GPX files are written in. libxml2 converts others through iconv,
-    /// and crashes on some malformed ones (a UTF-7 file was seen to): refuse them first.
-    static let readableEncodings: Set<String> = [
-        "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "latin1", "iso-latin-1",
-        "us-ascii", "ascii", "windows-1252", "cp1252",
-    ]
-
-    /// Throws `.invalidArgument` when the XML declaration names an encoding other than
-    /// those of ``readableEncodings``.
-    static func checkDeclaredEncoding(_ head: Data, source: String) throws {
-        let text = String(decoding: head, as: UTF8.self)
-        guard text.hasPrefix("<?xml") || text.hasPrefix("\u{FEFF}<?xml"),
-              let declarationEnd = text.range(of: "?>"),
-              let attribute = text[..<declarationEnd.lowerBound].range(of: "encoding")
-        else { return }
-        let rest = text[attribute.upperBound..<declarationEnd.lowerBound].drop { $0 == " " || $0 == "=" }
-        guard let quote = rest.first, quote == "\"" || quote == "'" else { return }
-        let name = rest.dropFirst().prefix { $0 != quote }
-        guard !readableEncodings.contains(name.lowercased()) else { return }
-        throw RouteLogError(.invalidArgument,
-                            "The GPX file declares the encoding \"\(name)\", which RouteLog does not read; "
-                                + "convert it to UTF-8. Nothing from this file was imported",
-                            path: source)
+    /// Reads GPX from `feed` (which then tells how far it was read).
+    static func read(_ feed: XMLInputFeed, source: String, limits: ImportLimits) throws -> GPXContents {
+        try GPXReader(source: source, limits: limits, feed: feed).run()
     }
 
-    private func run(_ parser: XMLParser) throws -> GPXContents {
+    private func run() throws -> GPXContents {
+        let parser = XMLParser(stream: feed)
         self.parser = parser
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = self
         let finished = parser.parse()
+        if error == nil, let refused = declarationError() { error = refused }
         // libxml2 reports some errors (undeclared prefixes, a file cut short) while
         // parse() still returns true: our own record of the first error decides.
         if let error { throw error }
@@ -121,24 +93,42 @@ final class GPXReader: NSObject, XMLParserDelegate {
         return contents
     }
 
-    private func fail(_ what: String, _ parser: XMLParser) -> RouteLogError {
+    private func fail(_ what: String, _ parser: XMLParser, refused: Bool = false) -> RouteLogError {
         RouteLogError(.invalidArgument,
-                      "Malformed GPX at line \(parser.lineNumber), column \(parser.columnNumber): \(what); "
+                      (refused ? "GPX refused" : "Malformed GPX")
+                          + " at line \(parser.lineNumber), column \(parser.columnNumber): \(what); "
                           + "nothing from this file was imported",
                       path: source)
     }
 
-    func stop(_ what: String) {
+    /// The error for a DTD declaration the feed refused, if it refused one.
+    private func declarationError() -> RouteLogError? {
+        guard let refusal = feed.refusal else { return nil }
+        return RouteLogError(.invalidArgument,
+                             "GPX refused at line \(refusal.line), column \(refusal.column): \(refusal.what), "
+                                 + "whose text XMLParser would silently drop or make up; RouteLog reads no DTD, "
+                                 + "so nothing from this file was imported", path: source)
+    }
+
+    /// Records the first error and stops the parser and its input at once. (An error
+    /// the parser reports after the feed refused a declaration is the feed's doing: the
+    /// declaration is the error.)
+    func stop(_ what: String, refused: Bool = false) {
         guard error == nil, let parser else { return }
-        error = fail(what, parser)
+        error = declarationError() ?? fail(what, parser, refused: refused)
+        feed.stop()
         parser.abortParsing()
     }
+
+    /// Stops at a limit of ``ImportLimits``.
+    func refuse(_ what: String) { stop(what, refused: true) }
 
     private static func describe(_ error: Error) -> String {
         let code = (error as NSError).code
         switch code {
         case 4: return "the file is empty or not XML"
         case 5: return "the file ends before its elements are closed (truncated?)"
+        case 26: return "an entity reference names an entity XML does not predefine (RouteLog reads no DTD)"
         case 76: return "a closing tag does not match the element it closes"
         case 201: return "an element or attribute uses a namespace prefix that is not declared"
         case 9, 69: return "invalid character in the text (wrong encoding?)"
@@ -153,16 +143,29 @@ final class GPXReader: NSObject, XMLParserDelegate {
         stop(Self.describe(parseError))
     }
 
+    func parser(_ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String,
+                forElement elementName: String, type: String?, defaultValue: String?) {
+        refuse("the file's DOCTYPE declares default attributes (<!ATTLIST \(elementName.prefix(40)) "
+                   + "\(attributeName.prefix(40))>), values the elements do not carry; RouteLog reads no DTD")
+    }
+
+    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+        stop("&\(name.prefix(40)); names an entity XML does not predefine (RouteLog reads no DTD)")
+        return nil
+    }
+
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI uri: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {
         depth += 1
-        guard error == nil, skipUntilDepth == nil else { return }
+        guard error == nil else { return }
+        guard names.admit(qualifiedName, name, uri: uri, attributes: attributes) else { return refuse(names.refusal) }
+        guard skipUntilDepth == nil else { return }
         // A prefixed name with no namespace: libxml2 only warns, we refuse.
         if let qualifiedName, qualifiedName.utf8.contains(UInt8(ascii: ":")), uri == nil || uri == "" {
-            return stop("the prefix of <\(qualifiedName)> is not declared")
+            return stop("the prefix of <\(qualifiedName.prefix(80))> is not declared")
         }
         if depth == 1 {
-            guard name == "gpx" else { return stop("the root element is <\(name)>, not <gpx>") }
+            guard name == "gpx" else { return stop("the root element is <\(name.prefix(80))>, not <gpx>") }
             contents.version = attributes["version"] ?? (uri == GPXNamespace.gpx10 ? "1.0" : "1.1")
             return
         }
@@ -173,7 +176,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
             return
         }
         if point != nil {
-            if ["ele", "time", "speed", "course"].contains(name) { text = "" }
+            if ["ele", "time", "speed", "course"].contains(name) { collectText(name: false) }
             if name == "extensions" { extensionDepth = depth }
             return
         }
@@ -183,47 +186,66 @@ final class GPXReader: NSObject, XMLParserDelegate {
         case "metadata":
             inMetadata = depth == 2
         case "time":
-            if path == nil, depth == 2 || (inMetadata && depth == 3) { text = "" }
+            if path == nil, depth == 2 || (inMetadata && depth == 3) { collectText(name: false) }
         case "wpt":
             contents.waypoints += 1
             skipUntilDepth = depth
         case "trk", "rte":
             guard depth == 2 else { break }
-            path = GPXPath(name: nil, isPlannedRoute: name == "rte")
+            path = GPXPath(isPlannedRoute: name == "rte")
             segmentHasPoints = false
         case "trkseg":
             segmentHasPoints = false
-        case "name":
-            if path != nil, depth == 3 { text = "" }
+        case "name", "type":
+            if path != nil, depth == 3 { collectText(name: true) }
         case "trkpt", "rtept":
-            if path != nil { startPoint(attributes) }
+            if path != nil { startPoint(name, attributes) }
         default:
             break
         }
     }
 
-    private func startPoint(_ attributes: [String: String]) {
+    private func startPoint(_ element: String, _ attributes: [String: String]) {
+        guard let path else { return }
+        let kind = path.isPlannedRoute ? "<rte>" : "<trk>"
+        guard path.count < limits.pointsPerRoute else {
+            return refuse("a \(kind) has more than \(ImportLimits.grouped(limits.pointsPerRoute)) points, the most "
+                              + "one route may hold (ImportLimits.pointsPerRoute); split it into several")
+        }
+        guard pointsRead < limits.pointsPerFile else {
+            return refuse("the file has more than \(ImportLimits.grouped(limits.pointsPerFile)) points, the most "
+                              + "RouteLog imports from one file in one batch (ImportLimits.pointsPerFile); split the file")
+        }
+        guard !path.isEmpty || pathsWithPoints < limits.routesPerFile else {
+            return refuse("the file has more than \(ImportLimits.grouped(limits.routesPerFile)) tracks and routes "
+                              + "with points (ImportLimits.routesPerFile); split the file")
+        }
         guard let latText = attributes["lat"], let lonText = attributes["lon"] else {
             return stop("a point has no lat or lon attribute")
         }
-        guard let lat = Double(Self.trimmed(latText)), lat.isFinite,
-              (-90...90).contains(lat) else {
-            return stop("lat=\"\(latText.prefix(40))\" is not a latitude in -90...90")
+        guard let lat = XSDNumber.parse(latText), (-90...90).contains(lat) else {
+            return stop("lat=\"\(Self.shown(latText))\" is not a latitude, a decimal number in -90...90")
         }
-        guard let lon = Double(Self.trimmed(lonText)), lon.isFinite,
-              (-180...180).contains(lon) else {
-            return stop("lon=\"\(lonText.prefix(40))\" is not a longitude in -180...180")
+        guard let lon = XSDNumber.parse(lonText), (-180...180).contains(lon) else {
+            return stop("lon=\"\(Self.shown(lonText))\" is not a longitude, a decimal number in -180...180")
         }
-        point = TrackPoint(latitude: lat, longitude: lon, timestamp: Date(timeIntervalSince1970: 0))
-        pointHasTime = false
+        point = GPXPointValues(latitude: lat, longitude: lon)
+    }
+
+    /// Starts collecting the character data of the element just opened.
+    func collectText(name: Bool) {
+        text = ""
+        collectingName = name
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if text != nil { text! += string }
+        guard error == nil, text != nil else { return }
+        appendText(string)
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        if text != nil { text! += String(decoding: CDATABlock, as: UTF8.self) }
+        guard error == nil, text != nil else { return }
+        appendText(String(decoding: CDATABlock, as: UTF8.self))
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI uri: String?,
@@ -234,35 +256,36 @@ final class GPXReader: NSObject, XMLParserDelegate {
             if depth == skip { skipUntilDepth = nil }
             return
         }
-        let value = text.map(Self.trimmed)
+        let value = text
         text = nil
         if let extensionDepth, depth > extensionDepth {
-            if let value, !value.isEmpty { setExtensionValue(name, uri, value) }
+            if let value, !Self.isBlank(value) { setExtensionValue(name, uri, value) }
             return
         }
         if depth == extensionDepth { extensionDepth = nil }
         if point != nil, name != "trkpt", name != "rtept" {
-            if let value, !value.isEmpty { setPointValue(name, value) }
+            if let value, !Self.isBlank(value) { setPointValue(name, value) }
             return
         }
         switch name {
         case "metadata":
             if depth == 2 { inMetadata = false }
         case "time":
-            if path == nil, let value, let date = ISO8601Time.parse(value[...]),
-               GPXImportOptions.validTimes.contains(date.timeIntervalSince1970) {
-                contents.fileTime = date
-            }
+            if path == nil, let value, !Self.isBlank(value) { setFileTime(value) }
         case "name":
+            // As written: GPX's name is an xsd:string, whose white space is kept.
             if depth == 3, let value, !value.isEmpty { path?.name = value }
+        case "type":
+            if depth == 3, let value { path?.activity = ActivityKind(importedName: value) }
         case "trkpt", "rtept":
             guard let finished = point else { break }
-            if !segmentHasPoints, let count = path?.points.count, count > 0 {
+            if !segmentHasPoints, let count = path?.count, count > 0 {
                 path?.segmentStarts.append(count)
             }
+            if path?.isEmpty == true { pathsWithPoints += 1 }
             segmentHasPoints = true
-            path?.points.append(finished)
-            path?.hasTime.append(pointHasTime)
+            path?.append(finished)
+            pointsRead += 1
             point = nil
         case "trkseg":
             if !segmentHasPoints { path?.emptySegments += 1 }

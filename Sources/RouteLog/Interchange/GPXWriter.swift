@@ -24,6 +24,8 @@ enum GPXWriter {
         if let first = route.points.first { out += "<time>\(ISO8601Time.format(first.timestamp))</time>" }
         out += "</metadata>\n<trk>\n"
         if let title { out += "<name>\(TextEscaping.xml(title))</name>\n" }
+        // GPX's order: name, ..., type, extensions, trkseg. The importer reads it back.
+        if let kind = route.metadata.activity { out += "<type>\(TextEscaping.xml(kind.name))</type>\n" }
         var routeExtensions = ""
         if let calories = route.metadata.calories {
             routeExtensions += "<routelog:calories>\(DecimalText.format(calories, places: 3))</routelog:calories>"

@@ -3,12 +3,46 @@ import Foundation
 /// ISO 8601 / XML Schema `dateTime` text, read and written without DateFormatter: the
 /// formatter is slow, locale-dependent, and drops milliseconds by default.
 enum ISO8601Time {
-    /// Parses `YYYY-MM-DDThh:mm:ss[.fraction][Z|±hh:mm]`. A missing zone means UTC
-    /// (GPX requires UTC; files without a zone almost always mean it). Returns `nil`
-    /// for anything else.
+    /// What a time's text turned out to be.
+    enum Reading: Equatable {
+        /// A date and time that exists.
+        case date(Date)
+        /// Not in the form `YYYY-MM-DDThh:mm:ss[.fraction][Z|±hh:mm]`.
+        case malformed
+        /// In that form, but naming a moment the calendar does not have; the text says
+        /// why ("2024-02 has 29 days").
+        case impossible(String)
+    }
+
+    /// Parses `YYYY-MM-DDThh:mm:ss[.fraction][Z|±hh:mm]`, or nil for anything else,
+    /// impossible dates included (see ``read(_:)``).
     static func parse(_ text: Substring) -> Date? {
-        let bytes = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-            .reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.reversed())
+        if case .date(let date) = read(text) { return date }
+        return nil
+    }
+
+    /// Reads `YYYY-MM-DDThh:mm:ss[.fraction][Z|±hh:mm]` (a space may stand for the `T`,
+    /// the zone's colon may be left out). A missing zone means UTC (GPX requires UTC;
+    /// files without a zone almost always mean it).
+    ///
+    /// The calendar is checked, never rolled over: the day must exist in its month
+    /// (`2024-02-30` is impossible, not March 1st), `24:00:00` is the end of its day (as
+    /// XML Schema 1.0 allows) but no other time past 23:59:59 is, and second 60 is
+    /// accepted only where UTC inserts leap seconds, at 23:59:60 UTC, and read as the
+    /// next second (POSIX time has no leap seconds).
+    static func read(_ text: Substring) -> Reading {
+        // One pass over contiguous bytes: every point of an import has a time.
+        var text = text
+        return text.withUTF8 { all in
+            func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+            var start = 0, end = all.count
+            while start < end, isSpace(all[start]) { start += 1 }
+            while end > start, isSpace(all[end - 1]) { end -= 1 }
+            return read(UnsafeBufferPointer(rebasing: all[start..<end]))
+        }
+    }
+
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Reading {
         var i = 0
         func number(_ width: Int) -> Int? {
             guard i + width <= bytes.count else { return nil }
@@ -26,23 +60,23 @@ enum ISO8601Time {
             return true
         }
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D),
-              let day = number(2), i < bytes.count, bytes[i] == 0x54 || bytes[i] == 0x20 else { return nil }
+              let day = number(2), i < bytes.count, bytes[i] == 0x54 || bytes[i] == 0x20 else { return .malformed }
         i += 1
         guard let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A),
-              let second = number(2) else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59,
-              second <= 60 else { return nil }
+              let second = number(2) else { return .malformed }
         var fraction = 0.0
+        var fractionIsZero = true
         if i < bytes.count, bytes[i] == 0x2E {
             i += 1
             var scale = 0.1
             let start = i
             while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
                 fraction += Double(bytes[i] - 0x30) * scale
+                if bytes[i] != 0x30 { fractionIsZero = false }
                 scale /= 10
                 i += 1
             }
-            guard i > start else { return nil }
+            guard i > start else { return .malformed }
         }
         var offset = 0
         if i < bytes.count {
@@ -51,16 +85,44 @@ enum ISO8601Time {
             } else if bytes[i] == 0x2B || bytes[i] == 0x2D {
                 let sign = bytes[i] == 0x2D ? -1 : 1
                 i += 1
-                guard let oh = number(2) else { return nil }
+                guard let oh = number(2) else { return .malformed }
                 _ = expect(0x3A)
-                guard let om = number(2), oh <= 14, om <= 59 else { return nil }
+                guard let om = number(2) else { return .malformed }
+                guard oh <= 14, om <= 59, oh * 60 + om <= 14 * 60 else {
+                    return .impossible("the zone offset is past \u{B1}14:00")
+                }
                 offset = sign * (oh * 3600 + om * 60)
             }
         }
-        guard i == bytes.count else { return nil }
+        guard i == bytes.count else { return .malformed }
+        guard (1...12).contains(month) else { return .impossible("there is no month \(month)") }
+        let length = daysIn(year: year, month: month)
+        guard (1...length).contains(day) else {
+            return .impossible("\(pad(year, 4))-\(pad(month, 2)) has \(length) days")
+        }
+        let endOfDay = hour == 24 && minute == 0 && second == 0 && fractionIsZero
+        guard hour <= 23 || endOfDay else { return .impossible("there is no hour \(hour) (24:00:00 is the only time past 23:59:59)") }
+        guard minute <= 59 else { return .impossible("there is no minute \(minute)") }
+        if second == 60 {
+            let utcMinute = ((hour * 60 + minute - offset / 60) % 1440 + 1440) % 1440
+            guard utcMinute == 23 * 60 + 59 else {
+                return .impossible("second 60 exists only as a leap second, at 23:59:60 UTC")
+            }
+        } else if second > 60 {
+            return .impossible("there is no second \(second)")
+        }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
-        return Date(timeIntervalSince1970: seconds)
+        return .date(Date(timeIntervalSince1970: seconds))
+    }
+
+    /// Days in a month of the proleptic Gregorian calendar.
+    static func daysIn(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// `2024-05-01T07:30:12.345Z`: UTC, always with milliseconds (RouteLog's precision).

@@ -8,115 +8,190 @@ import Foundation
 /// Keyed archives store every object once in `$objects`; a reference is a UID (an index
 /// into `$objects`); each object dictionary names its class through `$class`, a UID of
 /// a `{"$classname", "$classes"}` entry. Numbers and strings are stored directly.
+///
+/// The binary property list is read in place (``BinaryPropertyList``): an object is
+/// decoded when it is followed, and a value here is the index of a property-list
+/// object. XML archives are converted to binary first, and only up to
+/// ``xmlArchiveBytes`` (Foundation builds their whole graph to convert them).
 struct KeyedArchive {
-    private let objects: [Any]
-    private let top: [String: Any]
+    let plist: BinaryPropertyList
+    private let objects: BinaryPropertyList.References
+    private let top: ArchivedObject
+    private let keyNames = KeyNames()
 
-    /// Parses a binary or XML keyed archive.
+    /// Key strings already decoded, by object: an archive writes each key once and
+    /// every location refers to it, so a million locations decode nine strings.
+    final class KeyNames {
+        var names: [Int: String] = [:]
+    }
+
+    /// XML archives larger than this are refused (8 MiB).
+    static let xmlArchiveBytes = 8 << 20
+    /// Keys of an archived object: more is not a route, a location or a collection.
+    static let objectKeys = 256
+
+    /// The key/value references of one archived object (a dictionary in `$objects`).
+    struct ArchivedObject {
+        var keys: [String]
+        var values: [Int]
+        subscript(key: String) -> Int? { keys.firstIndex(of: key).map { values[$0] } }
+    }
+
+    /// Parses a binary keyed archive (or an XML one, converted first).
     /// - Throws: `.invalidArgument` when the bytes are not a property list or not a keyed archive.
-    init(data: Data, source: String) throws {
-        let plist: Any
+    init(_ bytes: MappedBytes, source: String) throws {
+        let notArchive = RouteLogError(.invalidArgument, "not a property list, so not an NSKeyedArchiver archive; "
+                                           + "give the file the old app archived its routes into", path: source)
+        var file = bytes
+        if !bytes.bytes.starts(with: Array("bplist".utf8)) {
+            guard bytes.bytes.count <= Self.xmlArchiveBytes else {
+                throw RouteLogError(.invalidArgument, "not a binary property list, and larger than an XML archive "
+                                        + "RouteLog converts (\(Self.xmlArchiveBytes >> 20) MiB); convert it to binary "
+                                        + "first (plutil -convert binary1 FILE)", path: source)
+            }
+            let data = Data(bytes.bytes)
+            guard let graph = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+                  let binary = try? PropertyListSerialization.data(fromPropertyList: graph, format: .binary, options: 0)
+            else { throw notArchive }
+            file = MappedBytes(copying: binary)
+        }
         do {
-            plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw RouteLogError(.invalidArgument,
-                                "not a property list, so not an NSKeyedArchiver archive; "
-                                    + "give the file the old app archived its routes into", path: source)
-        }
-        guard let root = plist as? [String: Any], let objects = root["$objects"] as? [Any],
-              let top = root["$top"] as? [String: Any] else {
-            throw RouteLogError(.invalidArgument, "a property list, but not an NSKeyedArchiver archive "
-                                    + "(no $objects or $top); give the file the old app archived its routes into",
-                                path: source)
-        }
+            plist = try BinaryPropertyList(file, source: source)
+        } catch { throw notArchive }
+        let noArchive = RouteLogError(.invalidArgument, "a property list, but not an NSKeyedArchiver archive "
+                                          + "(no $objects or $top); give the file the old app archived its routes into",
+                                      path: source)
+        guard let root = try Self.dictionary(plist, plist.topObject, source: source, names: keyNames),
+              let objectsRef = root["$objects"], case .array(let objects) = try plist.object(objectsRef),
+              let topRef = root["$top"], let top = try Self.dictionary(plist, topRef, source: source, names: keyNames)
+        else { throw noArchive }
         self.objects = objects
         self.top = top
     }
 
-    /// The archive's root object (`$top.root`, or the only entry of `$top`).
-    var root: Any? {
-        if let value = top["root"] { return resolve(value) }
-        return top.count == 1 ? top.first.flatMap { resolve($0.value) } : nil
-    }
-
-    /// The index a UID holds. Foundation on Linux gives `_NSKeyedArchiverUID` objects
-    /// (a stored `value`), Apple platforms a CF type whose description holds
-    /// `value = N`, and XML archives a `{"CF$UID": N}` dictionary.
-    static func uid(_ value: Any) -> Int? {
-        if let dict = value as? [String: Any], dict.count == 1, let n = dict["CF$UID"] as? Int { return n }
-        if value is String || value is NSNumber || value is [Any] || value is [String: Any] || value is Data {
-            return nil
+    /// The keys and value references of property-list object `index`, if it is a dictionary.
+    private static func dictionary(_ plist: BinaryPropertyList, _ index: Int, source: String,
+                                   names: KeyNames) throws -> ArchivedObject? {
+        guard case .dictionary(let keys, let values) = try plist.object(index) else { return nil }
+        guard keys.count <= objectKeys else {
+            throw RouteLogError(.invalidArgument, "an archived object with \(keys.count) keys, more than any route or "
+                                    + "location has (\(objectKeys)); this is not the old app's archive", path: source)
         }
-        let typeName = String(describing: type(of: value))
-        guard typeName.contains("KeyedArchiverUID") else { return nil }
-        for child in Mirror(reflecting: value).children where child.label == "value" {
-            if let n = child.value as? UInt32 { return Int(n) }
-            if let n = child.value as? UInt64 { return Int(n) }
-            if let n = child.value as? Int { return n }
+        var object = ArchivedObject(keys: [], values: [])
+        object.keys.reserveCapacity(keys.count)
+        object.values.reserveCapacity(keys.count)
+        for i in 0..<keys.count {
+            let key = try plist.reference(keys, i)
+            if let name = names.names[key] {
+                object.keys.append(name)
+            } else {
+                guard case .string(let range, let encoding) = try plist.object(key) else { continue }
+                let name = range.count <= 256 ? plist.text(range, encoding) : ""
+                // Bounded, whatever the file: past 4,096 distinct keys, decode each time.
+                if names.names.count < 4096 { names.names[key] = name }
+                object.keys.append(name)
+            }
+            object.values.append(try plist.reference(values, i))
         }
-        let text = String(describing: value)
-        if let range = text.range(of: "value = ") {
-            return Int(text[range.upperBound...].prefix { $0.isNumber })
-        }
-        return nil
-    }
-
-    /// `value`, with a UID followed to its object; `nil` for `$null` or a bad UID.
-    func resolve(_ value: Any) -> Any? {
-        guard let index = Self.uid(value) else { return value }
-        guard objects.indices.contains(index) else { return nil }
-        let object = objects[index]
-        if let text = object as? String, text == "$null" { return nil }
         return object
     }
 
-    /// The object stored under `key` in an archived object, resolved.
-    func value(_ object: [String: Any], _ key: String) -> Any? {
-        object[key].flatMap(resolve)
+    /// The archive's root object (`$top.root`, or the only entry of `$top`).
+    func root() throws -> Int? {
+        if let value = top["root"] { return try resolve(value) }
+        return top.keys.count == 1 ? try resolve(top.values[0]) : nil
+    }
+
+    /// `value`, with a UID followed to its object in `$objects`; nil for `$null` or a
+    /// UID past the end.
+    func resolve(_ value: Int) throws -> Int? {
+        let index: Int
+        switch try plist.object(value) {
+        case .uid(let uid):
+            index = uid
+        case .dictionary(let keys, let values) where keys.count == 1:
+            // An XML archive's UID, if the conversion kept it a `{"CF$UID": N}` dictionary.
+            guard case .string(let range, let encoding) = try plist.object(plist.reference(keys, 0)),
+                  plist.text(range, encoding, equals: Array("CF$UID".utf8)),
+                  case .integer(let uid) = try plist.object(plist.reference(values, 0)), uid >= 0 else { return value }
+            index = Int(uid)
+        default:
+            return value
+        }
+        guard index < objects.count else { return nil }
+        let target = try plist.reference(objects, index)
+        if case .string(let range, let encoding) = try plist.object(target),
+           plist.text(range, encoding, equals: Array("$null".utf8)) { return nil }
+        return target
+    }
+
+    /// The archived object `value` resolves to, if it is a dictionary.
+    func object(_ value: Int?) throws -> ArchivedObject? {
+        guard let value, let resolved = try resolve(value) else { return nil }
+        return try Self.dictionary(plist, resolved, source: plist.source, names: keyNames)
     }
 
     /// The class name of an archived object ("NSMutableArray", "CLLocation").
-    func className(of object: [String: Any]) -> String? {
-        guard let ref = object["$class"], let entry = resolve(ref) as? [String: Any] else { return nil }
-        return entry["$classname"] as? String
+    func className(of object: ArchivedObject) throws -> String? {
+        guard let entry = try self.object(object["$class"]), let name = entry["$classname"] else { return nil }
+        return try string(name)
     }
 
-    /// The elements of an archived NSArray/NSMutableArray/NSSet (resolved), or nil.
-    func array(_ value: Any?) -> [Any]? {
-        guard let object = value.flatMap(resolve) as? [String: Any],
-              let elements = object["NS.objects"] as? [Any] else { return nil }
-        return elements.compactMap(resolve)
+    /// The element references of an archived NSArray/NSMutableArray/NSSet (`NS.objects`),
+    /// unresolved (each may be a UID), or nil.
+    func array(_ value: Int?) throws -> BinaryPropertyList.References? {
+        guard let object = try object(value), let elements = object["NS.objects"],
+              case .array(let references) = try plist.object(elements) else { return nil }
+        return references
     }
 
-    /// A number stored inline or as an archived NSNumber.
-    func number(_ value: Any?) -> Double? {
-        guard let resolved = value.flatMap(resolve) else { return nil }
-        if let n = resolved as? NSNumber { return n.doubleValue }
-        if let n = resolved as? Double { return n }
-        if let n = resolved as? Int { return Double(n) }
-        if let text = string(resolved) { return Double(text.trimmingCharacters(in: .whitespaces)) }
-        return nil
+    /// Element `index` of an array, resolved.
+    func element(_ references: BinaryPropertyList.References, _ index: Int) throws -> Int? {
+        try resolve(plist.reference(references, index))
     }
 
-    /// A string stored inline or as an archived NSString (`NS.string`).
-    func string(_ value: Any?) -> String? {
-        guard let resolved = value.flatMap(resolve) else { return nil }
-        if let text = resolved as? String { return text }
-        if let object = resolved as? [String: Any] {
-            if let text = object["NS.string"] as? String { return text }
-            if let bytes = object["NS.bytes"] as? Data { return String(data: bytes, encoding: .utf8) }
+    /// A number stored inline or as an archived NSNumber, or decimal text (``XSDNumber``).
+    func number(_ value: Int?) throws -> Double? {
+        guard let value, let resolved = try resolve(value) else { return nil }
+        switch try plist.object(resolved) {
+        case .integer(let n): return Double(n)
+        case .real(let n): return n
+        case .bool(let b): return b ? 1 : 0
+        case .string(let range, let encoding):
+            return range.count <= 256 ? XSDNumber.parse(plist.text(range, encoding)) : nil
+        default: return nil
         }
-        return nil
+    }
+
+    /// A string stored inline or as an archived NSString (`NS.string`, `NS.bytes`).
+    func string(_ value: Int?) throws -> String? {
+        guard let value, let resolved = try resolve(value) else { return nil }
+        switch try plist.object(resolved) {
+        case .string(let range, let encoding):
+            return plist.text(range, encoding)
+        case .dictionary:
+            guard let object = try self.object(resolved) else { return nil }
+            if let text = object["NS.string"], case .string(let range, let encoding) = try plist.object(text) {
+                return plist.text(range, encoding)
+            }
+            if let data = object["NS.bytes"], case .data(let range) = try plist.object(data) {
+                return String(decoding: UnsafeRawBufferPointer(rebasing: plist.file.bytes[range]), as: UTF8.self)
+            }
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// A date: an archived NSDate (`NS.time`, seconds since 2001), or a bare number of
     /// seconds since 2001 (how CLLocation archives its timestamp).
-    func date(_ value: Any?) -> Date? {
-        guard let resolved = value.flatMap(resolve) else { return nil }
-        if let object = resolved as? [String: Any], let seconds = number(object["NS.time"]) {
-            return Date(timeIntervalSinceReferenceDate: seconds)
+    func date(_ value: Int?) throws -> Date? {
+        guard let value, let resolved = try resolve(value) else { return nil }
+        let object = try plist.object(resolved)
+        if case .date(let seconds) = object { return Date(timeIntervalSinceReferenceDate: seconds) }
+        if case .dictionary = object, let archived = try self.object(resolved), let time = archived["NS.time"] {
+            return try number(time).map { Date(timeIntervalSinceReferenceDate: $0) }
         }
-        if let seconds = number(resolved) { return Date(timeIntervalSinceReferenceDate: seconds) }
-        return nil
+        return try number(resolved).map { Date(timeIntervalSinceReferenceDate: $0) }
     }
 }

@@ -1,8 +1,12 @@
 import Foundation
 
-/// Turns one archived route object of the old app into a ``Route``.
+/// Turns one archived route object of the old app into a ``Route``, within
+/// ``ImportLimits``: every count is checked against the limits before anything of
+/// that size is allocated, and a split is matched to its point through a
+/// ``NearestTimeIndex``, so a route costs time linear in its points and splits.
 struct LegacyRouteReader {
     let archive: KeyedArchive
+    let limits: ImportLimits
 
     struct Skip: Error { var text: String }
 
@@ -18,91 +22,107 @@ struct LegacyRouteReader {
         static let course = "kCLLocationCodingKeyCourse"
     }
 
-    func route(_ object: [String: Any], report: inout LegacyMigrationReport) -> Result<Route, Skip> {
-        guard let locations = archive.array(object["routeCoordinates"]) else {
+    /// The route, or why it was skipped. (The archive's location counts were checked
+    /// against the point limits before; splits are checked here.)
+    /// - Throws: `.invalidArgument` for a limit passed or a damaged property list.
+    func route(_ object: KeyedArchive.ArchivedObject, number: Int,
+               report: inout LegacyMigrationReport) throws -> Result<Route, Skip> {
+        guard let locations = try archive.array(object["routeCoordinates"]) else {
             return .failure(Skip(text: "no routeCoordinates array"))
         }
         var points: [TrackPoint] = []
         points.reserveCapacity(locations.count)
-        for location in locations {
-            if let point = point(location) { points.append(point) } else { report.pointsSkipped += 1 }
+        for i in 0..<locations.count {
+            if let point = try point(archive.element(locations, i)) { points.append(point) } else { report.pointsSkipped += 1 }
         }
         guard !points.isEmpty else {
-            return .failure(Skip(text: locations.isEmpty ? "no locations" : "none of its \(locations.count) locations is valid"))
+            return .failure(Skip(text: locations.count == 0 ? "no locations" : "none of its \(locations.count) locations is valid"))
         }
         var metadata = RouteMetadata()
-        if let distance = archive.number(object["totalDistance"]), distance.isFinite, distance >= 0 {
+        if let distance = try archive.number(object["totalDistance"]), distance.isFinite, distance >= 0 {
             metadata.distance = distance
         }
         if let key = object.keys.sorted().first(where: { $0.lowercased().contains("calorie") }),
-           let calories = archive.number(object[key]), calories.isFinite, calories >= 0 {
+           let calories = try archive.number(object[key]), calories.isFinite, calories >= 0 {
             metadata.calories = calories
         }
-        var splits: [Split] = []
-        let computed = RouteMetrics.splits(of: points)
+        var archived: [Split.Unit: [Split]] = [:]
+        var index = NearestTimeIndex(points)
         for (unit, coordinatesKey, timesKey) in [(Split.Unit.kilometre, "kmCoordinates", "kmTimes"),
                                                  (.mile, "mileCoordinates", "mileTimes")] {
-            let archived = self.splits(unit, archive.array(object[coordinatesKey]) ?? [],
-                                       archive.array(object[timesKey]) ?? [], points)
-            if archived.isEmpty {
-                let own = computed.filter { $0.unit == unit }
-                splits += own
-                report.splitsComputed += own.count
-            } else {
-                splits += archived
-                report.splitsFromArchive += archived.count
+            let coordinates = try archive.array(object[coordinatesKey]), times = try archive.array(object[timesKey])
+            let count = max(coordinates?.count ?? 0, times?.count ?? 0)
+            guard count + archived.values.reduce(0, { $0 + $1.count }) <= limits.splitsPerRoute else {
+                throw refusal("archived route \(number) has more than \(ImportLimits.grouped(limits.splitsPerRoute)) "
+                                  + "kilometre and mile splits (ImportLimits.splitsPerRoute)")
             }
+            archived[unit] = try splits(unit, count: count, coordinates, times, points, &index)
+        }
+        var splits: [Split] = []
+        var computed: [Split]?
+        for unit in Split.Unit.allCases {
+            if let own = archived[unit], !own.isEmpty {
+                splits += own
+                report.splitsFromArchive += own.count
+                continue
+            }
+            if computed == nil {
+                let metres = RouteMetrics.distance(of: points)
+                guard ImportLimits.splitCount(metres: metres) <= Double(limits.splitsPerRoute) else {
+                    throw refusal("archived route \(number) is \(Int(metres / 1000)) km long, which makes more than "
+                                      + "\(ImportLimits.grouped(limits.splitsPerRoute)) kilometre and mile splits "
+                                      + "(ImportLimits.splitsPerRoute)")
+                }
+                computed = RouteMetrics.splits(of: points)
+            }
+            let own = computed!.filter { $0.unit == unit }
+            splits += own
+            report.splitsComputed += own.count
         }
         return .success(Route(points: points, splits: splits, metadata: metadata))
     }
 
+    func refusal(_ what: String) -> RouteLogError {
+        RouteLogError(.invalidArgument, "archive refused: \(what); nothing was migrated", path: archive.plist.source)
+    }
+
     /// A TrackPoint from an archived CLLocation, or nil when it is not a valid fix.
-    func point(_ value: Any) -> TrackPoint? {
-        guard let location = value as? [String: Any],
-              let lat = archive.number(location[Key.latitude]), let lon = archive.number(location[Key.longitude]),
+    func point(_ value: Int?) throws -> TrackPoint? {
+        guard let location = try archive.object(value),
+              let lat = try archive.number(location[Key.latitude]), let lon = try archive.number(location[Key.longitude]),
               lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon),
-              let time = archive.date(location[Key.timestamp]),
+              let time = try archive.date(location[Key.timestamp]),
               GPXImportOptions.validTimes.contains(time.timeIntervalSince1970) else { return nil }
-        let horizontal = archive.number(location[Key.horizontalAccuracy])
+        let horizontal = try archive.number(location[Key.horizontalAccuracy])
         // CoreLocation: a negative horizontal accuracy means the coordinate is invalid.
         if let horizontal, horizontal < 0 { return nil }
-        func finite(_ key: String) -> Double? { archive.number(location[key]).flatMap { $0.isFinite ? $0 : nil } }
-        return TrackPoint(latitude: lat, longitude: lon, timestamp: time, altitude: finite(Key.altitude),
+        func finite(_ key: String) throws -> Double? { try archive.number(location[key]).flatMap { $0.isFinite ? $0 : nil } }
+        return TrackPoint(latitude: lat, longitude: lon, timestamp: time, altitude: try finite(Key.altitude),
                           horizontalAccuracy: horizontal.flatMap { $0.isFinite ? $0 : nil },
-                          verticalAccuracy: finite(Key.verticalAccuracy), speed: finite(Key.speed),
-                          course: finite(Key.course))
+                          verticalAccuracy: try finite(Key.verticalAccuracy), speed: try finite(Key.speed),
+                          course: try finite(Key.course))
     }
 
     /// Archived splits of one unit: the time from `times` (or the split location's own
-    /// timestamp), matched to the point nearest in time.
-    func splits(_ unit: Split.Unit, _ locations: [Any], _ times: [Any], _ points: [TrackPoint]) -> [Split] {
+    /// timestamp), matched to the point nearest in time. A split without a usable time
+    /// (none, or not a finite one) is left out.
+    func splits(_ unit: Split.Unit, count: Int, _ locations: BinaryPropertyList.References?,
+                _ times: BinaryPropertyList.References?, _ points: [TrackPoint],
+                _ index: inout NearestTimeIndex) throws -> [Split] {
         let start = points[0].timestamp
-        let count = max(locations.count, times.count)
         var result: [Split] = []
+        result.reserveCapacity(count)
         for i in 0..<count {
-            let time = i < times.count ? archive.date(times[i]) : nil
-            let fallback = i < locations.count ? (locations[i] as? [String: Any]).flatMap {
-                archive.date($0[Key.timestamp])
-            } : nil
-            guard let when = time ?? fallback else { continue }
-            let index = nearestIndex(points, to: when)
-            result.append(Split(unit: unit, pointIndex: index, elapsedTime: max(0, when.timeIntervalSince(start))))
+            var when: Date?
+            if let times, i < times.count { when = try archive.date(archive.element(times, i)) }
+            if when == nil, let locations, i < locations.count,
+               let location = try archive.object(archive.element(locations, i)) {
+                when = try archive.date(location[Key.timestamp])
+            }
+            guard let when, when.timeIntervalSince1970.isFinite else { continue }
+            let point = index.nearest(to: when)
+            result.append(Split(unit: unit, pointIndex: point, elapsedTime: max(0, when.timeIntervalSince(start))))
         }
         return result
-    }
-
-    /// The index of the point whose timestamp is nearest `date` (points are in
-    /// recording order, but time may repeat, so this is a plain scan).
-    func nearestIndex(_ points: [TrackPoint], to date: Date) -> Int {
-        var best = 0
-        var bestGap = Double.infinity
-        for (i, p) in points.enumerated() {
-            let gap = abs(p.timestamp.timeIntervalSince(date))
-            if gap < bestGap {
-                best = i
-                bestGap = gap
-            }
-        }
-        return best
     }
 }

@@ -71,7 +71,7 @@ public enum RouteExporter {
             }
         }
         var written: [URL] = []
-        for summary in store.summaries() {
+        for summary in try store.summaries() {
             let url = directory.appendingPathComponent(fileName(for: summary.id, format: format))
             let bytes = try data(for: summary.id, in: store, format: format)
             do {

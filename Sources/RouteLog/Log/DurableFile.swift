@@ -22,9 +22,33 @@ final class DurableFile: @unchecked Sendable {
 
     var path: String { ref.path }
 
+    /// Opens a regular file of the store, never through a symbolic link and never
+    /// waiting on a FIFO: anything but a regular file is refused, naming it.
     static func open(_ path: String, flags: Int32, fileSystem: any FileSystem) throws -> DurableFile {
-        let ref = try retrying("open", path: path) { try fileSystem.open(path, flags: flags, mode: 0o600) }
-        return DurableFile(ref: ref, fileSystem: fileSystem)
+        let ref: FileRef
+        do {
+            ref = try retrying("open", path: path) {
+                try fileSystem.open(path, flags: flags | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
+            }
+        } catch let error as RouteLogError where error.errno == ELOOP || error.errno == EMLINK {
+            throw RouteLogError.notRegularFile(path, "a symbolic link")
+        }
+        let file = DurableFile(ref: ref, fileSystem: fileSystem)
+        let type = try retrying("fstat", path: path) { try fileSystem.fileType(ref) }
+        guard type == .regular else {
+            throw RouteLogError.notRegularFile(path, type == .directory ? "a directory" : "a special file (a FIFO, socket or device)")
+        }
+        return file
+    }
+
+    /// Creates a new regular file, failing when anything (a file, a link) has the name.
+    static func create(_ path: String, fileSystem: any FileSystem) throws -> DurableFile {
+        try open(path, flags: O_RDWR | O_CREAT | O_EXCL, fileSystem: fileSystem)
+    }
+
+    /// Opens a regular file for writing, creating it when missing.
+    static func openOrCreate(_ path: String, fileSystem: any FileSystem) throws -> DurableFile {
+        try open(path, flags: O_RDWR | O_CREAT, fileSystem: fileSystem)
     }
 
     func size() throws -> Int64 {
@@ -71,6 +95,12 @@ final class DurableFile: @unchecked Sendable {
     /// Makes written data durable (fdatasync; F_FULLFSYNC on Darwin).
     func syncData() throws {
         try Self.retrying("fdatasync", path: path) { try fileSystem.syncData(ref) }
+    }
+
+    /// Orders written data before later writes on the drive (F_BARRIERFSYNC on Apple
+    /// platforms; fdatasync elsewhere).
+    func syncBarrier() throws {
+        try Self.retrying("fdatasync", path: path) { try fileSystem.syncBarrier(ref) }
     }
 
     /// Makes data and metadata durable (fsync; F_FULLFSYNC on Darwin).

@@ -10,6 +10,11 @@ struct Errno: Error, Equatable, Sendable {
     let code: Int32
 }
 
+/// What kind of file a descriptor or name refers to.
+enum FileType: Sendable, Equatable {
+    case regular, directory, symbolicLink, other
+}
+
 /// An open file: its descriptor and the path it was opened by (for messages and traces).
 struct FileRef: Sendable, Hashable {
     let fd: Int32
@@ -29,6 +34,9 @@ protocol FileSystem: Sendable {
     func truncate(_ file: FileRef, to length: Int64) throws
     /// fdatasync (F_FULLFSYNC on Darwin).
     func syncData(_ file: FileRef) throws
+    /// F_BARRIERFSYNC on Darwin: earlier writes reach the drive before later ones;
+    /// fdatasync where there is no such barrier.
+    func syncBarrier(_ file: FileRef) throws
     /// fsync (F_FULLFSYNC on Darwin).
     func syncAll(_ file: FileRef) throws
     func rename(_ from: String, to: String) throws
@@ -43,6 +51,18 @@ protocol FileSystem: Sendable {
     func lockExclusive(_ file: FileRef) throws
     func unlock(_ file: FileRef)
     func isLockHeld(_ file: FileRef) throws -> Bool
+    /// fstat's file type of an open file.
+    func fileType(_ file: FileRef) throws -> FileType
+    /// lstat's answer: is `path` itself a symbolic link (nil when nothing is there)?
+    func isSymbolicLink(_ path: String) -> Bool?
+    /// An exclusive lock on the directory itself (flock), which deleting or replacing a
+    /// file in it cannot escape; EWOULDBLOCK when another open description holds it.
+    func lockDirectory(_ directory: FileRef) throws
+}
+
+extension FileSystem {
+    /// A file system that has no barrier of its own syncs the data.
+    func syncBarrier(_ file: FileRef) throws { try syncData(file) }
 }
 
 /// The real file system.
@@ -81,6 +101,11 @@ struct PosixFileSystem: FileSystem {
 
     func syncData(_ file: FileRef) throws {
         let result = routelog_sync_data(file.fd)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    func syncBarrier(_ file: FileRef) throws {
+        let result = routelog_sync_barrier(file.fd)
         guard result == 0 else { throw Errno(code: result) }
     }
 
@@ -140,5 +165,31 @@ struct PosixFileSystem: FileSystem {
         let result = routelog_lock_is_held(file.fd)
         guard result >= 0 else { throw Errno(code: -result) }
         return result == 1
+    }
+
+    func fileType(_ file: FileRef) throws -> FileType {
+        var info = stat()
+        guard fstat(file.fd, &info) == 0 else { throw Errno(code: errno) }
+        return Self.type(info.st_mode)
+    }
+
+    func isSymbolicLink(_ path: String) -> Bool? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Self.type(info.st_mode) == .symbolicLink
+    }
+
+    func lockDirectory(_ directory: FileRef) throws {
+        let result = routelog_lock_directory(directory.fd)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    private static func type(_ mode: mode_t) -> FileType {
+        switch mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
     }
 }

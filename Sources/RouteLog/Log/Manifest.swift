@@ -25,18 +25,19 @@ struct Manifest: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
-        _ = try FileHeader.decode(bytes, path: path, expecting: .manifest)
+        let fileHeader = try FileHeader.decode(bytes, path: path, expecting: .manifest)
         let start = FormatConstants.fileHeaderSize
         let header = bytes.withUnsafeBytes { RecordFrame.header($0, at: start) }
         guard let header, header.type == FormatConstants.RecordType.manifestState.rawValue,
               start + FormatConstants.recordHeaderSize + header.length <= bytes.count,
-              Checksum.masked(bytes, (start + 8)..<(start + FormatConstants.recordHeaderSize + header.length)) == header.checksum
+              Checksum.masked(bytes, (start + 8)..<(start + FormatConstants.recordHeaderSize + header.length)) == header.checksum,
+              let payload = RecordFrame.unescaped(bytes[(start + FormatConstants.recordHeaderSize)..<(start + FormatConstants.recordHeaderSize + header.length)],
+                                                  version: fileHeader.version)
         else {
             throw RouteLogError.corrupted("the manifest's record is damaged; the store cannot tell which segments are live", path: path, offset: Int64(start))
         }
         do {
-            let payloadStart = start + FormatConstants.recordHeaderSize
-            var r = ByteReader(bytes, from: payloadStart, to: payloadStart + header.length)
+            var r = ByteReader(payload)
             var m = Manifest(generation: try r.u64(), nextFileNumber: try r.u32(), nextRouteID: try r.u64(),
                              indexFile: try r.u32(), segments: [])
             let count = Int(try r.u32())
@@ -66,29 +67,5 @@ struct Manifest: Equatable, Sendable {
             throw RouteLogError.corrupted("the manifest is \(size) bytes, far larger than any manifest", path: path)
         }
         return try decode(try file.read(at: 0, count: Int(size)), path: path)
-    }
-
-    /// The rename of a new manifest may or may not have reached the disk: the old
-    /// and the new file set are both possible on disk, so the caller must keep both
-    /// until the store is opened again.
-    struct SwitchUncertain: Error {
-        let underlying: RouteLogError
-    }
-
-    /// Replaces `MANIFEST` atomically: temporary file, sync, rename, directory sync.
-    /// Throws RouteLogError when nothing changed on disk, ``SwitchUncertain`` when the
-    /// rename was attempted.
-    func write(in directory: String, fileSystem: any FileSystem) throws {
-        let path = directory + "/" + FormatConstants.manifestName
-        let temporary = path + FormatConstants.temporarySuffix
-        let file = try DurableFile.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC, fileSystem: fileSystem)
-        try file.write(encoded(), at: 0)
-        try file.syncAll()
-        do {
-            try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: path) }
-            try fileSystem.checked("fsync directory", directory) { try fileSystem.syncDirectory(directory) }
-        } catch let error as RouteLogError {
-            throw SwitchUncertain(underlying: error)
-        }
     }
 }

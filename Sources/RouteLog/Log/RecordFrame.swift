@@ -4,9 +4,10 @@ enum RecordFrame {
     static let batchContinues: UInt8 = 1 << 0
     static let knownFlags: UInt8 = batchContinues
 
-    /// Frames `payload` as a record of `type`.
+    /// Frames `payload` as a record of `type`, escaped for the current version.
     static func encode(type: FormatConstants.RecordType, payload: [UInt8], flags: UInt8 = 0) -> [UInt8] {
-        precondition(payload.count <= FormatConstants.maxPayloadLength, "a payload must fit the format's 64 MiB")
+        let payload = PayloadEscaping.escape(payload)
+        precondition(payload.count <= FormatConstants.maxPayloadLength, "a payload must fit the format's 64 MiB once escaped")
         var w = ByteWriter(capacity: FormatConstants.recordHeaderSize + payload.count)
         w.append(contentsOf: FormatConstants.recordSync)
         w.u32(0)  // checksum, filled below
@@ -19,6 +20,14 @@ enum RecordFrame {
         let crc = Checksum.masked(bytes, 8..<bytes.count)
         for i in 0..<4 { bytes[4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
         return bytes
+    }
+
+    /// Frames the records of one all-or-nothing batch: every frame but the last says
+    /// "batch continues".
+    static func encodeBatch(_ records: [(type: FormatConstants.RecordType, payload: [UInt8])]) -> [[UInt8]] {
+        records.enumerated().map { i, record in
+            encode(type: record.type, payload: record.payload, flags: i < records.count - 1 ? batchContinues : 0)
+        }
     }
 
     /// The header fields of a frame whose bytes start at `start` in `bytes`, or nil when
@@ -36,5 +45,50 @@ enum RecordFrame {
         guard length <= FormatConstants.maxPayloadLength, flags & ~knownFlags == 0,
               bytes[start + 14] == 0, bytes[start + 15] == 0 else { return nil }
         return (u32(start + 4), length, bytes[start + 12], flags)
+    }
+
+    /// Why a frame read at a known location is not the record expected there.
+    enum Mismatch: Error, Equatable {
+        /// Too short, no sync marker, an impossible length or flags, or a length that
+        /// does not match the location.
+        case badHeader
+        /// A whole frame of another record type.
+        case wrongType(UInt8)
+        case checksumMismatch
+        /// A version 2 payload whose escaping is broken.
+        case badEscaping
+    }
+
+    /// Checks that `frame` (the bytes of one location, in a file of format `version`) is
+    /// one whole record of `type` and returns its payload as written. The one check
+    /// every reader of a located record uses.
+    static func payload(of frame: [UInt8], type: FormatConstants.RecordType, version: UInt16) throws(Mismatch) -> ArraySlice<UInt8> {
+        let headerSize = FormatConstants.recordHeaderSize
+        guard let header = frame.withUnsafeBytes({ Self.header($0, at: 0) }),
+              header.length + headerSize == frame.count
+        else { throw .badHeader }
+        guard header.type == type.rawValue else { throw .wrongType(header.type) }
+        guard Checksum.masked(frame, 8..<frame.count) == header.checksum else { throw .checksumMismatch }
+        guard let payload = unescaped(frame[headerSize...], version: version) else { throw .badEscaping }
+        return payload
+    }
+
+    /// A stored payload as written: version 1 payloads are stored as they are.
+    static func unescaped(_ stored: ArraySlice<UInt8>, version: UInt16) -> ArraySlice<UInt8>? {
+        version >= 2 ? PayloadEscaping.unescape(stored) : stored
+    }
+
+    /// The size a payload takes in a frame once escaped.
+    static func storedSize(of payload: [UInt8]) -> Int { PayloadEscaping.escapedCount(payload) }
+
+    /// The same frame with its flags cleared (a record copied on its own, out of its
+    /// batch), re-checksummed.
+    static func standalone(_ frame: [UInt8]) -> [UInt8] {
+        guard frame[13] != 0 else { return frame }
+        var copy = frame
+        copy[13] = 0
+        let crc = Checksum.masked(copy, 8..<copy.count)
+        for i in 0..<4 { copy[4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
+        return copy
     }
 }

@@ -5,50 +5,130 @@ import Glibc
 import Darwin
 #endif
 
-/// The writer's hold on a store: an exclusive lock on `LOCK` that lives as long as
-/// this object, with the holder's pid written in the file for others to read.
+/// The writer's hold on a store (docs/recovery-and-compaction.md, "One writer"), alive as
+/// long as this object: an exclusive flock on the store directory, which deleting or
+/// replacing `LOCK` cannot escape, and an exclusive lock on `LOCK`, whose file holds the
+/// writer's pid for others to read.
 final class StoreLock: Sendable {
     let file: DurableFile
+    /// The open directory the flock is held on, until released.
+    private let directory: StateLock<FileRef?>
+    private let fileSystem: any FileSystem
 
-    private init(file: DurableFile) { self.file = file }
+    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem) {
+        self.file = file
+        self.directory = StateLock(directory)
+        self.fileSystem = fileSystem
+    }
+
+    deinit { releaseDirectory() }
+
+    /// Closing the directory's descriptor lets its flock go.
+    private func releaseDirectory() {
+        let fileSystem = self.fileSystem
+        directory.withLock { ref in
+            if let open = ref { fileSystem.close(open) }
+            ref = nil
+        }
+    }
 
     static func path(in directory: String) -> String { directory + "/" + FormatConstants.lockName }
 
     /// Takes the lock or throws ``RouteLogError/Code/locked`` naming the holder's pid.
-    static func acquire(in directory: String, fileSystem: any FileSystem) throws -> StoreLock {
-        let path = path(in: directory)
-        let file = try DurableFile.open(path, flags: O_RDWR | O_CREAT, fileSystem: fileSystem)
-        do {
-            // EINTR is retried, as by every caller above the FileSystem layer.
-            while true {
-                do { try fileSystem.lockExclusive(file.ref); break } catch let error as Errno where error.code == EINTR { continue }
-            }
-        } catch let error as Errno where error.code == EAGAIN || error.code == EWOULDBLOCK || error.code == EACCES {
-            let pid = readPID(file)
-            throw RouteLogError(.locked,
-                                "the store is open for writing by process \(pid.map(String.init) ?? "unknown"); close it there first, or open this one read-only",
-                                path: directory, pid: pid)
-        } catch let error as Errno {
-            throw RouteLogError.io("lock", path: path, errno: error.code)
+    static func acquire(in directory: String, fileSystem: any FileSystem,
+                        protection: RouteStore.FileProtection = .completeUntilFirstUserAuthentication) throws -> StoreLock {
+        let directoryRef = try DurableFile.retrying("open", path: directory) {
+            try fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0)
         }
-        let text = Array("\(getpid())\n".utf8)
-        try file.truncate(to: 0)
-        try file.write(text, at: 0)
-        return StoreLock(file: file)
+        do {
+            try takeDirectoryLock(directoryRef, in: directory, fileSystem: fileSystem)
+            let path = path(in: directory)
+            let file: DurableFile
+            do {
+                file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
+            } catch let error as RouteLogError where error.errno == ENOENT {
+                file = try DurableFile.create(path, fileSystem: fileSystem)
+            }
+            try protection.apply(toDescriptor: file.ref.fd, path: path)
+            try takeFileLock(file, in: directory, fileSystem: fileSystem)
+            try file.truncate(to: 0)
+            try file.write(Array("\(getpid())\n".utf8), at: 0)
+            return StoreLock(file: file, directory: directoryRef, fileSystem: fileSystem)
+        } catch {
+            fileSystem.close(directoryRef)
+            throw error
+        }
     }
 
-    /// Lets the lock go (closing the file would too).
+    private static func takeDirectoryLock(_ ref: FileRef, in directory: String, fileSystem: any FileSystem) throws {
+        var probes = 0
+        while true {
+            do {
+                try fileSystem.lockDirectory(ref)
+                return
+            } catch let error as Errno where error.code == EINTR {
+                continue
+            } catch let error as Errno where error.code == EWOULDBLOCK || error.code == EAGAIN {
+                let lockFile = try? DurableFile.open(path(in: directory), flags: O_RDONLY, fileSystem: fileSystem)
+                let writerHoldsLOCK = lockFile.map { (try? fileSystem.isLockHeld($0.ref)) == true } ?? false
+                // A reader asking who writes takes the directory lock for an instant: when
+                // no writer holds LOCK, try again a few times before calling it held.
+                if !writerHoldsLOCK && probes < 20 {
+                    probes += 1
+                    usleep(2_000)
+                    continue
+                }
+                throw locked(directory, pid: lockFile.flatMap(readPID))
+            } catch let error as Errno {
+                throw RouteLogError.io("lock", path: directory, errno: error.code)
+            }
+        }
+    }
+
+    private static func takeFileLock(_ file: DurableFile, in directory: String, fileSystem: any FileSystem) throws {
+        while true {
+            do {
+                try fileSystem.lockExclusive(file.ref)
+                return
+            } catch let error as Errno where error.code == EINTR {
+                continue
+            } catch let error as Errno where error.code == EAGAIN || error.code == EWOULDBLOCK || error.code == EACCES {
+                throw locked(directory, pid: readPID(file))
+            } catch let error as Errno {
+                throw RouteLogError.io("lock", path: file.path, errno: error.code)
+            }
+        }
+    }
+
+    private static func locked(_ directory: String, pid: Int32?) -> RouteLogError {
+        RouteLogError(.locked,
+                      "the store is open for writing by process \(pid.map(String.init) ?? "unknown"); close it there first, or open this one read-only",
+                      path: directory, pid: pid)
+    }
+
+    /// Lets the lock go, leaving `LOCK` empty (closing the files would too).
     func release() {
         try? file.truncate(to: 0)
         file.fileSystem.unlock(file.ref)
+        releaseDirectory()
     }
 
     /// The pid of the process holding the store for writing, or nil when none does.
+    /// A writer whose `LOCK` was deleted is still found (pid -1): its directory lock stands.
     static func holder(in directory: String, fileSystem: any FileSystem) -> Int32? {
-        guard let file = try? DurableFile.open(path(in: directory), flags: O_RDONLY, fileSystem: fileSystem),
-              (try? fileSystem.isLockHeld(file.ref)) == true
-        else { return nil }
-        return readPID(file) ?? -1
+        if let file = try? DurableFile.open(path(in: directory), flags: O_RDONLY, fileSystem: fileSystem),
+           (try? fileSystem.isLockHeld(file.ref)) == true {
+            return readPID(file) ?? -1
+        }
+        // Probe the directory lock: taking it and letting it go at once.
+        guard let ref = try? fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0) else { return nil }
+        defer { fileSystem.close(ref) }
+        do {
+            try fileSystem.lockDirectory(ref)
+            return nil
+        } catch {
+            return -1
+        }
     }
 
     private static func readPID(_ file: DurableFile) -> Int32? {

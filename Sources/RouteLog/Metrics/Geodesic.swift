@@ -8,7 +8,7 @@ import Foundation
 /// within 3e-7 of it (0.03 mm at 2 km), which matters because the store measures every
 /// route it saves. Longer lines use Vincenty's inverse formula (accurate to well under
 /// a millimetre). Vincenty's iteration fails to converge for nearly antipodal points;
-/// those fall back to ``GeodesicSolver``, which solves the same problem by bisection on
+/// those fall back to `GeodesicSolver`, which solves the same problem by bisection on
 /// the starting azimuth with numerically integrated geodesic integrals, so every pair
 /// of valid coordinates gets a finite answer.
 ///

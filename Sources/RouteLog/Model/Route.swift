@@ -1,7 +1,7 @@
 import Foundation
 
 /// A recorded route: its points in order, its kilometre and mile splits, and its
-/// metadata. What ``RouteStore/save(_:)`` takes and ``RouteStore/route(_:)`` returns.
+/// metadata. What ``RouteStore/save(_:)->RouteID`` takes and ``RouteStore/route(_:)`` returns.
 public struct Route: Sendable, Equatable, Hashable, Codable {
     /// The fixes in recording order. At least one.
     public var points: [TrackPoint]

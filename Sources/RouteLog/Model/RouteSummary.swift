@@ -23,6 +23,12 @@ public struct RouteSummary: Sendable, Equatable, Hashable, Codable {
     public var endCoordinate: Coordinate
     /// The route's name, if it has one.
     public var name: String?
+    /// The route's stable identifier (``RouteMetadata/uuid``).
+    public var uuid: UUID
+    /// Walk, run, ride..., when known.
+    public var activity: ActivityKind?
+    /// The route's tags, in the app's order.
+    public var tags: [String]
 
     /// Metres per second over the whole route (0 for a route without duration).
     public var averageSpeed: Double { duration > 0 ? distance / duration : 0 }
@@ -33,7 +39,8 @@ public struct RouteSummary: Sendable, Equatable, Hashable, Codable {
     /// Creates a summary (RouteStore makes these; apps rarely need to).
     public init(id: RouteID, startDate: Date, duration: TimeInterval, distance: Double,
                 calories: Double, pointCount: Int, boundingBox: BoundingBox,
-                startCoordinate: Coordinate, endCoordinate: Coordinate, name: String?) {
+                startCoordinate: Coordinate, endCoordinate: Coordinate, name: String?,
+                uuid: UUID = UUID(), activity: ActivityKind? = nil, tags: [String] = []) {
         self.id = id
         self.startDate = startDate
         self.duration = duration
@@ -44,5 +51,8 @@ public struct RouteSummary: Sendable, Equatable, Hashable, Codable {
         self.startCoordinate = startCoordinate
         self.endCoordinate = endCoordinate
         self.name = name
+        self.uuid = uuid
+        self.activity = activity
+        self.tags = tags
     }
 }

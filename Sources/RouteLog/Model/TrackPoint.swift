@@ -3,7 +3,7 @@ import Foundation
 /// One recorded GPS fix: the fields of a CLLocation, plus the heart rate and cadence
 /// that fitness devices add.
 ///
-/// RouteLog stores every field at a fixed precision (see ``TrackPoint/quantized()``):
+/// RouteLog stores every field at a fixed precision (see ``RouteCodec/quantize(_:)-(TrackPoint)``):
 /// 1e-7 degree for coordinates, 1 ms for time, 1 cm for altitude and accuracies,
 /// 1 cm/s for speed, 0.01 degree for course, and whole beats or steps per minute.
 /// A point read back from a store equals the quantized point exactly.

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Records one route into a store while it grows, so that a crash or the app being
 /// killed loses at most the points not flushed yet. Made by
@@ -38,7 +37,7 @@ public final class RouteRecorder: Sendable {
     public let flushPolicy: FlushPolicy
 
     let store: RouteStore
-    private let state: Mutex<State>
+    private let state: StateLock<State>
 
     struct State: Sendable {
         var status = Status.recording
@@ -69,7 +68,7 @@ public final class RouteRecorder: Sendable {
         state.flushedPoints = contents.points.count
         state.chunkCount = contents.chunkCount
         state.layout = contents.layout
-        self.state = Mutex(state)
+        self.state = StateLock(state)
     }
 
     deinit {
@@ -92,6 +91,7 @@ public final class RouteRecorder: Sendable {
     // MARK: Recording
 
     /// Appends one point, as the batch form does.
+    /// - Throws: What the batch form throws.
     public func append(_ point: TrackPoint) throws {
         try append([point])
     }
@@ -153,6 +153,7 @@ public final class RouteRecorder: Sendable {
 
     /// Marks a pause: the next point appended starts a new segment, and the step into
     /// it is not counted as travelled distance (see ``Route/segmentStarts``).
+    /// - Throws: ``RouteLogError`` `.invalidArgument` when the recording is finished or discarded.
     public func startSegment() throws {
         try state.withLock { s in
             try checkRecording(s)
@@ -202,7 +203,7 @@ public final class RouteRecorder: Sendable {
     public func discard() throws {
         try state.withLock { s in
             try checkRecording(s)
-            try store.appendRecordingDiscard(id)
+            try store.appendRecordingDiscard(id, byRecorder: true)
             s.waiting = []
             s.waitingLayout = RouteLayout()
             s.waitingSince = nil

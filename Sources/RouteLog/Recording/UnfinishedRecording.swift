@@ -18,6 +18,12 @@ public struct UnfinishedRecording: Sendable, Equatable, Identifiable {
     public var splits: [Split]
     /// The segment starts flushed so far (see ``Route/segmentStarts``).
     public var segmentStarts: [Int]
+    /// Points the recording lost to damage (ranges in the numbering the recorder used):
+    /// empty for a whole recording. ``points`` holds every other point, with splits
+    /// and segment starts renumbered to match (those inside a lost range are dropped).
+    /// A recording with lost points cannot be resumed: save its ``route`` as a new
+    /// route, or discard it.
+    public var missingPoints: [Range<Int>] = []
 
     /// The route the recording would become if finished now with its metadata.
     public var route: Route {
@@ -29,7 +35,19 @@ public struct UnfinishedRecording: Sendable, Equatable, Identifiable {
         startedAt = Quantization.date(milliseconds: recording.startedMs)
         metadata = recording.metadata.routeMetadata
         points = contents.points
-        splits = contents.layout.splits
-        segmentStarts = contents.layout.segmentStarts
+        missingPoints = contents.missing
+        // Indices of the recorder's numbering, moved down past the lost ranges.
+        func renumbered(_ index: Int) -> Int? {
+            var lostBefore = 0
+            for range in contents.missing {
+                if range.contains(index) { return nil }
+                if range.upperBound <= index { lostBefore += range.count }
+            }
+            return index - lostBefore
+        }
+        splits = contents.layout.splits.compactMap { split in
+            renumbered(split.pointIndex).map { Split(unit: split.unit, pointIndex: $0, elapsedTime: split.elapsedTime) }
+        }
+        segmentStarts = contents.layout.segmentStarts.compactMap(renumbered).filter { $0 > 0 }
     }
 }

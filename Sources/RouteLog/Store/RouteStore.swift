@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A store of GPS routes in one directory: append-only segments of compressed,
 /// checksummed routes, a small index of their summaries, and a lock that admits one
@@ -8,7 +7,7 @@ import Synchronization
 /// ```swift
 /// let store = try RouteStore(at: URL(fileURLWithPath: "Routes.routelog"))
 /// let id = try store.save(route)            // durable when it returns
-/// let list = store.summaries()              // from the index, no coordinates read
+/// let list = try store.summaries()          // from the index, no coordinates read
 /// let walk = try store.route(id)            // the points, exactly as saved
 /// try store.edit(id, RouteEdit(shift: 7 * 86_400))
 /// try store.delete(id)
@@ -16,31 +15,45 @@ import Synchronization
 ///
 /// A `RouteStore` is safe to use from many threads at once. Saves cost the same
 /// however many routes the store holds: nothing already written is rewritten.
+/// Saves from several threads are written together and share one sync (group commit);
+/// reads never wait for a sync.
+///
+/// Locks, always taken in this order, never the other way: the writer lock (held
+/// across a group's write and sync, a roll, a compaction's plan and switch), then the
+/// state lock (held for microseconds, by readers and by the writer publishing what it
+/// made durable). The write queue's lock is never held while taking either.
 public final class RouteStore: Sendable {
     /// The store's directory.
     public let url: URL
-    /// True for a handle from ``openReadOnly(at:)``: it never writes.
+    /// True for a handle opened with ``OpenMode/readOnly``: it never writes.
     public let isReadOnly: Bool
     /// The options the store was opened with.
     public let options: Options
 
-    let core: Mutex<StoreCore>
+    let state: StateLock<StoreState>
+    /// nil for a read-only handle.
+    let writer: StateLock<StoreWriter?>
+    let queue = WriteQueue()
+    let compaction = CompactionScheduler()
     let lock: StoreLock?
     let fileSystem: any FileSystem
-    let compaction = CompactionGate()
 
     var directory: String { url.path }
+    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
 
-    /// Opens the store at `url` for reading and writing, creating it if the directory
-    /// does not exist or is empty. Recovers from a crash: a torn last record is cut,
-    /// and the index is caught up or rebuilt from the segments.
+    /// Opens the store at `url`. With the default ``OpenMode/createIfMissing`` it is
+    /// created when the directory is missing or empty (or its creation was cut short);
+    /// ``OpenMode/mustExist`` refuses a path without a store; ``OpenMode/readOnly``
+    /// never writes. A writer recovers from a crash as it opens: a torn last record is
+    /// cut, and the index is caught up or rebuilt from the segments.
     ///
     /// - Parameters:
     ///   - url: A directory (by convention named `*.routelog`).
-    ///   - options: Durability, segment size and compaction policy.
+    ///   - options: Open mode, durability, segment size and compaction policy.
     /// - Throws: ``RouteLogError`` `.locked` when another process has it open for
-    ///   writing, `.unsupportedVersion` for a store from a newer RouteLog,
-    ///   `.invalidArgument` for a directory that is not a store, `.corrupted` or `.io`.
+    ///   writing, `.notFound` when there is no store and the mode does not create one,
+    ///   `.unsupportedVersion` for a store from a newer RouteLog, `.invalidArgument` for
+    ///   a directory that is not a store or bad options, `.corrupted` or `.io`.
     public convenience init(at url: URL, options: Options = Options()) throws {
         try self.init(at: url, options: options, fileSystem: PosixFileSystem.shared)
     }
@@ -49,64 +62,34 @@ public final class RouteStore: Sendable {
         guard options.segmentSizeLimit >= 4096 else {
             throw RouteLogError.invalid("segmentSizeLimit must be at least 4096 bytes, not \(options.segmentSizeLimit)")
         }
-        let path = url.standardizedFileURL.path
-        switch fileSystem.isDirectory(path) {
-        case nil:
-            try fileSystem.checked("mkdir", path) { try fileSystem.makeDirectory(path) }
-            let parent = (path as NSString).deletingLastPathComponent
-            try fileSystem.checked("fsync directory", parent) { try fileSystem.syncDirectory(parent.isEmpty ? "." : parent) }
-        case false?:
-            throw RouteLogError(.invalidArgument, "this is a file, not a RouteLog store directory; pass the store's directory", path: path)
-        case true?:
-            break
+        guard (0...1).contains(options.compactionRewriteThreshold) else {
+            throw RouteLogError.invalid("compactionRewriteThreshold must be within 0...1, not \(options.compactionRewriteThreshold)")
         }
-        let lock = try StoreLock.acquire(in: path, fileSystem: fileSystem)
-        let core = try StoreCore.open(directory: path, fileSystem: fileSystem, writable: true)
+        let path = url.standardizedFileURL.path
+        let opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem)
+        try opener.prepareDirectory()
+        try opener.checkStoreExists()
+        let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem, protection: options.fileProtection) : nil
+        let (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)
         self.url = URL(fileURLWithPath: path, isDirectory: true)
-        self.isReadOnly = false
+        self.isReadOnly = !opener.writable
         self.options = options
         self.lock = lock
         self.fileSystem = fileSystem
-        self.core = Mutex(core)
+        self.state = StateLock(state)
+        self.writer = StateLock(writer)
     }
 
-    private init(readOnlyAt url: URL, fileSystem: any FileSystem) throws {
-        let path = url.standardizedFileURL.path
-        switch fileSystem.isDirectory(path) {
-        case nil: throw RouteLogError(.notFound, "there is no RouteLog store here", path: path)
-        case false?: throw RouteLogError(.invalidArgument, "this is a file, not a RouteLog store directory", path: path)
-        case true?: break
-        }
-        self.url = URL(fileURLWithPath: path, isDirectory: true)
-        self.isReadOnly = true
-        self.options = Options(compaction: .manual)
-        self.lock = nil
-        self.fileSystem = fileSystem
-        self.core = Mutex(try Self.openForReading(path, fileSystem: fileSystem))
-    }
-
-    /// Opens an existing store without ever writing to it. Works while another
-    /// process writes; sees every route saved before it opened, and later ones after
-    /// ``refresh()``.
-    public static func openReadOnly(at url: URL) throws -> RouteStore {
-        try RouteStore(readOnlyAt: url, fileSystem: PosixFileSystem.shared)
-    }
-
-    static func openReadOnly(at url: URL, fileSystem: any FileSystem) throws -> RouteStore {
-        try RouteStore(readOnlyAt: url, fileSystem: fileSystem)
-    }
-
-    /// A compaction may replace the files between reading the manifest and opening
-    /// them: try again with the new manifest.
-    private static func openForReading(_ path: String, fileSystem: any FileSystem) throws -> StoreCore {
+    /// A compaction in the writer's process may replace the files between reading the
+    /// manifest and opening them: try again with the new manifest.
+    private static func openForReading(_ opener: StoreOpener) throws -> (StoreState, StoreWriter?) {
         var attempt = 0
         while true {
             do {
-                return try StoreCore.open(directory: path, fileSystem: fileSystem, writable: false)
+                return try opener.open()
             } catch let error as RouteLogError where error.code == .corrupted && attempt < 5 {
                 attempt += 1
                 usleep(20_000)
-                _ = error
             }
         }
     }
@@ -116,282 +99,141 @@ public final class RouteStore: Sendable {
         StoreLock.holder(in: url.standardizedFileURL.path, fileSystem: PosixFileSystem.shared)
     }
 
-    // MARK: Saving
+    // MARK: Writing, for the public calls
 
-    /// Saves a route and returns its new id. Validates it first: nothing is written
-    /// for a bad route. With ``Durability/durable`` (the default) the route is on disk
-    /// when this returns.
-    ///
-    /// - Throws: `.invalidArgument` naming the point and the problem (NaN, out-of-range
-    ///   coordinate, timestamp outside 1970...2200, empty route); `.io` (disk full...).
-    @discardableResult
-    public func save(_ route: Route) throws -> RouteID {
-        try save([route])[0]
+    /// Runs `body` under the writer lock, on the writer's state.
+    /// - Throws: `.closed` once the handle is closed; `.invalidArgument` for a
+    ///   read-only handle; what `body` throws.
+    func withWriter<T>(_ body: (inout StoreWriter) throws -> T) throws -> T {
+        try writer.withLock { writer in
+            guard writer != nil else {
+                try state.withLock { try $0.checkOpen() }
+                throw RouteLogError(.invalidArgument, "the store was opened read-only", path: directory)
+            }
+            return try body(&writer!)
+        }
     }
 
-    /// Saves several routes all or nothing (one sync): after a crash either all of them
-    /// are in the store or none is.
+    /// Queues a change for the writer and returns its events once they are durable (as
+    /// the durability option says). `prepare` runs when the change's turn comes, against
+    /// the state as it is then; it returns the change's records (one all-or-nothing
+    /// batch) or throws to refuse the change alone.
     @discardableResult
-    public func save(_ routes: [Route]) throws -> [RouteID] {
-        guard !routes.isEmpty else { return [] }
-        try core.withLock { try $0.checkWritable() }
-        var payloads: [[UInt8]] = []
-        var records: [RouteRecord] = []
-        for (i, route) in routes.enumerated() {
-            let record: RouteRecord
+    func commit(_ prepare: @escaping (inout WriteView) throws -> [PreparedRecord]) throws -> [LogEvent] {
+        guard !isReadOnly else {
+            try state.withLock { try $0.checkOpen() }
+            throw RouteLogError(.invalidArgument, "the store was opened read-only; open it with mode .createIfMissing or .mustExist to change it", path: directory)
+        }
+        return try queue.submit(WriteTicket(prepare)) { group in commitGroup(group) }
+    }
+
+    /// The leader's work for one group: prepare each change in order, write them all in
+    /// one write and one sync, then publish them to readers.
+    private func commitGroup(_ group: [WriteTicket]) -> [Result<[LogEvent], any Error>] {
+        writer.withLock { writer -> [Result<[LogEvent], any Error>] in
+            var results = [Result<[LogEvent], any Error>?](repeating: nil, count: group.count)
             do {
-                // Checked in the order RouteValidation.validate checks, with the points
-                // validated in the same pass that gathers their columns.
-                try RouteValidation.validateCount(route)
-                let columns = try PointColumns(route.points, validating: true)
-                try RouteValidation.validateLayout(route)
-                try RouteValidation.validate(route.metadata)
-                record = RouteRecord(id: RouteID(0),
-                                     shape: RouteShape(columns: columns, points: route.points, segmentStarts: route.segmentStarts),
-                                     metadata: StoredMetadata(route.metadata), splits: route.splits,
-                                     segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
-            } catch let error as RouteLogError where routes.count > 1 {
-                throw RouteLogError(error.code, "route \(i): \(error.message)")
+                try state.withLock { try $0.checkOpen() }
+                guard writer != nil else { throw RouteLogError.closed(directory) }
+                try writer!.checkWritable()
+            } catch {
+                return group.map { _ in .failure(error) }
             }
-            let payload = record.payload()
-            guard payload.count <= FormatConstants.maxPayloadLength else {
-                throw RouteLogError.invalid("route \(i) encodes to \(payload.count) bytes; one route may take at most 64 MiB")
+            var view = WriteView(nextRouteID: writer!.nextRouteID, attachedRecordings: writer!.attachedRecordings) { id in
+                self.state.withLock { ($0.index.routes[id], $0.index.recordings[id]) }
             }
-            payloads.append(payload)
-            records.append(record)
-        }
-        let ids = try core.withLock { core -> [RouteID] in
-            try core.checkWritable()
-            let first = core.nextRouteID
-            let frames = payloads.enumerated().map { i, payload -> [UInt8] in
-                var bytes = payload
-                let id = first + UInt64(i)
-                for b in 0..<8 { bytes[b] = UInt8(truncatingIfNeeded: id >> (8 * UInt64(b))) }
-                return RecordFrame.encode(type: .routePut, payload: bytes,
-                                          flags: i < payloads.count - 1 ? RecordFrame.batchContinues : 0)
+            var accepted: [(ticket: Int, records: [PreparedRecord])] = []
+            // Changes without records (a recorder attaching) keep their effect even when
+            // the group's write fails.
+            var attachedWithoutWrite = writer!.attachedRecordings
+            for (i, ticket) in group.enumerated() {
+                var trial = view  // a refused change leaves no trace in the view
+                do {
+                    let records = try ticket.prepare(&trial)
+                    trial.apply(records)
+                    if records.isEmpty {
+                        attachedWithoutWrite.formUnion(trial.attachedRecordings.subtracting(view.attachedRecordings))
+                        attachedWithoutWrite.subtract(view.attachedRecordings.subtracting(trial.attachedRecordings))
+                        results[i] = .success([])
+                    } else {
+                        accepted.append((i, records))
+                    }
+                    view = trial
+                } catch {
+                    results[i] = .failure(error)
+                }
             }
-            let events = try core.append(frames, events: { i, location in
-                .put(RouteID(first + UInt64(i)), records[i].shape, records[i].metadata, location)
-            }, durable: options.durability == .durable, segmentLimit: options.segmentSizeLimit)
-            return events.map { if case .put(let id, _, _, _) = $0 { return id } else { fatalError("a save appends puts") } }
-        }
-        compactIfDue()
-        return ids
-    }
-
-    // MARK: Reading
-
-    /// The route with `id`, its points exactly as saved (at stored precision) and moved
-    /// by any start-date edit.
-    /// - Throws: `.notFound` for an unknown or deleted id; `.corrupted` naming the file
-    ///   and offset when its bytes are damaged (other routes stay readable).
-    public func route(_ id: RouteID) throws -> Route {
-        let (file, location, metadata, recorded) = try core.withLock { core -> (DurableFile, RecordLocation, StoredMetadata, RecordedRouteFiles?) in
-            guard !core.closed else { throw RouteLogError(.invalidArgument, "the store is closed", path: core.directory) }
-            guard let route = core.state.routes[id] else { throw Self.notFound(id, core) }
-            let recorded = route.recorded.map { _ in RecordedRouteFiles(route: route, files: core.segments) }
-            return (core.segments[route.location.segment]!, route.location, route.metadata, recorded)
-        }
-        if let recorded {
-            let (finish, points) = try Self.readRecordedRoute(id, recorded)
-            return metadata.route(points: points, splits: finish.layout.splits, segmentStarts: finish.layout.segmentStarts)
-        }
-        var record = try Self.readRouteRecord(file, at: location, id: id)
-        record.metadata = metadata
-        do {
-            return try record.route()
-        } catch let error as ByteReader.Malformed {
-            throw RouteLogError.corrupted("route \(id)'s points do not decode: \(error.reason)", path: file.path, offset: location.offset)
+            guard !accepted.isEmpty else {
+                writer!.attachedRecordings = view.attachedRecordings
+                return results.map { $0! }
+            }
+            do {
+                let events = try writer!.append(accepted.map(\.records))
+                writer!.nextRouteID = max(writer!.nextRouteID, view.nextRouteID)
+                writer!.attachedRecordings = view.attachedRecordings
+                publish(events.flatMap { $0 }, writer: writer!)
+                for (k, entry) in accepted.enumerated() { results[entry.ticket] = .success(events[k]) }
+            } catch {
+                writer!.attachedRecordings = attachedWithoutWrite
+                for entry in accepted { results[entry.ticket] = .failure(error) }
+            }
+            return results.map { $0! }
         }
     }
 
-    /// Reads the RoutePut frame of route `id` at `location` and checks its header,
-    /// checksum and id; returns the whole frame.
-    static func readRouteFrame(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> [UInt8] {
-        let bytes = try file.read(at: location.offset, count: location.length)
-        let headerSize = FormatConstants.recordHeaderSize
-        guard bytes.count == location.length,
-              let header = bytes.withUnsafeBytes({ RecordFrame.header($0, at: 0) }),
-              header.length + headerSize == location.length,
-              header.type == FormatConstants.RecordType.routePut.rawValue, header.length >= 8
-        else {
-            throw RouteLogError.corrupted("route \(id)'s record header is damaged", path: file.path, offset: location.offset)
+    /// Makes durable changes visible to readers.
+    private func publish(_ events: [LogEvent], writer: StoreWriter) {
+        let (segments, generation, indexNumber, indexBytes) = (writer.log.segments, writer.manifest.current.generation,
+                                                               writer.index.number, writer.index.end)
+        let writes = StoreStatistics.Writes(changes: writer.changes, groups: writer.groups, dataSyncs: writer.log.dataSyncs)
+        state.withLock { s in
+            for event in events { s.index.apply(event) }
+            (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = (segments, generation, indexNumber, indexBytes)
+            s.writes = writes
         }
-        guard Checksum.masked(bytes, 8..<bytes.count) == header.checksum else {
-            throw RouteLogError.corrupted("route \(id)'s record fails its checksum", path: file.path, offset: location.offset)
-        }
-        var stored: UInt64 = 0
-        for i in 0..<8 { stored |= UInt64(bytes[headerSize + i]) << (8 * UInt64(i)) }
-        guard stored == id.rawValue else {
-            throw RouteLogError.corrupted("the record where route \(id) should be holds route \(stored)", path: file.path, offset: location.offset)
-        }
-        return bytes
-    }
-
-    /// Reads, checks and parses the RoutePut of route `id` at `location`.
-    static func readRouteRecord(_ file: DurableFile, at location: RecordLocation, id: RouteID) throws -> RouteRecord {
-        let bytes = try readRouteFrame(file, at: location, id: id)
-        do {
-            return try RouteRecord(payload: bytes[FormatConstants.recordHeaderSize...])
-        } catch let error as ByteReader.Malformed {
-            throw RouteLogError.corrupted("route \(id)'s record makes no sense: \(error.reason)", path: file.path, offset: location.offset)
-        }
-    }
-
-    static func notFound(_ id: RouteID, _ directory: String) -> RouteLogError {
-        RouteLogError(.notFound, "no route with id \(id) in this store (it may have been deleted)", path: directory)
-    }
-
-    /// Not found, saying so when the id is a recording not finished yet.
-    static func notFound(_ id: RouteID, _ core: StoreCore) -> RouteLogError {
-        guard core.state.recordings[id] != nil else { return notFound(id, core.directory) }
-        return RouteLogError(.notFound, "\(id) is a recording in progress, not a route yet; finish it (resumeRecording(\(id)).finish()) to make it one", path: core.directory)
-    }
-
-    /// The summary of route `id`, from the index.
-    public func summary(_ id: RouteID) throws -> RouteSummary {
-        try core.withLock { core in
-            guard let route = core.state.routes[id] else { throw Self.notFound(id, core) }
-            return route.summary(id)
-        }
-    }
-
-    /// Every route's summary, oldest first (by start date, then id). Reads only the
-    /// in-memory index.
-    public func summaries() -> [RouteSummary] {
-        core.withLock { $0.state.sortedSummaries() }
-    }
-
-    /// The summaries of routes that start in `from..<to` (either bound may be nil), oldest first.
-    public func summaries(from: Date?, to: Date?) -> [RouteSummary] {
-        let all = summaries()
-        let lower = from.map { bound in firstIndex(all) { $0.startDate >= bound } } ?? 0
-        let upper = to.map { bound in firstIndex(all) { $0.startDate >= bound } } ?? all.count
-        return lower < upper ? Array(all[lower..<upper]) : []
-    }
-
-    private func firstIndex(_ sorted: [RouteSummary], where predicate: (RouteSummary) -> Bool) -> Int {
-        var low = 0, high = sorted.count
-        while low < high {
-            let mid = (low + high) / 2
-            if predicate(sorted[mid]) { high = mid } else { low = mid + 1 }
-        }
-        return low
-    }
-
-    /// How many routes the store holds.
-    public var count: Int { core.withLock { $0.state.routes.count } }
-
-    /// Totals over every route: what the home screen's header shows.
-    public func totals() -> RouteTotals {
-        var totals = RouteTotals()
-        for summary in summaries() { totals.add(summary) }
-        return totals
-    }
-
-    /// Totals per week, newest first; weeks start on Monday in `calendar`'s time zone.
-    public func weeklyTotals(calendar: Calendar = .current) -> [WeeklyTotals] {
-        WeeklyTotals.group(summaries(), calendar: calendar)
-    }
-
-    // MARK: Changing
-
-    /// Deletes route `id` by appending a delete record; its space is reclaimed by
-    /// compaction. Durable when it returns (with `.durable`).
-    /// - Throws: `.notFound` for an unknown or already deleted id.
-    public func delete(_ id: RouteID) throws {
-        try core.withLock { core in
-            try core.checkWritable()
-            guard core.state.routes[id] != nil else { throw Self.notFound(id, core) }
-            var payload = ByteWriter(capacity: 8)
-            payload.u64(id.rawValue)
-            _ = try core.append([RecordFrame.encode(type: .routeDelete, payload: payload.bytes)],
-                                events: { _, location in .delete(id, location) },
-                                durable: options.durability == .durable, segmentLimit: options.segmentSizeLimit)
-        }
-        compactIfDue()
-    }
-
-    /// Changes route `id`'s metadata by appending an edit record (the points are not
-    /// rewritten) and returns the new summary.
-    /// - Throws: `.notFound`; `.invalidArgument` for a bad value or a move that takes
-    ///   the route outside 1970...2200.
-    @discardableResult
-    public func edit(_ id: RouteID, _ edit: RouteEdit) throws -> RouteSummary {
-        let summary = try core.withLock { core -> RouteSummary in
-            try core.checkWritable()
-            guard let current = core.state.routes[id] else { throw Self.notFound(id, core) }
-            let metadata = try Self.applying(edit, to: current)
-            var payload = ByteWriter(capacity: 32)
-            payload.u64(id.rawValue)
-            metadata.write(to: &payload)
-            _ = try core.append([RecordFrame.encode(type: .metadataEdit, payload: payload.bytes)],
-                                events: { _, location in .edit(id, metadata, location) },
-                                durable: options.durability == .durable, segmentLimit: options.segmentSizeLimit)
-            return core.state.routes[id]!.summary(id)
-        }
-        compactIfDue()
-        return summary
-    }
-
-    static func applying(_ edit: RouteEdit, to route: IndexedRoute) throws -> StoredMetadata {
-        var metadata = route.metadata
-        if edit.startDate != nil && edit.shift != nil {
-            throw RouteLogError.invalid("give a new start date or a shift, not both")
-        }
-        if let start = edit.startDate {
-            guard start.timeIntervalSince1970.isFinite else { throw RouteLogError.invalid("the new start date is not a finite date") }
-            metadata.shiftMs = Quantization.milliseconds(start) - route.shape.firstMs
-        }
-        if let shift = edit.shift {
-            guard shift.isFinite, abs(shift) < 1e11 else { throw RouteLogError.invalid("shift \(shift) s is not a finite span") }
-            metadata.shiftMs += Quantization.milliseconds(shift)
-        }
-        let start = route.shape.firstMs + metadata.shiftMs
-        guard start >= 0, start + route.shape.durationMs < FormatConstants.latestTimestampMs else {
-            throw RouteLogError.invalid("the edit would move the route to \(Quantization.date(milliseconds: start)), outside 1970...2200")
-        }
-        if let name = edit.name { metadata.name = name.isEmpty ? nil : name }
-        if let calories = edit.calories { metadata.calories = calories }
-        if let distance = edit.distance { metadata.distance = distance }
-        try RouteValidation.validate(metadata.routeMetadata)
-        return metadata
     }
 
     // MARK: Lifecycle
 
     /// For a read-only handle: picks up what the writer saved, deleted or compacted
-    /// since the handle opened (or last refreshed). A no-op for the writer's own handle.
+    /// since the handle opened (or last refreshed). A no-op for a writer's handle.
+    /// - Throws: `.closed` after ``close()``; what opening throws.
     public func refresh() throws {
+        try state.withLock { try $0.checkOpen() }
         guard isReadOnly else { return }
-        let fresh = try Self.openForReading(directory, fileSystem: fileSystem)
-        core.withLock { $0 = fresh }
+        let (fresh, _) = try Self.openForReading(StoreOpener(directory: directory, options: options, fileSystem: fileSystem))
+        state.withLock { $0 = fresh }
     }
 
     /// Syncs the index (and, with buffered durability, the segment being appended to),
-    /// then releases the files and the writer's lock. Further calls on this handle fail.
-    /// Dropping the last reference without calling it releases them too.
+    /// waits for a running compaction to finish or give up, then releases the files and
+    /// the writer's lock. Every later call on this handle throws `.closed`; calling
+    /// close() again does nothing. Dropping the last reference closes it too.
+    /// - Throws: `.io` when the final sync of buffered saves fails (the lock is released
+    ///   all the same).
     public func close() throws {
-        compaction.waitUntilIdle()
-        try core.withLock { core in
-            guard !core.closed else { return }
-            core.syncIndex()
-            // With buffered durability, close is the moment the app expects its saves
-            // to reach the disk.
-            if core.writable, core.failure == nil, options.durability == .buffered {
-                try core.segments[core.activeSegment]?.syncData()
-            }
-            core.closed = true
-            core.segments = [:]
-            core.index = nil
+        let first = state.withLock { s -> Bool in
+            guard s.lifecycle == .open else { return false }
+            s.lifecycle = .closing
+            return true
         }
-        lock?.release()
+        guard first else { return }
+        // From here no compaction can start, and a running one gives up at its next step.
+        compaction.waitUntilIdle()
+        defer {
+            state.withLock { s in
+                s.lifecycle = .closed
+                s.segments = SegmentSet()
+            }
+            lock?.release()
+        }
+        try writer.withLock { w in
+            try w?.closeFiles()
+            w = nil
+        }
     }
 
     deinit {
-        compaction.waitUntilIdle()
-        core.withLock { core in
-            if !core.closed { core.syncIndex() }
-        }
+        try? close()
     }
 }

@@ -32,6 +32,51 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
         public var bytes: Int64
     }
 
+    /// How the last compaction of this handle ended.
+    public struct CompactionOutcome: Sendable, Equatable, Codable {
+        /// When it ended.
+        public var finished: Date
+        /// How long it ran, in seconds.
+        public var duration: TimeInterval
+        /// Bytes it gave back.
+        public var bytesReclaimed: Int64
+        /// Segments it rewrote.
+        public var segmentsCompacted: Int
+        /// Why it failed; nil when it succeeded.
+        public var error: RouteLogError?
+    }
+
+    /// What this handle has written since it opened: changes (a save of a batch, a
+    /// delete, an edit, a recording flush each count one), the groups they were written
+    /// in (group commit writes the changes that wait together), and data syncs.
+    public struct Writes: Sendable, Equatable, Codable {
+        /// Changes written.
+        public var changes = 0
+        /// Writes to the log, each holding one or more changes.
+        public var groups = 0
+        /// fdatasync (F_FULLFSYNC, F_BARRIERFSYNC) calls on segments.
+        public var dataSyncs = 0
+
+        /// Counts of a handle that has written nothing yet.
+        public init(changes: Int = 0, groups: Int = 0, dataSyncs: Int = 0) {
+            self.changes = changes
+            self.groups = groups
+            self.dataSyncs = dataSyncs
+        }
+    }
+
+    /// What this handle has written since it opened.
+    public var writes = Writes()
+    /// What the store's `lost/` folder holds.
+    public var lostFiles: [VerificationReport.LostFile] = []
+    /// The last compaction (the app's or a background one), if any ran.
+    public var lastCompaction: CompactionOutcome?
+    /// Failed compactions in a row; automatic ones back off (1 s, doubling, at most
+    /// 10 minutes) while this is above 0.
+    public var compactionFailures = 0
+    /// Segments holding a damaged live record, which compaction keeps as found.
+    public var damagedSegments: [String] = []
+
     /// The format version of the store's files.
     public var formatVersion: Int
     /// Bumped at every manifest rewrite (segment roll, compaction, index rebuild).
@@ -72,35 +117,42 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
 
 extension RouteStore {
     /// The store's layout now: files and sizes, live and dead bytes per segment, route
-    /// and point counts. Reads only memory (and the lock file, for the writer's pid).
-    public func statistics() -> StoreStatistics {
-        let stats = core.withLock { core -> StoreStatistics in
-            let header = Int64(FormatConstants.fileHeaderSize)
-            let segments = core.manifest.segments.map { number -> StoreStatistics.Segment in
-                let bytes = core.segmentEnds[number] ?? header
-                let live = core.state.liveBytes[number] ?? 0
-                return .init(number: number, name: FormatConstants.segmentName(number), bytes: bytes,
-                             liveBytes: live, deadBytes: max(0, bytes - header - live))
+    /// and point counts, the last compaction. Reads only memory (and the lock file, for
+    /// the writer's pid).
+    /// - Throws: `.closed`.
+    public func statistics() throws -> StoreStatistics {
+        var stats = try state.withLock { s -> StoreStatistics in
+            try s.checkOpen()
+            let segments = s.segments.segments.map { segment -> StoreStatistics.Segment in
+                let live = s.index.liveBytes[segment.number] ?? 0
+                return .init(number: segment.number, name: FormatConstants.segmentName(segment.number), bytes: segment.end,
+                             liveBytes: live, deadBytes: max(0, segment.recordBytes - live))
             }
-            let points = core.state.routes.values.reduce(0) { $0 + Int($1.shape.pointCount) }
+            let points = s.index.routes.values.reduce(0) { $0 + Int($1.shape.pointCount) }
             let live = segments.reduce(0) { $0 + $1.liveBytes }
-            let recordings = core.state.recordings.sorted { $0.key < $1.key }.map { id, recording in
+            let recordings = s.index.recordings.sorted { $0.key < $1.key }.map { id, recording in
                 StoreStatistics.Recording(id: id, startedAt: Quantization.date(milliseconds: recording.startedMs), name: recording.metadata.name,
-                          points: recording.pointCount, chunks: recording.chunks.count,
-                          bytes: recording.locations.reduce(Int64(0)) { $0 + Int64($1.length) })
+                                          points: recording.pointCount, chunks: recording.chunks.count,
+                                          bytes: recording.locations.reduce(Int64(0)) { $0 + Int64($1.length) })
             }
             return StoreStatistics(
-                formatVersion: Int(FormatConstants.version), generation: core.manifest.generation, segments: segments,
-                indexFile: FormatConstants.indexName(core.manifest.indexFile), indexBytes: core.indexEnd,
-                liveRoutes: core.state.routes.count, deletedRoutes: core.state.deletedCount, points: points,
-                totalBytes: segments.reduce(0) { $0 + $1.bytes } + core.indexEnd,
+                formatVersion: Int(FormatConstants.version), generation: s.generation, segments: segments,
+                indexFile: FormatConstants.indexName(s.indexFileNumber), indexBytes: s.indexBytes,
+                liveRoutes: s.index.routes.count, deletedRoutes: s.index.deletedCount, points: points,
+                totalBytes: segments.reduce(0) { $0 + $1.bytes } + s.indexBytes,
                 bytesPerPoint: points == 0 ? 0 : Double(live) / Double(points),
                 compressionRatio: live == 0 ? 0 : Double(points * 24) / Double(live),
                 writerPID: nil, recordingsInProgress: recordings,
-                chunkedRoutes: core.state.routes.values.filter { $0.recorded != nil }.count)
+                chunkedRoutes: s.index.routes.values.filter { $0.recorded != nil }.count)
         }
-        var result = stats
-        result.writerPID = isReadOnly ? StoreLock.holder(in: directory, fileSystem: fileSystem) : getpid()
-        return result
+        stats.writes = try state.withLock { s in try s.checkOpen(); return s.writes }
+        compaction.status.withLock { c in
+            stats.lastCompaction = c.last
+            stats.compactionFailures = c.consecutiveFailures
+            stats.damagedSegments = c.damaged.sorted().map(FormatConstants.segmentName)
+        }
+        stats.lostFiles = LostAndFound(files: files).entries().map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
+        stats.writerPID = isReadOnly ? StoreLock.holder(in: directory, fileSystem: fileSystem) : getpid()
+        return stats
     }
 }

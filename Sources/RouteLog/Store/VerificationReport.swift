@@ -1,4 +1,4 @@
-/// What ``RouteStore/verify()`` found.
+/// What ``RouteStore/verify(progress:)`` found.
 public struct VerificationReport: Sendable, Equatable, Codable {
     /// One thing that is wrong, and where.
     public struct Problem: Sendable, Equatable, Codable {
@@ -28,6 +28,20 @@ public struct VerificationReport: Sendable, Equatable, Codable {
         public var message: String
     }
 
+    /// A file in the store's `lost/` folder: bytes a writer moved aside instead of
+    /// deleting them (a torn tail it cut, a leftover segment it could not prove empty).
+    public struct LostFile: Sendable, Equatable, Codable {
+        /// Its name in `lost/` (`FILE@OFFSET`).
+        public var name: String
+        /// Its size in bytes.
+        public var bytes: Int64
+        /// The line of `lost/LOG` saying where it came from and why, if any.
+        public var note: String?
+    }
+
+    /// What `lost/` holds: nothing is lost from the store's point of view, but these
+    /// bytes were not kept in the log. Not a problem by itself.
+    public var lostFiles: [LostFile] = []
     /// Everything wrong; empty for a whole store.
     public var problems: [Problem] = []
     /// Partial records at the end of a segment (a writer died mid-append, or is

@@ -35,7 +35,7 @@ enum ExportCommand: Command {
             }
         }
         var written: [String] = []
-        for summary in store.summaries() {
+        for summary in try store.summaries() {
             let text = DumpCommand.render(try store.route(summary.id), summary, format: format)
             let file = directory.appendingPathComponent(RouteExporter.fileName(for: summary.id, format: exportFormat))
             do {
@@ -49,7 +49,7 @@ enum ExportCommand: Command {
         if arguments.has("json") {
             console.print(JSON.object([("files", .array(written.map { .string($0) }))]).rendered())
         } else {
-            console.print("wrote \(written.count) \(format) file\(written.count == 1 ? "" : "s") into \(directory.path)")
+            console.print("wrote \(written.count) \(format) file\(written.count == 1 ? "" : "s") into \(TerminalText.quoted(directory.path))")
         }
         return .success
     }

@@ -1,44 +1,63 @@
 import Foundation
 import RouteLog
 
-/// `routelog import STORE FILE... [--create] [--keep-jumps] [--json]`: GPX files into a store.
+/// `routelog import STORE FILE... [--create] [--keep-jumps] [--ignore-crc] [--json]`:
+/// GPX, TCX and FIT files into a store, each read by what it holds.
 enum ImportCommand: Command {
     static let spec = CommandSpec(
         name: "import",
-        summary: "import GPX 1.0/1.1 files: one route per track, each file all or nothing",
+        summary: "import GPX, TCX and FIT files (told apart by content): each file all or nothing",
         positionals: [PositionalSpec(name: "STORE"), PositionalSpec(name: "FILE", repeats: true)],
         options: [.flag("create", "create the store if it does not exist yet"),
                   .flag("keep-jumps", "count every step of the file, even time gaps and impossible jumps"),
+                  .flag("ignore-crc", "FIT: import a file whose CRC does not match when every record still decodes"),
                   .json],
         discussion: """
-        Each <trk> becomes one route (its segments joined, the joins kept); a file without
-        tracks gives one route per <rte>; waypoints and unknown extensions are skipped and
-        counted. A track without times is dated to the file's own time, else 1970-01-01.
-        A malformed file is reported with its line and column and nothing from it is saved;
-        the other files are still imported (exit code 1 when any file failed).
+        The format is read from each file's first bytes, whatever its name: a FIT header,
+        or XML whose root is <gpx> or <TrainingCenterDatabase>.
+        GPX: each <trk> becomes one route (its segments joined, the joins kept); a file
+        without tracks gives one route per <rte>; waypoints and unknown extensions are
+        skipped and counted. A track without times is dated to the file's own time, else
+        1970-01-01.
+        FIT: one route per FIT file (a chain of them gives one each) from its positioned
+        records: position, time, altitude, speed, heart rate, cadence, GPS accuracy; timer
+        stops become segment breaks; power is dropped (no column), laps are counted, not
+        stored; the session's sport is reported. A bad CRC refuses the file unless
+        --ignore-crc; a truncated or corrupt file is refused with its byte offset.
+        TCX: one route per Activity or Course: Time, Position, AltitudeMeters, HeartRateBpm,
+        Cadence, and the TPX Speed (Watts dropped); Trackpoints without a Position are
+        skipped and counted; the Activity's Sport is reported.
+        A malformed file is reported with its line and column (XML) or byte offset (FIT)
+        and nothing from it is saved; the other files are still imported (exit code 1
+        when any file failed).
         Refused with exit code 3 while another process (an app) holds the store for writing.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let files = arguments.positionals.dropFirst().map { URL(fileURLWithPath: $0) }
-        var options = GPXImportOptions()
+        var options = RouteImportOptions()
         options.breaksJumps = !arguments.has("keep-jumps")
+        options.importsDespiteBadCRC = arguments.has("ignore-crc")
         let store = try InterchangeStoreAccess.openForImport(arguments)
-        let outcomes = GPXImporter.importFiles(files, into: store, options: options)
+        let outcomes = RouteImporter.importFiles(files, into: store, options: options)
         try store.close()
         var failed = false
         var json: [JSON] = []
         var lines: [String] = []
         for outcome in outcomes {
             let name = outcome.file.path
+            let shown = TerminalText.quoted(name)
             switch outcome.result {
             case .success(let report):
                 json.append(.object([
-                    ("file", .string(name)), ("routes", .array(report.routeIDs.map { .integer($0.rawValue) })),
-                    ("points", .integer(report.pointCount)), ("notes", .array(report.notes.map { .string($0) })),
+                    ("file", .string(name)), ("format", .string(report.format.rawValue)),
+                    ("routes", .array(report.routeIDs.map { .integer($0.rawValue) })),
+                    ("points", .integer(report.pointCount)),
+                    ("sports", .array(report.sports.map { $0.map(JSON.string) ?? .null })),
+                    ("notes", .array(report.notes.map { .string($0) })),
                 ]))
                 let ids = report.routeIDs.map(String.init).joined(separator: ", ")
-                lines.append("\(name): \(report.routeCount) route\(report.routeCount == 1 ? "" : "s"), "
+                lines.append("\(shown): \(report.routeCount) route\(report.routeCount == 1 ? "" : "s"), "
                     + "\(report.pointCount) point\(report.pointCount == 1 ? "" : "s")" + (ids.isEmpty ? "" : " (ids \(ids))"))
                 lines += report.notes.map { "  " + $0 }
             case .failure(let error):
@@ -62,7 +81,7 @@ enum InterchangeStoreAccess {
     static func openForImport(_ arguments: ParsedArguments) throws -> RouteStore {
         let exists = FileManager.default.fileExists(atPath: arguments.storeURL.path)
         if arguments.has("create") && !exists {
-            return try RouteStore(at: arguments.storeURL, options: .init(durability: .durable, compaction: .manual))
+            return try RouteStore(at: arguments.storeURL, options: .init(durability: .full, compaction: .manual))
         }
         return try StoreAccess.openForWriting(arguments)
     }

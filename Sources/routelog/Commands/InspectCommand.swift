@@ -20,7 +20,7 @@ enum InspectCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let store = try StoreAccess.openForReading(arguments)
-        let stats = store.statistics()
+        let stats = try store.statistics()
         let files = directoryFiles(store.url)
         if arguments.has("json") {
             console.print(json(stats, files: files).rendered())
@@ -28,7 +28,7 @@ enum InspectCommand: Command {
         }
         let writer = stats.writerPID.map { "process \($0) holds the store for writing" } ?? "none (no process holds the store for writing)"
         let rows: [(String, String)] = [
-            ("store", store.url.path),
+            ("store", TerminalText.quoted(store.url.path)),
             ("format version", "\(stats.formatVersion)"),
             ("generation", "\(stats.generation)"),
             ("writer", writer),

@@ -25,7 +25,7 @@ enum ListCommand: Command {
         }
         let units = try arguments.units()
         let store = try StoreAccess.openForReading(arguments)
-        let summaries = store.summaries(from: from, to: to)
+        let summaries = try store.summaries(from: from, to: to)
         var totals = RouteTotals()
         for summary in summaries { totals.add(summary) }
         if arguments.has("json") {

@@ -31,7 +31,7 @@ enum RenderCommand: Command {
             throw CLIError.failure("cannot write the picture", path: url.path,
                                    todo: "check that the directory exists and is writable")
         }
-        console.print("wrote route \(id) to \(output)")
+        console.print("wrote route \(id) to \(TerminalText.quoted(output))")
         return .success
     }
 }

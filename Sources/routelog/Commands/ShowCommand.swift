@@ -46,7 +46,7 @@ enum ShowCommand: Command {
     /// The labelled lines describing a summary, as `show` and `set` print them.
     static func describe(_ s: RouteSummary, _ units: DistanceUnit) -> [String] {
         [
-            label("route") + "\(s.id)" + (s.name.map { "  \($0)" } ?? ""),
+            label("route") + "\(s.id)" + (s.name.map { "  " + TerminalText.quoted($0) } ?? ""),
             label("start") + Formatting.dateTime(s.startDate),
             label("end") + Formatting.dateTime(s.endDate),
             label("duration") + Formatting.duration(s.duration),

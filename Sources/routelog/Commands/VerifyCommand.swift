@@ -16,10 +16,10 @@ enum VerifyCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let store = try StoreAccess.openForReading(arguments)
-        let progress = ProgressBar.make("verifying", storeBytes: store.statistics().totalBytes, console: console)
+        let progress = ProgressBar.make("verifying", storeBytes: try store.statistics().totalBytes, console: console)
         var callback: (@Sendable (Double) -> Void)?
         if let progress { callback = { fraction in progress.update(fraction) } }
-        let report = store.verify(progress: callback)
+        let report = try store.verify(progress: callback)
         progress?.finish()
         let damaged: [RouteID] = Array(Set(report.problems.compactMap { $0.routeID })).sorted()
         if arguments.has("json") {
@@ -35,7 +35,7 @@ enum VerifyCommand: Command {
         } else {
             var lines = ["checked \(report.routesChecked) routes, \(report.recordsChecked) records, \(Formatting.bytes(report.bytesChecked))"]
             for tail in report.tornTails {
-                lines.append("note: \(tail.message) of \((tail.path as NSString).lastPathComponent) (not damage: an append was cut short or is under way)")
+                lines.append("note: \(tail.message) of \(TerminalText.quoted((tail.path as NSString).lastPathComponent)) (not damage: an append was cut short or is under way)")
             }
             if report.isClean {
                 lines.append("no damage found")

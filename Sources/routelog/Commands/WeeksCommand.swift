@@ -13,8 +13,8 @@ enum WeeksCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let units = try arguments.units()
         let store = try StoreAccess.openForReading(arguments)
-        let weeks = store.weeklyTotals(calendar: Formatting.calendar)
-        let totals = store.totals()
+        let weeks = try store.weeklyTotals(calendar: Formatting.calendar)
+        let totals = try store.totals()
         if arguments.has("json") {
             console.print(JSON.object([("weeks", .array(weeks.map(JSONFields.week))), ("totals", JSONFields.totals(totals))]).rendered())
             return .success

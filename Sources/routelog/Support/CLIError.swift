@@ -32,7 +32,8 @@ struct CLIError: Error, Equatable, Sendable {
 
     /// The line printed on stderr (without its newline).
     var line: String {
-        "routelog: \(what)" + (path.map { " (\($0))" } ?? "") + ": \(todo)"
+        "routelog: \(TerminalText.quoted(what))" + (path.map { " (\(TerminalText.quoted($0)))" } ?? "")
+            + ": \(TerminalText.quoted(todo))"
     }
 
     /// A usage error (exit 2). Without `todo`, the advice is the command's usage line,
@@ -79,6 +80,8 @@ struct CLIError: Error, Equatable, Sendable {
             todo = todo ?? "use a newer routelog"
         case .io:
             todo = todo ?? "check the disk and the permissions, then try again"
+        case .closed:
+            todo = todo ?? "run the command again"
         }
         self.what = what
         self.path = path

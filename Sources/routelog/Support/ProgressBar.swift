@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RouteLog
 
 /// A progress line on stderr for long work (verify, compact), drawn only when stderr
 /// is a terminal and the store is large enough for the wait to be noticed: pipes,
@@ -16,7 +16,7 @@ final class ProgressBar: Sendable {
     private let label: String
     private let console: Console
     private let started = Date()
-    private let state = Mutex(State())
+    private let state = StateLock(State())
 
     private init(label: String, console: Console) {
         self.label = label

@@ -6,11 +6,11 @@ import RouteLog
 /// with exit code 3 while another process holds it.
 enum StoreAccess {
     static func openForReading(_ arguments: ParsedArguments) throws -> RouteStore {
-        try RouteStore.openReadOnly(at: arguments.storeURL)
+        try RouteStore(at: arguments.storeURL, options: .init(mode: .readOnly))
     }
 
     /// Compaction stays manual: a CLI edit does exactly what it says and no more.
     static func openForWriting(_ arguments: ParsedArguments) throws -> RouteStore {
-        try RouteStore(existingAt: arguments.storeURL, options: .init(durability: .durable, compaction: .manual))
+        try RouteStore(at: arguments.storeURL, options: .init(mode: .mustExist, durability: .full, compaction: .manual))
     }
 }

@@ -14,7 +14,9 @@ struct Table {
         alignments = columns.map(\.1)
     }
 
-    mutating func add(_ row: [String]) { rows.append(row) }
+    /// Adds a row; every cell is quoted for the terminal (``TerminalText``), so no
+    /// value can break the rows or the columns.
+    mutating func add(_ row: [String]) { rows.append(row.map(TerminalText.quoted)) }
 
     func lines() -> [String] {
         let all = [headers] + rows

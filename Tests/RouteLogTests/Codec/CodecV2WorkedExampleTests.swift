@@ -18,7 +18,7 @@ import Testing
     /// spaces before the comment.
     static func specRows() throws -> [(offset: Int, bytes: [UInt8])] {
         let spec = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("format-spec.md"), encoding: .utf8)
-        guard let start = spec.range(of: "### Worked example (version 2)") else { return [] }
+        guard let start = spec.range(of: "### A version 2 block, byte by byte") else { return [] }
         let section = spec[start.upperBound...]
         let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
         var rows: [(Int, [UInt8])] = []

@@ -5,11 +5,14 @@ import Testing
 /// format-spec.md ends with the hex of a tiny store; this rebuilds that store and
 /// checks every byte the spec shows, so the spec cannot drift from the code.
 @Suite struct FormatWorkedExampleTests {
+    /// The example route's uuid (a save without one draws a random one).
+    static let uuid = UUID(uuidString: "0A1B2C3D-4E5F-4061-8273-8495A6B7C8D9")!
+
     static func exampleSegment() throws -> [UInt8] {
         let dir = TemporaryDirectory()
         let store = try RouteStore(at: dir.store())
         let point = TrackPoint(latitude: 45.5, longitude: 9.25, timestamp: Date(timeIntervalSince1970: 1_767_225_600))
-        let id = try store.save(Route(points: [point]))
+        let id = try store.save(Route(points: [point], metadata: RouteMetadata(uuid: uuid)))
         #expect(id == RouteID(1))
         try store.close()
         return Array(try Data(contentsOf: dir.store().appendingPathComponent("seg-00000001.rlseg")))

@@ -47,6 +47,14 @@ import Testing
         #expect(result.report.interpolatedTimes == 4)
     }
 
+    @Test func oneTimedPointAmongUntimedOnesDatesThemAll() throws {
+        for timed in 0..<3 {
+            let points = (0..<3).map { i in (lat: 47 + Double(i) / 1000, lon: 11.0, time: i == timed ? "2024-01-01T10:00:00Z" : nil) }
+            let route = try #require(GPXImporter.read(data: Self.gpx(points)).routes.first)
+            #expect(route.points.allSatisfy { $0.timestamp == Date(timeIntervalSince1970: 1_704_103_200) }, "timed point \(timed)")
+        }
+    }
+
     @Test func repeatedTimestampsAreKeptAndNeverDivideByZero() throws {
         let data = Self.gpx([(47, 11, "2024-05-01T10:00:00Z"), (47.0001, 11, "2024-05-01T10:00:00Z"),
                              (47.0002, 11, "2024-05-01T10:00:00Z")])
@@ -96,5 +104,53 @@ import Testing
         let both = try GPXImporter.read(data: Data(text.utf8), options: options)
         #expect(both.routes.map(\.metadata.name) == ["plan", "walk"])
         #expect(both.routes[0].points.allSatisfy { $0.timestamp == Date(timeIntervalSince1970: 0) })
+    }
+
+    /// Five route points about 2.2 km apart, no times: a planned route.
+    static let plannedRoute = """
+        <?xml version="1.0"?>
+        <gpx version="1.1" creator="planner" xmlns="http://www.topografix.com/GPX/1/1">
+        <rte><name>plan</name>
+        <rtept lat="47.0" lon="8.0"/><rtept lat="47.02" lon="8.0"/><rtept lat="47.04" lon="8.0"/>
+        <rtept lat="47.06" lon="8.0"/><rtept lat="47.0605" lon="8.0"/>
+        </rte></gpx>
+        """
+
+    @Test func anUntimedPlannedRouteGetsNoBreaksAndItsFullDistance() throws {
+        let result = try GPXImporter.read(data: Data(Self.plannedRoute.utf8))
+        let route = try #require(result.routes.first)
+        #expect(route.segmentStarts.isEmpty)
+        #expect(result.report.jumpsBroken == 0)
+        let full = (1..<route.points.count).reduce(0.0) { $0 + Geodesic.distance(route.points[$1 - 1].coordinate, route.points[$1].coordinate) }
+        #expect(full > 6600)
+        #expect(RouteMetrics.distance(of: route.points, segmentStarts: route.segmentStarts) == full)
+        #expect(route.splits.filter { $0.unit == .kilometre }.count == Int(full / 1000))
+    }
+
+    @Test func anUntimedRecordedTrackGetsNoBreaksAndItsFullDistance() throws {
+        let result = try GPXImporter.read(contentsOf: InterchangeFixtures.gpx("dougfales__one_segment_no_time.gpx"))
+        let route = try #require(result.routes.first)
+        #expect(route.segmentStarts.isEmpty && result.report.jumpsBroken == 0)
+        let full = (1..<route.points.count).reduce(0.0) { $0 + Geodesic.distance(route.points[$1 - 1].coordinate, route.points[$1].coordinate) }
+        #expect(RouteMetrics.distance(of: route.points, segmentStarts: route.segmentStarts) == full)
+    }
+
+    @Test func anExportedPlannedRouteComesBackWithoutBreaks() throws {
+        // The export writes the route's one date on every point: times that never
+        // change say nothing about speed, so the jump rule has nothing to judge.
+        let planned = try #require(GPXImporter.read(data: Data(Self.plannedRoute.utf8)).routes.first)
+        let exported = RouteExporter.data(for: RouteCodec.quantize(planned), format: .gpx)
+        #expect(String(decoding: exported, as: UTF8.self).contains("<time>1970-01-01T00:00:00.000Z</time>"))
+        let again = try GPXImporter.read(data: exported)
+        let route = try #require(again.routes.first)
+        #expect(route.segmentStarts.isEmpty && again.report.jumpsBroken == 0)
+        #expect(abs(RouteMetrics.distance(of: route.points) - RouteMetrics.distance(of: planned.points)) < 0.01)
+    }
+
+    @Test func aTeleportBetweenRealTimesThatDoAdvanceIsStillABreak() throws {
+        let data = Self.gpx([(47, 11, "2024-05-01T10:00:00Z"), (47.1, 11, "2024-05-01T10:00:00Z"),
+                             (47.1001, 11, "2024-05-01T10:00:10Z")])
+        let route = try #require(GPXImporter.read(data: data).routes.first)
+        #expect(route.segmentStarts == [1], "11 km in no time, in a track whose times do advance")
     }
 }

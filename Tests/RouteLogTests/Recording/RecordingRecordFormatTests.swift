@@ -33,19 +33,20 @@ import Testing
         let url = dir.store()
         let store = try RouteStore(at: url, options: .init(compaction: .manual))
         let point = TrackPoint(latitude: 45.5, longitude: 9.25, timestamp: Date(timeIntervalSince1970: 1_767_225_600))
-        let recorder = try store.startRecording(flushPolicy: .manual)
+        let recorder = try store.startRecording(metadata: RouteMetadata(uuid: FormatWorkedExampleTests.uuid), flushPolicy: .manual)
         try recorder.append(point)
         #expect(try recorder.finish() == RouteID(1))
         let segment = try Self.frames(url.appendingPathComponent("seg-00000001.rlseg"))
         let saved = try FormatWorkedExampleTests.exampleSegment()
         let put = Array(saved[(20 + 16)...])  // the worked example's RoutePut payload
-        let shape = Array(put[8..<68]), metadata = Array(put[68..<77]), pointBlock = Array(put[79...])
+        // Metadata: flags, time shift, then the extension holding the uuid (1 + 8 + 19).
+        let shape = Array(put[8..<68]), metadata = Array(put[68..<96]), pointBlock = Array(put[98...])
 
         #expect(segment.map(\.type) == [4, 5, 6])
         // RecordingStart: id, started, metadata.
         #expect(segment[0].flags == 0)
         #expect(Array(segment[0].payload[0..<8]) == Self.le(1, 8))
-        #expect(segment[0].payload.count == 8 + 8 + 9)
+        #expect(segment[0].payload.count == 8 + 8 + 28)
         #expect(Array(segment[0].payload[16...]) == metadata)
         // RecordingChunk, first of the finish's batch: id, first point, point count,
         // layout (no splits, no segment starts), an ordinary point block.
@@ -61,7 +62,7 @@ import Testing
         #expect(Array(index[2].payload[24...]) == shape + metadata)
 
         try store.compact()
-        let live = store.core.withLock { $0.manifest.segments }
+        let live = store.state.withLock { $0.segments.numbers }
         let compacted = try live.flatMap { try Self.frames(url.appendingPathComponent(FormatConstants.segmentName($0))) }
         #expect(compacted.map(\.type) == [1])
         #expect(compacted.first?.payload == put)

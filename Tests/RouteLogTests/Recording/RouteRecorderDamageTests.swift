@@ -29,8 +29,8 @@ import Testing
         let dir = TemporaryDirectory()
         let url = dir.store()
         let (saved, finished, unfinished) = try Self.makeStore(url)
-        let chunks = try RouteStore.openReadOnly(at: url).core.withLock {
-            ($0.state.routes[finished]!.recorded!.chunks[1].location, $0.state.recordings[unfinished]!.chunks[2].location)
+        let chunks = try RouteStore(readOnlyAt: url).state.withLock {
+            ($0.index.routes[finished]!.recorded!.chunks[1].location, $0.index.recordings[unfinished]!.chunks[2].location)
         }
         try Self.flipByte(in: url, segment: chunks.0.segment, at: chunks.0.offset + 40)
         try Self.flipByte(in: url, segment: chunks.1.segment, at: chunks.1.offset + 40)
@@ -43,51 +43,55 @@ import Testing
             #expect(error.code == .corrupted)
             #expect(error.offset == chunks.0.offset)
         }
-        do {
-            _ = try store.unfinishedRecordings()
-            Issue.record("a recording with a damaged chunk was listed")
-        } catch let error as RouteLogError {
-            #expect(error.code == .corrupted)
-            #expect(error.message.contains("recording \(unfinished)"))
-        }
+        // The unfinished recording keeps every chunk that decodes and names the gap.
+        let listed = try store.unfinishedRecordings()
+        #expect(listed.map(\.id) == [unfinished])
+        #expect(listed.first?.missingPoints == [50..<75])
+        let walk = RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points
+        #expect(listed.first?.points == Array(walk[0..<50] + walk[75..<100]))
         #expect(throws: RouteLogError.self) { try store.resumeRecording(unfinished) }
         #expect(try store.route(saved).points.count == 50)
-        #expect(store.statistics().recordingsInProgress.map(\.id) == [unfinished])
-        let report = store.verify()
+        #expect(try store.statistics().recordingsInProgress.map(\.id) == [unfinished])
+        let report = try store.verify()
         #expect(Set(report.problems.filter { $0.kind == .damagedRoute }.compactMap(\.routeID)) == [finished, unfinished])
-        // The app drops what it cannot resume; a compaction then refuses only because
-        // the finished route is damaged, naming it.
+        // The app drops what it cannot resume; a compaction then keeps the segment of
+        // the damaged finished route as found, saying so, and the route stays reported.
         try store.discardRecording(unfinished)
         #expect(try store.unfinishedRecordings().isEmpty)
-        do {
-            try store.compact()
-            Issue.record("compaction went over a damaged route")
-        } catch let error as RouteLogError {
-            #expect(error.code == .corrupted)
-        }
+        let compaction = try store.compact()
+        let damagedSegment = FormatConstants.segmentName(chunks.0.segment)
+        #expect(compaction.segmentsSkipped.contains { $0.name == damagedSegment && $0.reason.contains("damaged") })
+        #expect(try store.statistics().damagedSegments == [damagedSegment])
+        #expect(try store.verify().problems.contains { $0.routeID == finished })
         try store.delete(finished)
         try store.compact()
-        #expect(store.summaries().map(\.id) == [saved])
-        #expect(store.verify().isClean)
+        #expect(try store.summaries().map(\.id) == [saved])
+        #expect(try store.verify().isClean)
     }
 
-    @Test func rebuiltFromTheSegmentsARecordingKeepsTheChunksBeforeADamagedOne() throws {
+    @Test func rebuiltFromTheSegmentsARecordingKeepsEveryChunkThatDecodes() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let (_, finished, unfinished) = try Self.makeStore(url)
-        let chunk = try RouteStore.openReadOnly(at: url).core.withLock { $0.state.recordings[unfinished]!.chunks[2].location }
+        let chunk = try RouteStore(readOnlyAt: url).state.withLock { $0.index.recordings[unfinished]!.chunks[2].location }
         try Self.flipByte(in: url, segment: chunk.segment, at: chunk.offset + 40)
         try FileManager.default.removeItem(at: url.appendingPathComponent("index-00000002.rlidx"))
         let store = try RouteStore(at: url)
-        // Chunks 0 and 1 are whole; 2 is damaged and 3 would leave a gap, so both are dropped.
+        // Chunks 0, 1 and 3 are whole; 2 is damaged: its points are named as missing,
+        // and the index rebuilt from the segments agrees with what a reader sees.
         let recordings = try store.unfinishedRecordings()
+        let walk = RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points
         #expect(recordings.map(\.id) == [unfinished])
-        #expect(recordings.first?.points == Array(RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points.prefix(50)))
-        #expect(try store.route(finished) == RouteCodec.quantize(Fixtures.sampleWalk(seed: 2, points: 100)).withoutSplitsAndMetadata)
-        let recorder = try store.resumeRecording(unfinished)
-        try recorder.append(Array(Fixtures.sampleWalk(seed: 3, points: 100).points[50...]))
-        let id = try recorder.finish()
-        #expect(try store.route(id).points == RouteCodec.quantize(Fixtures.sampleWalk(seed: 3, points: 100)).points)
+        #expect(recordings.first?.missingPoints == [50..<75])
+        #expect(recordings.first?.points == Array(walk[0..<50] + walk[75..<100]))
+        #expect(try store.statistics().recordingsInProgress.first?.points == 100)
+        #expect(try store.route(finished).withoutUUID == RouteCodec.quantize(Fixtures.sampleWalk(seed: 2, points: 100)).withoutSplitsAndMetadata)
+        // It cannot be resumed with a hole in it; what is left is saved as a route.
+        #expect(throws: RouteLogError.self) { try store.resumeRecording(unfinished) }
+        let kept = try store.save(recordings[0].route)
+        try store.discardRecording(unfinished)
+        #expect(try store.route(kept).points == Array(walk[0..<50] + walk[75..<100]))
+        #expect(try store.unfinishedRecordings().isEmpty)
     }
 
     @Test func aFlushLargerThanAChunkIsWrittenAsSeveralChunksInOneBatch() throws {
@@ -98,9 +102,9 @@ import Testing
         try recorder.append(walk.points)
         for split in walk.splits { try recorder.addSplit(split) }
         try recorder.flush()
-        #expect(store.statistics().recordingsInProgress.first?.chunks == 2)
+        #expect(try store.statistics().recordingsInProgress.first?.chunks == 2)
         let id = try recorder.finish(metadata: walk.metadata)
-        #expect(try store.route(id) == RouteCodec.quantize(walk))
+        #expect(try store.route(id).withoutUUID == RouteCodec.quantize(walk))
     }
 }
 

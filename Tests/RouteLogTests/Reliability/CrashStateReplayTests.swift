@@ -7,7 +7,7 @@ import Testing
 /// open, hold every change acknowledged before the crash and at most the one in
 /// flight (whole or not at all), and verify clean once a writer has opened it.
 /// Workloads: saves, deletes, edits, compactions, a recording, an index rebuild.
-@Suite struct CrashStateReplayTests {
+@Suite(.tags(.slow)) struct CrashStateReplayTests {
     static let options = RouteStore.Options(segmentSizeLimit: 8 * 1024, compaction: .manual)
 
     /// Random mixes tried at each crash point, on top of the systematic ones.
@@ -20,20 +20,22 @@ import Testing
     }
 
     /// Runs `prepare` with the real file system, then `workload` on a store opened
-    /// through a recorder (`acknowledge` after each change returns), then replays.
+    /// through a file system that traces the store's directory (`acknowledge` after
+    /// each change returns), then replays.
     static func replay(_ name: String, seed: UInt64 = 7,
                        prepare: (URL) throws -> Void,
-                       workload: (URL, RecordingFileSystem, () throws -> Void) throws -> Void) throws -> Outcome {
+                       workload: (URL, InterceptingFileSystem, () throws -> Void) throws -> Void) throws -> Outcome {
         let dir = TemporaryDirectory(name)
         let live = dir.store("live.routelog")
         try prepare(live)
-        var snapshots = [try ExpectedStore(RouteStore.openReadOnly(at: live))]
-        let recorder = try RecordingFileSystem(directory: live)
-        try workload(live, recorder) {
-            snapshots.append(try ExpectedStore(RouteStore.openReadOnly(at: live)))
-            recorder.mark(snapshots.count - 1)
+        var snapshots = [try ExpectedStore(RouteStore(readOnlyAt: live))]
+        let fs = InterceptingFileSystem()
+        let trace = try fs.trace(live)
+        try workload(live, fs) {
+            snapshots.append(try ExpectedStore(RouteStore(readOnlyAt: live)))
+            trace.mark(snapshots.count - 1)
         }
-        let model = CrashStateModel(recorder)
+        let model = CrashStateModel(trace)
         var outcome = Outcome()
         var seen = Set<Int>()
         var g = SeededGenerator(state: seed)
@@ -59,7 +61,7 @@ import Testing
         return outcome
     }
 
-    static func describe(_ op: RecordingFileSystem.Operation) -> String {
+    static func describe(_ op: DirectoryTrace.Operation) -> String {
         switch op {
         case .write(let inode, let offset, let bytes): return "write \(bytes.count) bytes at \(offset) of file #\(inode)"
         default: return "\(op)"
@@ -69,21 +71,21 @@ import Testing
     /// nil when the store in `url` opens, reads as one of `allowed`, and verifies clean.
     static func check(_ url: URL, allowed: [ExpectedStore]) -> String? {
         do {
-            let reader = try RouteStore.openReadOnly(at: url, fileSystem: UnsyncedFileSystem())
+            let reader = try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: InterceptingFileSystem.unsynced())
             let readerProblems = allowed.map { $0.mismatches(in: reader) }
             guard readerProblems.contains(where: \.isEmpty) else { return "a reader sees: \(readerProblems)" }
         } catch {
             return "a reader cannot open it: \(error)"
         }
         do {
-            let store = try RouteStore(at: url, options: options, fileSystem: UnsyncedFileSystem())
+            let store = try RouteStore(at: url, options: options, fileSystem: InterceptingFileSystem.unsynced())
             let problems = allowed.map { $0.mismatches(in: store) }
             guard problems.contains(where: \.isEmpty) else { return "the writer sees: \(problems)" }
-            let report = store.verify()
+            let report = try store.verify()
             guard report.isClean else { return "verify: \(report.problems)" }
             try store.close()
             // And the state the writer left behind opens as the same store.
-            let again = try RouteStore(at: url, options: options, fileSystem: UnsyncedFileSystem())
+            let again = try RouteStore(at: url, options: options, fileSystem: InterceptingFileSystem.unsynced())
             let after = allowed.map { $0.mismatches(in: again) }
             guard after.contains(where: \.isEmpty) else { return "after a writer's open: \(after)" }
         } catch {
@@ -93,7 +95,7 @@ import Testing
     }
 
     static func populate(_ url: URL, count: Int, points: Int = 90) throws {
-        let store = try RouteStore(at: url, options: options, fileSystem: UnsyncedFileSystem())
+        let store = try RouteStore(at: url, options: options, fileSystem: InterceptingFileSystem.unsynced())
         for i in 0..<count { try store.save(Fixtures.sampleWalk(seed: UInt64(i), points: points)) }
         try store.close()
     }

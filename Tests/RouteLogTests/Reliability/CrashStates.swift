@@ -1,147 +1,6 @@
 import Foundation
 @testable import RouteLog
 
-/// A file system that does everything for real and writes down, in order, every
-/// operation that changes the files of one directory: creations, writes, truncations,
-/// syncs, renames, unlinks and directory syncs. Files are followed by identity
-/// (an inode number of the recorder's own), not by name, so a rename moves a file's
-/// history with it. The workload adds marks between operations ("this many changes
-/// were acknowledged to the caller by now").
-final class RecordingFileSystem: FileSystem, @unchecked Sendable {
-    typealias Inode = Int
-
-    enum Operation: Equatable {
-        case create(name: String, inode: Inode)
-        case write(inode: Inode, offset: Int64, bytes: [UInt8])
-        case truncate(inode: Inode, length: Int64)
-        /// fsync or fdatasync: the file's data (and size) are durable.
-        case sync(inode: Inode)
-        case rename(from: String, to: String)
-        case unlink(name: String)
-        /// fsync of the directory: every earlier creation, rename and unlink is durable.
-        case syncDirectory
-        /// `acknowledged` changes of the workload have returned to their caller.
-        case mark(acknowledged: Int)
-    }
-
-    let directory: String
-    private let real = PosixFileSystem.shared
-    private let lock = NSLock()
-    private var names: [String: Inode] = [:]
-    private var open: [Int32: Inode] = [:]
-    private var nextInode = 0
-    private(set) var initialFiles: [String: [UInt8]] = [:]
-    private var log: [Operation] = []
-
-    /// Starts recording `directory`, taking what is in it now as durable.
-    init(directory: URL) throws {
-        self.directory = directory.standardizedFileURL.path
-        for name in try FileManager.default.contentsOfDirectory(atPath: self.directory) {
-            let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
-            initialFiles[name] = bytes
-            names[name] = nextInode
-            nextInode += 1
-        }
-        initialInodes = names
-    }
-
-    /// The initial files' inode numbers.
-    private(set) var initialInodes: [String: Inode] = [:]
-
-    var operations: [Operation] { lock.withLock { log } }
-
-    func mark(_ acknowledged: Int) { lock.withLock { log.append(.mark(acknowledged: acknowledged)) } }
-
-    private func name(of path: String) -> String? {
-        guard path.hasPrefix(directory + "/") else { return nil }
-        let rest = String(path.dropFirst(directory.count + 1))
-        return rest.contains("/") ? nil : rest
-    }
-
-    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
-        let ref = try real.open(path, flags: flags, mode: mode)
-        lock.withLock {
-            guard let name = name(of: path) else { return }
-            if let inode = names[name] {
-                open[ref.fd] = inode
-                if flags & O_TRUNC != 0 { log.append(.truncate(inode: inode, length: 0)) }
-            } else {
-                let inode = nextInode
-                nextInode += 1
-                names[name] = inode
-                open[ref.fd] = inode
-                log.append(.create(name: name, inode: inode))
-            }
-        }
-        return ref
-    }
-
-    func close(_ file: FileRef) {
-        lock.withLock { _ = open.removeValue(forKey: file.fd) }
-        real.close(file)
-    }
-
-    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try real.pread(file, buffer, at: offset)
-    }
-
-    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-        let n = try real.pwrite(file, buffer, at: offset)
-        lock.withLock {
-            if let inode = open[file.fd] { log.append(.write(inode: inode, offset: offset, bytes: Array(buffer.prefix(n)))) }
-        }
-        return n
-    }
-
-    func size(_ file: FileRef) throws -> Int64 { try real.size(file) }
-
-    func truncate(_ file: FileRef, to length: Int64) throws {
-        try real.truncate(file, to: length)
-        lock.withLock { if let inode = open[file.fd] { log.append(.truncate(inode: inode, length: length)) } }
-    }
-
-    func syncData(_ file: FileRef) throws {
-        try real.syncData(file)
-        lock.withLock { if let inode = open[file.fd] { log.append(.sync(inode: inode)) } }
-    }
-
-    func syncAll(_ file: FileRef) throws {
-        try real.syncAll(file)
-        lock.withLock { if let inode = open[file.fd] { log.append(.sync(inode: inode)) } }
-    }
-
-    func rename(_ from: String, to: String) throws {
-        try real.rename(from, to: to)
-        lock.withLock {
-            guard let a = name(of: from), let b = name(of: to), let inode = names.removeValue(forKey: a) else { return }
-            names[b] = inode
-            log.append(.rename(from: a, to: b))
-        }
-    }
-
-    func unlink(_ path: String) throws {
-        try real.unlink(path)
-        lock.withLock {
-            guard let name = name(of: path) else { return }
-            names[name] = nil
-            log.append(.unlink(name: name))
-        }
-    }
-
-    func makeDirectory(_ path: String) throws { try real.makeDirectory(path) }
-
-    func syncDirectory(_ path: String) throws {
-        try real.syncDirectory(path)
-        if path == directory { lock.withLock { log.append(.syncDirectory) } }
-    }
-
-    func listDirectory(_ path: String) throws -> [String] { try real.listDirectory(path) }
-    func isDirectory(_ path: String) -> Bool? { real.isDirectory(path) }
-    func lockExclusive(_ file: FileRef) throws { try real.lockExclusive(file) }
-    func unlock(_ file: FileRef) { real.unlock(file) }
-    func isLockHeld(_ file: FileRef) throws -> Bool { try real.isLockHeld(file) }
-}
-
 /// The states a directory may be found in after a crash, from a recorded trace, under
 /// a weak persistence model (weaker than ext4's defaults, like the ALICE study's):
 ///
@@ -154,17 +13,17 @@ final class RecordingFileSystem: FileSystem, @unchecked Sendable {
 ///   Of those after the last one, a prefix reached the disk (journaled file systems
 ///   keep directory operations in order).
 struct CrashStateModel {
-    typealias Inode = RecordingFileSystem.Inode
-    typealias Operation = RecordingFileSystem.Operation
+    typealias Inode = DirectoryTrace.Inode
+    typealias Operation = DirectoryTrace.Operation
 
     let initialFiles: [String: [UInt8]]
     let initialInodes: [String: Inode]
     let operations: [Operation]
 
-    init(_ recorder: RecordingFileSystem) {
-        initialFiles = recorder.initialFiles
-        initialInodes = recorder.initialInodes
-        operations = recorder.operations
+    init(_ trace: DirectoryTrace) {
+        initialFiles = trace.initialFiles
+        initialInodes = trace.initialInodes
+        operations = trace.operations
     }
 
     /// How a torn write looks on disk.
@@ -359,31 +218,4 @@ func materialize(_ files: [String: [UInt8]], at directory: URL) throws {
     for (name, bytes) in files {
         try Data(bytes).write(to: directory.appendingPathComponent(name))
     }
-}
-
-/// The real file system without its syncs, for checking states that only need to be
-/// read and opened (a sync there would only cost time).
-struct UnsyncedFileSystem: FileSystem {
-    private let real = PosixFileSystem.shared
-    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef { try real.open(path, flags: flags, mode: mode) }
-    func close(_ file: FileRef) { real.close(file) }
-    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try real.pread(file, buffer, at: offset)
-    }
-    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-        try real.pwrite(file, buffer, at: offset)
-    }
-    func size(_ file: FileRef) throws -> Int64 { try real.size(file) }
-    func truncate(_ file: FileRef, to length: Int64) throws { try real.truncate(file, to: length) }
-    func syncData(_ file: FileRef) throws {}
-    func syncAll(_ file: FileRef) throws {}
-    func rename(_ from: String, to: String) throws { try real.rename(from, to: to) }
-    func unlink(_ path: String) throws { try real.unlink(path) }
-    func makeDirectory(_ path: String) throws { try real.makeDirectory(path) }
-    func syncDirectory(_ path: String) throws {}
-    func listDirectory(_ path: String) throws -> [String] { try real.listDirectory(path) }
-    func isDirectory(_ path: String) -> Bool? { real.isDirectory(path) }
-    func lockExclusive(_ file: FileRef) throws { try real.lockExclusive(file) }
-    func unlock(_ file: FileRef) { real.unlock(file) }
-    func isLockHeld(_ file: FileRef) throws -> Bool { try real.isLockHeld(file) }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-@Suite struct RouteStoreRecoveryTests {
+@Suite(.tags(.slow)) struct RouteStoreRecoveryTests {
     /// A store of three small routes; returns the routes and the offset where the last
     /// record starts.
     static func makeStore(at url: URL, count: Int = 3) throws -> ([RouteID: Route], lastRecordStart: Int64, segment: URL) {
@@ -11,7 +11,7 @@ import Testing
         var lastStart: Int64 = 0
         for i in 0..<count {
             let route = Fixtures.sampleWalk(seed: UInt64(i), points: 20)
-            lastStart = store.statistics().segments.last!.bytes
+            lastStart = try store.statistics().segments.last!.bytes
             routes[try store.save(route)] = route
         }
         try store.close()
@@ -23,33 +23,79 @@ import Testing
         try FileManager.default.copyItem(at: from, to: to)
     }
 
-    @Test func truncatingTheLastRecordAtEveryOffsetKeepsEveryEarlierRoute() throws {
+    /// The last record cut at every offset, as a crash never leaves it: the index (written
+    /// after the segment's sync) names it, so it is damage, never a torn tail: the route
+    /// stays listed and reads fail naming the file and offset; the writer cuts nothing
+    /// and appends to a new segment.
+    @Test func aCutRecordTheIndexVouchesForIsDamageNotATornTail() throws {
         let dir = TemporaryDirectory()
         let template = dir.store("template.routelog")
         let (routes, lastStart, _) = try Self.makeStore(at: template)
-        let segmentSize = try FileManager.default.attributesOfItem(atPath: template.appendingPathComponent("seg-00000001.rlseg").path)[.size] as! Int64
+        let segmentName = "seg-00000001.rlseg"
+        let segmentSize = try FileManager.default.attributesOfItem(atPath: template.appendingPathComponent(segmentName).path)[.size] as! Int64
         let lastID = routes.keys.max()!
         let work = dir.store("work.routelog")
-        for cut in lastStart..<segmentSize {
+        for cut in stride(from: lastStart, to: segmentSize, by: 7) {
             try Self.copy(template, to: work)
-            let segment = try FileHandle(forWritingTo: work.appendingPathComponent("seg-00000001.rlseg"))
+            let segment = try FileHandle(forWritingTo: work.appendingPathComponent(segmentName))
             try segment.truncate(atOffset: UInt64(cut))
             try segment.close()
-            // A reader sees the earlier routes and never the torn one.
-            let reader = try RouteStore.openReadOnly(at: work)
-            #expect(reader.count == routes.count - 1, "cut at \(cut)")
-            // A writer cuts the torn tail and goes on appending after it.
+            let reader = try RouteStore(readOnlyAt: work)
+            #expect(try reader.count == routes.count, "cut at \(cut)")
+            do {
+                _ = try reader.route(lastID)
+                Issue.record("cut at \(cut): a cut route loaded")
+            } catch let error as RouteLogError {
+                #expect(error.code == .corrupted && error.offset == lastStart, "cut at \(cut): \(error)")
+            }
             let store = try RouteStore(at: work)
-            #expect(store.count == routes.count - 1, "cut at \(cut)")
             for (id, route) in routes where id != lastID {
-                #expect(try store.route(id) == RouteCodec.quantize(route), "cut at \(cut)")
+                #expect(try store.route(id).withoutUUID == RouteCodec.quantize(route), "cut at \(cut)")
             }
             let newID = try store.save(Fixtures.sampleWalk(seed: 99, points: 5))
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.routeID == lastID && $0.offset == lastStart }, "cut at \(cut): \(report.problems)")
             try store.close()
-            let reopened = try RouteStore.openReadOnly(at: work)
-            #expect(reopened.count == routes.count, "cut at \(cut)")
+            // Nothing was cut: the damaged bytes stay for whoever repairs the store.
+            let size = try FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(segmentName).path)[.size] as! Int64
+            #expect(size == cut, "cut at \(cut)")
+            let reopened = try RouteStore(readOnlyAt: work)
             #expect(try reopened.route(newID).points.count == 5)
-            #expect(reopened.verify().isClean, "cut at \(cut)")
+            #expect(try reopened.count == routes.count + 1)
+        }
+    }
+
+    /// A torn tail the index does not name (the index lost its last records, or the
+    /// append was cut before its index record): readers never see it, and a writer
+    /// copies it into lost/ before cutting it, so no byte is destroyed.
+    @Test func aTornTailIsMovedToLostBeforeItIsCut() throws {
+        let dir = TemporaryDirectory()
+        let template = dir.store("template.routelog")
+        let (routes, lastStart, _) = try Self.makeStore(at: template)
+        let segmentName = "seg-00000001.rlseg"
+        let segmentSize = try FileManager.default.attributesOfItem(atPath: template.appendingPathComponent(segmentName).path)[.size] as! Int64
+        let original = try Data(contentsOf: template.appendingPathComponent(segmentName))
+        let work = dir.store("work.routelog")
+        for cut in stride(from: lastStart + 1, to: segmentSize, by: 5) {
+            try Self.copy(template, to: work)
+            try original.prefix(Int(cut)).write(to: work.appendingPathComponent(segmentName))
+            try FileManager.default.removeItem(at: work.appendingPathComponent("index-00000002.rlidx"))
+            let reader = try RouteStore(readOnlyAt: work)
+            #expect(try reader.count == routes.count - 1, "cut at \(cut)")
+            let store = try RouteStore(at: work)
+            #expect(try store.count == routes.count - 1, "cut at \(cut)")
+            let newID = try store.save(Fixtures.sampleWalk(seed: 99, points: 5))
+            try store.close()
+            let reopened = try RouteStore(readOnlyAt: work)
+            #expect(try reopened.route(newID).points.count == 5)
+            let report = try reopened.verify()
+            #expect(report.isClean, "cut at \(cut): \(report.problems)")
+            // The cut bytes are in lost/, byte for byte, with a line saying whence.
+            let lost = report.lostFiles
+            #expect(lost.map(\.name) == ["\(segmentName)@\(lastStart)"], "cut at \(cut)")
+            let kept = try Data(contentsOf: work.appendingPathComponent("lost/\(segmentName)@\(lastStart)"))
+            #expect(kept == original[Int(lastStart)..<Int(cut)], "cut at \(cut)")
+            #expect(lost.first?.note?.contains("offset \(lastStart) length \(cut - lastStart)") == true, "\(lost)")
         }
     }
 
@@ -58,12 +104,12 @@ import Testing
         let url = dir.store()
         let (routes, _, segmentURL) = try Self.makeStore(at: url, count: 5)
         let victim = RouteID(3)
-        let location = try RouteStore.openReadOnly(at: url).core.withLock { $0.state.routes[victim]!.location }
+        let location = try RouteStore(readOnlyAt: url).state.withLock { $0.index.routes[victim]!.location }
         var bytes = try Data(contentsOf: segmentURL)
         bytes[Int(location.offset) + 100] ^= 0x10
         try bytes.write(to: segmentURL)
 
-        for store in [try RouteStore.openReadOnly(at: url), try RouteStore(at: url)] {
+        for store in [try RouteStore(readOnlyAt: url), try RouteStore(at: url)] {
             do {
                 _ = try store.route(victim)
                 Issue.record("a damaged route loaded")
@@ -73,9 +119,9 @@ import Testing
                 #expect(error.offset == location.offset)
             }
             for (id, route) in routes where id != victim {
-                #expect(try store.route(id) == RouteCodec.quantize(route))
+                #expect(try store.route(id).withoutUUID == RouteCodec.quantize(route))
             }
-            let report = store.verify()
+            let report = try store.verify()
             #expect(!report.isClean)
             #expect(report.problems.contains { $0.routeID == victim && $0.path == segmentURL.path })
             try store.close()
@@ -84,8 +130,8 @@ import Testing
         // and keeps the rest.
         try FileManager.default.removeItem(at: url.appendingPathComponent("index-00000002.rlidx"))
         let rebuilt = try RouteStore(at: url)
-        #expect(rebuilt.count == 4)
-        let report = rebuilt.verify()
+        #expect(try rebuilt.count == 4)
+        let report = try rebuilt.verify()
         #expect(report.problems.contains { $0.kind == .damagedBytes && $0.offset == location.offset })
         // The store keeps working.
         let id = try rebuilt.save(Fixtures.sampleWalk(points: 7))
@@ -113,15 +159,15 @@ import Testing
         case "truncate": try bytes.prefix(bytes.count / 2).write(to: indexURL)
         default: bytes[3] = 0; try bytes.write(to: indexURL)
         }
-        let reader = try RouteStore.openReadOnly(at: url)
+        let reader = try RouteStore(readOnlyAt: url)
         #expect(expected.mismatches(in: reader).isEmpty, "\(how): \(expected.mismatches(in: reader))")
         let store = try RouteStore(at: url)
         #expect(expected.mismatches(in: store).isEmpty, "\(how): \(expected.mismatches(in: store))")
-        #expect(store.verify().isClean)
+        #expect(try store.verify().isClean)
         try store.close()
         // The rewritten index is whole: the next open needs no rebuild.
         let again = try RouteStore(at: url)
-        #expect(again.core.withLock { !$0.indexRebuilt })
+        #expect(again.state.withLock { !$0.indexRebuilt })
         #expect(expected.mismatches(in: again).isEmpty)
     }
 
@@ -133,18 +179,18 @@ import Testing
             let file = url.appendingPathComponent(name)
             let original = try Data(contentsOf: file)
             var bytes = original
-            bytes[10] = 2  // version 2
+            bytes[10] = 3  // version 3
             let crc = Checksum.masked(Array(bytes.prefix(16)), 0..<16)
             for i in 0..<4 { bytes[16 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
             try bytes.write(to: file)
             let before = directorySnapshot(url)
-            for open in [{ _ = try RouteStore(at: url) }, { _ = try RouteStore.openReadOnly(at: url) }] {
+            for open in [{ _ = try RouteStore(at: url) }, { _ = try RouteStore(readOnlyAt: url) }] {
                 do {
                     try open()
-                    Issue.record("a version 2 \(name) opened")
+                    Issue.record("a version 3 \(name) opened")
                 } catch let error as RouteLogError {
                     #expect(error.code == .unsupportedVersion)
-                    #expect(error.message.contains("version 2") && error.message.contains("up to 1"), "\(error.message)")
+                    #expect(error.message.contains("version 3") && error.message.contains("up to 2"), "\(error.message)")
                 }
             }
             #expect(directorySnapshot(url) == before, "opening a newer store changed it")
@@ -172,7 +218,7 @@ import Testing
             #expect(e.code == .invalidArgument)
         }
         // Nothing there, read-only.
-        do { _ = try RouteStore.openReadOnly(at: dir.store("missing")); Issue.record("opened nothing") } catch let e as RouteLogError {
+        do { _ = try RouteStore(readOnlyAt: dir.store("missing")); Issue.record("opened nothing") } catch let e as RouteLogError {
             #expect(e.code == .notFound)
         }
         // A MANIFEST that is not one.
@@ -199,14 +245,14 @@ import Testing
             #expect(error.message.contains("\(getpid())"))
         }
         #expect(RouteStore.writerProcess(at: url) == getpid())
-        let reader = try RouteStore.openReadOnly(at: url)
-        #expect(reader.count == 1)
+        let reader = try RouteStore(readOnlyAt: url)
+        #expect(try reader.count == 1)
         #expect(throws: RouteLogError.self) { try reader.save(Fixtures.sampleWalk(points: 3)) }
         let second = try writer.save(Fixtures.sampleWalk(seed: 2, points: 50))
         try writer.delete(first)
-        #expect(reader.count == 1)
+        #expect(try reader.count == 1)
         try reader.refresh()
-        #expect(reader.summaries().map(\.id) == [second])
+        #expect(try reader.summaries().map(\.id) == [second])
         #expect(try reader.route(second) == writer.route(second))
         try writer.close()
         #expect(RouteStore.writerProcess(at: url) == nil)
@@ -218,9 +264,9 @@ import Testing
         let url = dir.store()
         let store = try RouteStore(at: url)
         try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
-        let before = store.statistics().segments.last!.bytes
+        let before = try store.statistics().segments.last!.bytes
         try store.save((2..<5).map { Fixtures.sampleWalk(seed: UInt64($0), points: 10) })
-        let after = store.statistics().segments.last!.bytes
+        let after = try store.statistics().segments.last!.bytes
         try store.close()
         // Cut inside the batch's last record: the two complete records before it must go too.
         let segment = try FileHandle(forWritingTo: url.appendingPathComponent("seg-00000001.rlseg"))
@@ -228,7 +274,7 @@ import Testing
         try segment.close()
         try FileManager.default.removeItem(at: url.appendingPathComponent("index-00000002.rlidx"))
         let reopened = try RouteStore(at: url)
-        #expect(reopened.count == 1)
-        #expect(reopened.statistics().segments.last!.bytes == before)
+        #expect(try reopened.count == 1)
+        #expect(try reopened.statistics().segments.last!.bytes == before)
     }
 }

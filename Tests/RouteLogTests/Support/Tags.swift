@@ -2,8 +2,10 @@ import Testing
 
 extension Tag {
     /// Suites that kill processes, replay crash states, inject faults or flip bits over
-    /// whole stores: minutes, not seconds. `make test-fast` skips them (the Makefile's
-    /// SLOW_SUITES lists them, and SlowSuiteListTests checks the list is complete).
+    /// whole stores, and any other suite that takes more than about ten seconds: `make
+    /// test-fast` skips them (the Makefile's SLOW_SUITES lists them, and
+    /// SlowSuiteListTests checks that the list and the tags agree). Tag suites, not
+    /// single tests: the list names suites.
     @Tag static var slow: Tag
     /// Suites that read RouteLog's output with an independent reader (Python packages,
     /// xmllint): they skip, saying so, when the reader is missing.

@@ -147,3 +147,29 @@ func directorySnapshot(_ url: URL) -> [String: Data] {
     }
     return result
 }
+
+extension RouteStore {
+    /// A read-only handle, as the tests open many.
+    convenience init(readOnlyAt url: URL) throws {
+        try self.init(at: url, options: .init(mode: .readOnly))
+    }
+}
+
+extension Route {
+    /// The route without the uuid a save gave it, to compare with the route as it was
+    /// handed to the store.
+    var withoutUUID: Route {
+        var route = self
+        route.metadata.uuid = nil
+        return route
+    }
+}
+
+extension RouteSummary {
+    /// The summary with a fixed uuid, to compare stores that each drew their own.
+    var withoutUUID: RouteSummary {
+        var summary = self
+        summary.uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        return summary
+    }
+}

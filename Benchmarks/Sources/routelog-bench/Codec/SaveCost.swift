@@ -10,7 +10,7 @@ import RouteLogSamples
 struct SaveCost {
     struct Version {
         var whole: [Double] = []
-        /// What the save's codec part costs as the store calls it today.
+        /// What the save's codec part costs, called as the store calls it.
         var storeCodecPart: [Double] = []
         /// ``RouteEncoder``'s stages: one pass, shape, point block.
         var stages: [String: [Double]] = [:]
@@ -77,14 +77,6 @@ struct SaveCost {
 
     static func median(_ samples: [Double]) -> Double { Percentiles(samples).value(at: 50) }
 
-    /// The whole save with RouteEncoder's one pass in place of today's codec part: what
-    /// a save costs once the store calls ``RouteEncoder``.
-    func projected(_ version: Int) -> Double {
-        guard let v = versions[version] else { return .nan }
-        let encoder = v.stageOrder.reduce(0.0) { $0 + Self.median(v.stages[$1] ?? []) }
-        return Self.median(v.whole) - Self.median(v.storeCodecPart) + encoder
-    }
-
     func report() -> [String] {
         var lines = ["Save CPU: thread CPU time of a buffered save of a \(Format.count(points))-point walk, median of "
                      + "\(versions[2]?.whole.count ?? 0) per version (versions saved turn about through one store)"]
@@ -93,12 +85,11 @@ struct SaveCost {
             let whole = Self.median(v.whole), part = Self.median(v.storeCodecPart)
             lines.append("  v\(version): whole save \(Format.seconds(whole)) (p10 \(Format.seconds(Percentiles(v.whole).value(at: 10))), "
                          + "p90 \(Format.seconds(Percentiles(v.whole).value(at: 90)))), \(Format.decimal(whole * 1e9 / Double(points), 1)) ns a point")
-            lines.append("      the store's codec part as it calls it today: \(Format.seconds(part)); "
+            lines.append("      the codec part (validate, quantize, measure, shape, point block): \(Format.seconds(part)); "
                          + "the rest (record, checksum, write, index): \(Format.seconds(whole - part))")
             for stage in v.stageOrder {
-                lines.append("      RouteEncoder stage \(stage): \(Format.seconds(Self.median(v.stages[stage] ?? [])))")
+                lines.append("      stage \(stage): \(Format.seconds(Self.median(v.stages[stage] ?? [])))")
             }
-            lines.append("      whole save with RouteEncoder's stages in place of today's codec part: \(Format.seconds(projected(version)))")
         }
         return lines
     }

@@ -7,7 +7,7 @@ import RouteLog
 final class RouteLogEngine: StorageEngine {
     private let directory: URL
     private var store: RouteStore?
-    private var durability: RouteStore.Durability = .durable
+    private var durability: RouteStore.Durability = .full
     private var ids: [RouteID] = []
 
     init(directory: URL) throws {
@@ -30,7 +30,7 @@ final class RouteLogEngine: StorageEngine {
     }
 
     func prepare(durable: Bool) throws {
-        let wanted: RouteStore.Durability = durable ? .durable : .buffered
+        let wanted: RouteStore.Durability = durable ? .full : .buffered
         guard wanted != durability || store == nil else { return }
         try close()
         durability = wanted
@@ -70,9 +70,9 @@ final class RouteLogEngine: StorageEngine {
         ids += outcome.ids[0] + outcome.ids[1]
     }
 
-    func listSummaries() throws -> Int { store!.summaries().count }
+    func listSummaries() throws -> Int { try store!.summaries().count }
 
-    func weeklyTotals() throws -> Int { store!.weeklyTotals(calendar: benchmarkCalendar).count }
+    func weeklyTotals() throws -> Int { try store!.weeklyTotals(calendar: benchmarkCalendar).count }
 
     func loadRoute(ordinal: Int) throws -> Int { try store!.route(ids[ordinal]).points.count }
 }

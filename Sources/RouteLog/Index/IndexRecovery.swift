@@ -1,0 +1,172 @@
+/// What a store's files say when it opens: the in-memory index, from the index file
+/// where it can be trusted and from the segments past it (format-spec.md, "Index
+/// records"; docs/recovery-and-compaction.md, "Opening"). Reads only; the writer acts
+/// on the result (moves torn tails aside, appends caught-up records, rewrites a bad index).
+struct IndexRecovery {
+    /// One segment scanned from some offset to its end.
+    struct SegmentScan {
+        var events: [LogEvent] = []
+        /// End of the last whole record: where a writer may append.
+        var validEnd: Int64
+        var damage: [DamagedRange] = []
+        var tornTail: DamagedRange?
+    }
+
+    var index = RouteIndex()
+    /// The index file and where its valid records end, when it was used.
+    var indexFile: DurableFile?
+    var indexVersion = FormatConstants.version
+    var indexEnd = Int64(FormatConstants.fileHeaderSize)
+    var indexTornTail: DamagedRange?
+    /// Events of segment records the index lacked, in log order.
+    var caughtUp: [LogEvent] = []
+    /// True when the index file could not be used and the state comes from the
+    /// segments alone.
+    var indexUnusable = false
+    /// True when the index file itself is missing or damaged (not merely behind or
+    /// ahead of the segments).
+    var indexFileDamaged = false
+    /// Valid end of every segment.
+    var segmentEnds: [UInt32: Int64] = [:]
+    /// Bytes that are no valid record, each with its file and offset: damage found by
+    /// the scans, and records the index vouches for that do not read back.
+    var damage: [DamagedRange] = []
+    /// Torn tails of segments (not damage: appends a crash cut short).
+    private(set) var segmentTails: [DamagedRange] = []
+    var tornTails: [DamagedRange] { segmentTails + (indexTornTail.map { [$0] } ?? []) }
+
+    /// Recovers the state of `segments` (each `end` the file's size) with the index
+    /// file `indexFile` (nil when missing or unreadable).
+    init(segments: SegmentSet, indexFile: DurableFile?, indexNumber: UInt32) throws {
+        let header = Int64(FormatConstants.fileHeaderSize)
+        var loaded: LoadedIndex?
+        if let indexFile {
+            switch Self.loadIndex(indexFile, number: indexNumber, segments: segments) {
+            case .loaded(let index): loaded = index
+            case .damaged: indexFileDamaged = true
+            case .aheadOfSegments: break
+            }
+        } else {
+            indexFileDamaged = true
+        }
+        if let indexFile, let indexed = loaded, let scans = try Self.catchUpScans(indexed, segments: segments) {
+            for (segment, scan) in zip(segments.segments, scans) { adopt(scan, of: segment.number) }
+            damage += Self.vouchedDamage(indexed, segments: segments)
+            index = indexed.index
+            self.indexFile = indexFile
+            indexVersion = indexed.version
+            indexEnd = indexed.end
+            indexTornTail = indexed.tornTail
+        } else {
+            indexUnusable = true
+            for segment in segments.segments { adopt(try Self.scan(segment, from: header), of: segment.number) }
+        }
+        for event in caughtUp { index.apply(event) }
+    }
+
+    /// The scans of every segment past what `indexed` covers, or nil when the index is
+    /// no prefix of the log (once a segment has records the index lacks, no later
+    /// segment may have any it holds).
+    private static func catchUpScans(_ indexed: LoadedIndex, segments: SegmentSet) throws -> [SegmentScan]? {
+        let header = Int64(FormatConstants.fileHeaderSize)
+        var gapSeen = false
+        var scans: [SegmentScan] = []
+        for segment in segments.segments {
+            let covered = indexed.index.coveredEnd[segment.number] ?? header
+            if gapSeen && covered > header { return nil }
+            var scan = try scan(segment, from: min(covered, segment.end))
+            scan.validEnd = max(scan.validEnd, min(covered, segment.end))
+            if !scan.events.isEmpty { gapSeen = true }
+            scans.append(scan)
+        }
+        return scans
+    }
+
+    /// The last record the index locates in each segment must be there, whole: one that
+    /// is not (cut off, or its bytes changed) is damage the index vouches for, never a
+    /// torn tail (format-spec.md, "Reading a log").
+    private static func vouchedDamage(_ indexed: LoadedIndex, segments: SegmentSet) -> [DamagedRange] {
+        var damage: [DamagedRange] = []
+        for (number, last) in indexed.lastLocation.sorted(by: { $0.key < $1.key }) where !segments.holdsRecord(at: last) {
+            guard let segment = segments.segment(number) else { continue }
+            damage.append(DamagedRange(path: segment.path, offset: last.offset, length: Int64(last.length)))
+        }
+        return damage
+    }
+
+    private mutating func adopt(_ scan: SegmentScan, of number: UInt32) {
+        caughtUp += scan.events
+        segmentEnds[number] = scan.validEnd
+        damage += scan.damage
+        if let tail = scan.tornTail { segmentTails.append(tail) }
+    }
+
+    /// Reads the records of `segment` from `start` to its end, noting damage and the torn
+    /// tail; records at `vouched` offsets (located by the index) are never a torn tail.
+    static func scan(_ segment: LogSegment, from start: Int64, vouched: Set<Int64> = []) throws -> SegmentScan {
+        var scanner = LogScanner(file: segment.file, from: start, fileSize: segment.end, version: segment.version, vouched: vouched)
+        var scan = SegmentScan(validEnd: start)
+        while let record = try scanner.next() {
+            do {
+                if let event = try LogEvent.fromSegment(record, segment: segment.number) { scan.events.append(event) }
+            } catch is ByteReader.Malformed {
+                scan.damage.append(DamagedRange(path: segment.path, offset: record.offset, length: Int64(record.frameLength)))
+            }
+        }
+        scan.damage += scanner.damage
+        scan.validEnd = scanner.validEnd
+        if scanner.tailIsTorn {
+            scan.tornTail = DamagedRange(path: segment.path, offset: scanner.validEnd, length: scanner.tailLength)
+        }
+        return scan
+    }
+
+    private struct LoadedIndex {
+        var index: RouteIndex
+        var lastLocation: [UInt32: RecordLocation]
+        var version: UInt16
+        var end: Int64
+        var tornTail: DamagedRange?
+    }
+
+    private enum IndexLoad {
+        case loaded(LoadedIndex)
+        /// A bad header, damage, or a record that makes no sense.
+        case damaged
+        /// A segment not in the manifest, or a location before the previous one in the
+        /// same segment.
+        case aheadOfSegments
+    }
+
+    /// The state the index file describes, when it can be trusted. A location past its
+    /// segment's end is kept: the record it vouches for is damage (see ``vouchedDamage``).
+    private static func loadIndex(_ file: DurableFile, number: UInt32, segments: SegmentSet) -> IndexLoad {
+        guard let size = try? file.size(),
+              let headerBytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
+              let header = try? FileHeader.decode(headerBytes, path: file.path, expecting: .index),
+              header.fileNumber == number
+        else { return .damaged }
+        var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size, version: header.version)
+        var result = LoadedIndex(index: RouteIndex(), lastLocation: [:], version: header.version, end: 0)
+        result.index.reserve(Int(min(size / 100, 10_000_000)))
+        do {
+            while let record = try scanner.next() {
+                let event = try LogEvent.fromIndex(record)
+                let location = event.location
+                guard segments.contains(location.segment),
+                      location.offset >= (result.lastLocation[location.segment]?.end ?? Int64(FormatConstants.fileHeaderSize))
+                else { return .aheadOfSegments }
+                result.lastLocation[location.segment] = location
+                result.index.apply(event)
+            }
+        } catch {
+            return .damaged
+        }
+        guard scanner.damage.isEmpty else { return .damaged }
+        result.end = scanner.validEnd
+        if scanner.tailIsTorn {
+            result.tornTail = DamagedRange(path: file.path, offset: scanner.validEnd, length: scanner.tailLength)
+        }
+        return .loaded(result)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// The in-memory index: every live route's summary inputs and record locations, the
+/// unfinished recordings, how far the index covers each segment, and where the live
+/// bytes are. Built by replaying events in log order (from the index file, the
+/// segments' tails, or a writer's commits).
+struct RouteIndex: Sendable {
+    private(set) var routes: [RouteID: IndexedRoute] = [:]
+    /// Recordings neither finished nor discarded.
+    private(set) var recordings: [RouteID: IndexedRecording] = [:]
+    /// Deletes and discards that must stay on disk while what they delete is there.
+    private(set) var tombstones: [RouteID: Tombstone] = [:]
+    /// Largest id seen in any record, live or deleted.
+    private(set) var maxSeenID: UInt64 = 0
+    /// End of the last record whose event was applied, per segment.
+    private(set) var coveredEnd = SegmentCounters()
+    /// Bytes of live records per segment: RoutePuts of live routes and their latest
+    /// edits, the records of recordings (finished or not), and tombstones.
+    private(set) var liveBytes = SegmentCounters()
+    /// Bytes of finished recordings still stored as chunks (live, but compaction would
+    /// store each as one smaller record).
+    private(set) var chunkedBytes: Int64 = 0
+    /// Summaries sorted by (start date, id), kept while changes allow it cheaply.
+    /// Valid only while `sortedCacheValid`; kept non-optional so appends happen in place.
+    private var sortedCache: [RouteSummary] = []
+    private var sortedCacheValid = true
+
+    /// An index holding only `route` and `recording` under `id`, without counters: the
+    /// scratch state a writer checks a group of changes against.
+    mutating func seed(_ id: RouteID, route: IndexedRoute?, recording: IndexedRecording?) {
+        if let route { routes[id] = route }
+        if let recording { recordings[id] = recording }
+        maxSeenID = max(maxSeenID, id.rawValue)
+        sortedCacheValid = false
+    }
+
+    /// Makes room for `count` routes up front (the index size tells roughly how many).
+    mutating func reserve(_ count: Int) {
+        routes.reserveCapacity(count)
+        sortedCache.reserveCapacity(count)
+    }
+
+    /// Deleted routes whose records are still on disk.
+    var deletedCount: Int { tombstones.values.filter { !$0.isDiscard }.count }
+    /// Discarded recordings whose records are still on disk.
+    var discardedCount: Int { tombstones.values.filter(\.isDiscard).count }
+
+    /// Applies one event in log order (format-spec.md, "Segment records" and "Recordings").
+    mutating func apply(_ event: LogEvent) {
+        let location = event.location
+        coveredEnd.raise(location.segment, to: location.end)
+        maxSeenID = max(maxSeenID, event.id.rawValue)
+        switch event {
+        case .put(let id, let shape, let metadata, _):
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location))
+        case .delete(let id, _):
+            guard let old = routes.removeValue(forKey: id) else { return }
+            release(old)
+            bury(id, Tombstone(deleting: id, old, at: location))
+            invalidateSortedCache()
+        case .edit(let id, let metadata, _):
+            guard var route = routes[id] else { return }
+            if let previous = route.editLocation { liveBytes.add(-Int64(previous.length), to: previous.segment) }
+            let sameStart = route.metadata.shiftMs == metadata.shiftMs
+            route.edited(metadata, at: location)
+            liveBytes.add(Int64(location.length), to: location.segment)
+            routes[id] = route
+            if sameStart, let index = cachedIndex(of: id, startMs: route.shape.firstMs + metadata.shiftMs) {
+                sortedCache[index] = route.summary(id)  // same place in the order
+            } else {
+                invalidateSortedCache()
+            }
+        case .recordingStart(let id, let startedMs, let metadata, _):
+            guard routes[id] == nil, recordings[id] == nil else { return }
+            recordings[id] = IndexedRecording(start: location, startedMs: startedMs, metadata: metadata)
+            liveBytes.add(Int64(location.length), to: location.segment)
+        case .recordingChunk(let id, let firstPoint, let pointCount, _):
+            // Chunks are accepted in order; one past the points accepted so far leaves a
+            // gap (a chunk lost to damage), so every later chunk is kept.
+            guard let recording = recordings[id], firstPoint >= recording.pointCount else { return }
+            recordings[id]!.chunks.append(RecordedChunk(location: location, firstPoint: firstPoint, pointCount: pointCount))
+            liveBytes.add(Int64(location.length), to: location.segment)
+        case .recordingFinish(let id, let shape, let metadata, _):
+            guard let recording = recordings.removeValue(forKey: id) else { return }
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location, recorded: recording))
+        case .recordingDiscard(let id, _):
+            guard let recording = recordings.removeValue(forKey: id) else { return }
+            for part in recording.locations { liveBytes.add(-Int64(part.length), to: part.segment) }
+            bury(id, Tombstone(discarding: id, recording, at: location))
+        }
+    }
+
+    private mutating func addRoute(_ id: RouteID, _ route: IndexedRoute) {
+        if let old = routes.updateValue(route, forKey: id) {
+            release(old)  // a second RoutePut of one id (only in a forged log): the last wins
+            invalidateSortedCache()
+        }
+        liveBytes.add(Int64(route.location.length), to: route.location.segment)
+        // A recorded route's start and chunks were counted live as they arrived.
+        if route.recorded != nil { chunkedBytes += Self.bytes(of: route) }
+        if sortedCacheValid {
+            let summary = route.summary(id)
+            if let last = sortedCache.last, (last.startDate, last.id) >= (summary.startDate, id) {
+                invalidateSortedCache()
+            } else {
+                sortedCache.append(summary)
+            }
+        }
+    }
+
+    private mutating func release(_ route: IndexedRoute) {
+        liveBytes.add(-Int64(route.location.length), to: route.location.segment)
+        if let edit = route.editLocation { liveBytes.add(-Int64(edit.length), to: edit.segment) }
+        if route.recorded != nil {
+            for part in route.recorded!.locations { liveBytes.add(-Int64(part.length), to: part.segment) }
+            chunkedBytes -= Self.bytes(of: route)
+        }
+    }
+
+    private mutating func bury(_ id: RouteID, _ tombstone: Tombstone) {
+        if let old = tombstones.updateValue(tombstone, forKey: id) {
+            for location in old.liveLocations { liveBytes.add(-Int64(location.length), to: location.segment) }
+        }
+        for location in tombstone.liveLocations { liveBytes.add(Int64(location.length), to: location.segment) }
+    }
+
+    /// A recorded route's start, chunks and finish.
+    private static func bytes(of route: IndexedRoute) -> Int64 {
+        (route.recorded?.locations ?? []).reduce(Int64(route.location.length)) { $0 + Int64($1.length) }
+    }
+
+    private mutating func invalidateSortedCache() {
+        sortedCacheValid = false
+        sortedCache = []
+    }
+
+    /// Where route `id`, starting at `startMs`, sits in the sorted cache, if the cache exists.
+    private func cachedIndex(of id: RouteID, startMs: Int64) -> Int? {
+        guard sortedCacheValid else { return nil }
+        let cache = sortedCache
+        let start = Quantization.date(milliseconds: startMs)
+        var low = 0, high = cache.count
+        while low < high {
+            let mid = (low + high) / 2
+            if (cache[mid].startDate, cache[mid].id) < (start, id) { low = mid + 1 } else { high = mid }
+        }
+        return low < cache.count && cache[low].id == id ? low : nil
+    }
+
+    /// All summaries sorted by start date, then id.
+    mutating func sortedSummaries() -> [RouteSummary] {
+        if sortedCacheValid { return sortedCache }
+        // Sort small keys, then build the summaries once, in order.
+        var keys: [(start: Int64, id: RouteID)] = []
+        keys.reserveCapacity(routes.count)
+        for (id, route) in routes { keys.append((route.shape.firstMs + route.metadata.shiftMs, id)) }
+        keys.sort { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
+        let sorted = keys.map { routes[$0.id]!.summary($0.id) }
+        sortedCache = sorted
+        sortedCacheValid = true
+        return sorted
+    }
+}

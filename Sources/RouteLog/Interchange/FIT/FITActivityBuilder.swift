@@ -1,0 +1,116 @@
+import Foundation
+
+/// One FIT file of a chain, as read: its positioned records as a path, and what its
+/// other messages said.
+struct FITActivity {
+    var path = GPXPath(name: nil, isPlannedRoute: false)
+    var protocolVersion: String
+    /// `file_id.time_created`, for records that have no time of their own.
+    var timeCreated: Date?
+    /// Sports of the session messages in order, else of the sport messages, else of the laps.
+    var sessionSports: [UInt8] = []
+    var sportMessageSports: [UInt8] = []
+    var lapSports: [UInt8] = []
+    var laps = 0
+    var recordsWithoutPosition = 0
+    var powerReadings = 0
+    var pauses = 0
+    var developerFields = 0
+
+    var sports: [UInt8] { !sessionSports.isEmpty ? sessionSports : !sportMessageSports.isEmpty ? sportMessageSports : lapSports }
+}
+
+/// Turns decoded FIT messages into ``FITActivity`` values (messages to route).
+///
+/// | message (global number) | what is kept |
+/// |---|---|
+/// | record (20) | `position_lat`/`position_long` (semicircles, × 180 / 2³¹ to degrees), `timestamp` (s since 1989-12-31T00:00:00Z), `enhanced_altitude` else `altitude` (÷ 5 − 500 m), `enhanced_speed` else `speed` (÷ 1000 m/s), `heart_rate` (0 dropped), `cadence`, `gps_accuracy` as horizontal accuracy; `power` counted as dropped (no column) |
+/// | event (21) | a timer stop (`event` 0 with `event_type` stop, stop_all, stop_disable or stop_disable_all) makes the next record start a new segment |
+/// | session (18) | `sport`; `total_calories` summed into the route's calories |
+/// | sport (12), lap (19) | `sport` when no session gives one; laps are counted |
+/// | file_id (0) | `time_created`, the time of records without one |
+///
+/// A record without both coordinates is skipped and counted. Everything else (distance,
+/// temperature, device info, HRV...) is not read.
+struct FITActivityBuilder: FITMessageConsumer {
+    let maximumPoints: Int
+    private(set) var activities: [FITActivity] = []
+    private var current: FITActivity?
+    private var pausePending = false
+    private var pointCount = 0
+
+    /// Seconds from the Unix epoch to FIT's epoch, 1989-12-31T00:00:00Z.
+    static let fitEpoch: TimeInterval = 631_065_600
+    private static let semicircleDegrees = 180 / 2_147_483_648.0
+
+    init(maximumPoints: Int) {
+        self.maximumPoints = maximumPoints
+    }
+
+    mutating func fileStarted(_ header: FITFileHeader) {
+        current = FITActivity(protocolVersion: header.protocolText)
+        pausePending = false
+    }
+
+    mutating func fileEnded() {
+        if let current { activities.append(current) }
+        current = nil
+    }
+
+    mutating func consume(_ message: FITMessage) throws {
+        guard current != nil else { return }
+        current!.developerFields += message.definition.developerFieldCount
+        switch message.globalNumber {
+        case 20: try record(message)
+        case 21:
+            let stops: Set<UInt32> = [1, 4, 8, 9]
+            if message.unsigned(0) == 0, let type = message.unsigned(1), stops.contains(type) { pausePending = true }
+        case 18:
+            if let sport = message.unsigned(5), sport <= 255 { current!.sessionSports.append(UInt8(sport)) }
+            if let calories = message.number(11) { current!.path.calories = (current!.path.calories ?? 0) + calories }
+        case 19:
+            current!.laps += 1
+            if let sport = message.unsigned(25), sport <= 255 { current!.lapSports.append(UInt8(sport)) }
+        case 12:
+            if let sport = message.unsigned(0), sport <= 255 { current!.sportMessageSports.append(UInt8(sport)) }
+        case 0:
+            if let created = message.unsigned(4) { current!.timeCreated = Self.date(created) }
+        default:
+            break
+        }
+    }
+
+    static func date(_ fitTime: UInt32) -> Date {
+        Date(timeIntervalSince1970: fitEpoch + TimeInterval(fitTime))
+    }
+
+    private mutating func record(_ message: FITMessage) throws {
+        guard let lat = message.number(0), let lon = message.number(1) else {
+            current!.recordsWithoutPosition += 1
+            return
+        }
+        guard pointCount < maximumPoints else {
+            throw FITDecodingProblem("the file has more than \(maximumPoints) positioned records, the most "
+                + "RouteLog imports from one file")
+        }
+        let latitude = lat * Self.semicircleDegrees, longitude = lon * Self.semicircleDegrees
+        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw FITDecodingProblem("a record's position \(latitude), \(longitude) is outside -90...90, -180...180")
+        }
+        var point = TrackPoint(latitude: latitude, longitude: longitude,
+                               timestamp: message.timestamp.map(Self.date) ?? Date(timeIntervalSince1970: 0))
+        point.altitude = (message.number(78) ?? message.number(2)).map { $0 / 5 - 500 }
+        point.speed = (message.number(73) ?? message.number(6)).map { $0 / 1000 }
+        point.heartRate = message.number(3).flatMap { $0 > 0 ? $0 : nil }
+        point.cadence = message.number(4)
+        point.horizontalAccuracy = message.number(31)
+        if message.number(7) != nil { current!.powerReadings += 1 }
+        if pausePending, !current!.path.isEmpty {
+            current!.path.segmentStarts.append(current!.path.count)
+            current!.pauses += 1
+        }
+        pausePending = false
+        current!.path.append(GPXPointValues(point, hasTime: message.timestamp != nil))
+        pointCount += 1
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// One TCX Activity or Course as read, before the import policy (times, jumps).
+struct TCXPath {
+    var path = GPXPath(name: nil, isPlannedRoute: false)
+    /// The Activity's `Sport` attribute; nil for a course.
+    var sport: String?
+    /// The Activity's `<Id>`, a time, for points without one.
+    var idTime: Date?
+    var isCourse = false
+}
+
+/// Everything a TCX file held that the importer cares about.
+struct TCXContents {
+    var paths: [TCXPath] = []
+    var coursePoints = 0
+    var unknownExtensions = 0
+    var laps = 0
+    var pointsWithoutPosition = 0
+    var powerReadings = 0
+    var pauses = 0
+    var pointCount = 0
+    var sawRoot = false
+}
+
+/// A streaming TCX (Training Center Database v2) reader over FoundationXML's
+/// XMLParser, built like ``GPXReader``: it keeps only the points it builds, and stops
+/// at the first XML or data error with its line and column.
+///
+/// Read: `Activities` (any `Activity`, also inside a `MultiSportSession`) and
+/// `Courses/Course`, their `Lap`s, `Track`s and `Trackpoint`s. A Trackpoint's direct
+/// children `Time`, `Position/LatitudeDegrees|LongitudeDegrees`, `AltitudeMeters`,
+/// `HeartRateBpm/Value`, `Cadence`, and in `Extensions/TPX` (ActivityExtension v2)
+/// `Speed`, `RunCadence` (when there is no `Cadence`) and `Watts` (counted, not kept).
+final class TCXReader: NSObject, XMLParserDelegate {
+    static let namespace = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
+    static let namespaceV1 = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v1"
+    static let activityExtension = "http://www.garmin.com/xmlschemas/ActivityExtension/v2"
+
+    var contents = TCXContents()
+    let options: RouteImportOptions
+    private let source: String
+    private var error: RouteLogError?
+    private var parser: XMLParser?
+
+    // Where we are.
+    var depth = 0
+    private var sectionDepth: Int?          // <Activities> or <Courses>
+    var current: TCXPath?
+    var currentDepth = 0                    // depth of the open Activity or Course
+    private var tracksInContainer = 0       // Tracks seen in the open Lap (or Course)
+    private var breakPending = false
+    var point: TrackPoint?
+    var pointDepth = 0
+    var pointHasTime = false
+    var latitude: Double?
+    var longitude: Double?
+    var pointHasPower = false
+    var pointChild = ""                     // the open direct child of the Trackpoint
+    var skipUntilDepth: Int?
+    var text: String?
+    var textBytes = 0
+    var textElement = ""
+
+    private init(source: String, options: RouteImportOptions) {
+        self.source = source
+        self.options = options
+    }
+
+    static func read(contentsOf url: URL, options: RouteImportOptions) throws -> TCXContents {
+        let head = (try? FileHandle(forReadingFrom: url)).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 512)
+        } ?? Data()
+        try checkDeclaredEncoding(head, source: url.path)
+        guard let stream = try? GuardedXMLStream(file: url) else {
+            throw RouteLogError(.notFound, "Cannot read the TCX file; check the path", path: url.path)
+        }
+        return try TCXReader(source: url.path, options: options).run(stream)
+    }
+
+    static func read(data: Data, source: String, options: RouteImportOptions) throws -> TCXContents {
+        try checkDeclaredEncoding(data.prefix(512), source: source)
+        return try TCXReader(source: source, options: options).run(GuardedXMLStream(bytes: data))
+    }
+
+    /// The GPX reader's check of the declared encoding (libxml2 crashed on a malformed
+    /// UTF-7 file), in TCX's words.
+    private static func checkDeclaredEncoding(_ head: Data, source: String) throws {
+        do {
+            try GPXReader.checkDeclaredEncoding(head, source: source)
+        } catch let error as RouteLogError {
+            throw RouteLogError(error.code, error.message.replacingOccurrences(of: "GPX", with: "TCX"), path: source)
+        }
+    }
+
+    private func run(_ stream: GuardedXMLStream) throws -> TCXContents {
+        let parser = XMLParser(stream: stream)
+        self.parser = parser
+        parser.shouldProcessNamespaces = true
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = self
+        let finished = parser.parse()
+        // What stopped the stream explains the parser's complaint about a cut-off file.
+        if let hazard = stream.hazard {
+            throw RouteLogError(.invalidArgument, "Malformed TCX at byte \(hazard.offset): \(hazard.what); "
+                + "nothing from this file was imported", path: source, offset: hazard.offset)
+        }
+        if let readError = stream.readError {
+            throw RouteLogError(.io, "Reading the TCX file failed: \(readError); nothing from this file was imported",
+                                path: source)
+        }
+        if let error { throw error }
+        if !finished || parser.parserError != nil {
+            throw fail(parser.parserError.map(Self.describe) ?? "the XML parser stopped", parser)
+        }
+        guard contents.sawRoot else {
+            throw RouteLogError(.invalidArgument, "Not a TCX file: the file has no <TrainingCenterDatabase> element",
+                                path: source)
+        }
+        return contents
+    }
+
+    private func fail(_ what: String, _ parser: XMLParser) -> RouteLogError {
+        RouteLogError(.invalidArgument,
+                      "Malformed TCX at line \(parser.lineNumber), column \(parser.columnNumber): \(what); "
+                          + "nothing from this file was imported", path: source)
+    }
+
+    func stop(_ what: String) {
+        guard error == nil, let parser else { return }
+        error = fail(what, parser)
+        parser.abortParsing()
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch (error as NSError).code {
+        case 4: return "the file is empty or not XML"
+        case 5: return "the file ends before its elements are closed (truncated?)"
+        case 76: return "a closing tag does not match the element it closes"
+        case 201: return "an element or attribute uses a namespace prefix that is not declared"
+        case 9, 69: return "invalid character in the text (wrong encoding?)"
+        case 89: return "entities expand too far (an entity loop or an expansion bomb)"
+        case let code: return "the XML is not well-formed, or the file is truncated (libxml2 error \(code))"
+        }
+    }
+
+    // MARK: XMLParserDelegate
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        stop(Self.describe(parseError))
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI uri: String?,
+                qualifiedName: String?, attributes: [String: String] = [:]) {
+        depth += 1
+        guard error == nil, skipUntilDepth == nil else { return }
+        if let qualifiedName, qualifiedName.utf8.contains(UInt8(ascii: ":")), uri == nil || uri == "" {
+            return stop("the prefix of <\(qualifiedName)> is not declared")
+        }
+        if depth == 1 { return startRoot(name, uri) }
+        if point != nil { return startPointChild(name, uri) }
+        guard Self.isTCX(uri) else {
+            skipUntilDepth = depth
+            return
+        }
+        if sectionDepth == nil {
+            if depth == 2, name == "Activities" || name == "Courses" { sectionDepth = depth } else { skipUntilDepth = depth }
+            return
+        }
+        guard let current else {
+            if name == "Activity" || name == "Course" { startPath(name, attributes) }
+            return
+        }
+        switch name {
+        case "Lap":
+            if depth == currentDepth + 1 {
+                contents.laps += 1
+                tracksInContainer = 0
+            }
+        case "Track":
+            if tracksInContainer > 0 { breakPending = true }
+            tracksInContainer += 1
+        case "Trackpoint":
+            startPoint()
+        case "Id" where depth == currentDepth + 1 && !current.isCourse,
+             "Name" where depth == currentDepth + 1 && current.isCourse,
+             "Calories" where depth == currentDepth + 2:
+            collectText(name)
+        case "CoursePoint":
+            contents.coursePoints += 1
+            skipUntilDepth = depth
+        case "Extensions", "Notes", "Creator", "Training":
+            skipUntilDepth = depth
+        default:
+            break
+        }
+    }
+
+    private func startRoot(_ name: String, _ uri: String?) {
+        guard name == "TrainingCenterDatabase" else { return stop("the root element is <\(name)>, not <TrainingCenterDatabase>") }
+        if uri == Self.namespaceV1 { return stop("this is TCX version 1, which RouteLog does not read (only version 2)") }
+        guard Self.isTCX(uri) else { return stop("the root element's namespace is \(uri ?? ""), not TCX version 2's") }
+        contents.sawRoot = true
+    }
+
+    private func startPath(_ name: String, _ attributes: [String: String]) {
+        if let sport = attributes["Sport"], sport.utf8.count > options.maximumTextBytes {
+            return stop("the Sport attribute is longer than \(options.maximumTextBytes) bytes")
+        }
+        current = TCXPath(sport: name == "Activity" ? attributes["Sport"] : nil, isCourse: name == "Course")
+        currentDepth = depth
+        tracksInContainer = 0
+        breakPending = false
+    }
+
+    private func startPoint() {
+        point = TrackPoint(latitude: 0, longitude: 0, timestamp: Date(timeIntervalSince1970: 0))
+        pointDepth = depth
+        pointHasTime = false
+        latitude = nil
+        longitude = nil
+        pointHasPower = false
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard text != nil else { return }
+        textBytes += string.utf8.count
+        guard textBytes <= options.maximumTextBytes else {
+            text = nil
+            return stop("the text of <\(textElement)> is longer than \(options.maximumTextBytes) bytes, "
+                + "the most RouteLog reads in one element")
+        }
+        text! += string
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI uri: String?, qualifiedName: String?) {
+        defer { depth -= 1 }
+        guard error == nil else { return }
+        if let skip = skipUntilDepth {
+            if depth == skip { skipUntilDepth = nil }
+            return
+        }
+        let value = text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        text = nil
+        if point != nil {
+            if depth == pointDepth { return endPoint() }
+            if let value, !value.isEmpty { setPointValue(name, value) }
+            return
+        }
+        if depth == sectionDepth { sectionDepth = nil }
+        guard current != nil else { return }
+        if depth == currentDepth {
+            contents.paths.append(current!)
+            current = nil
+            return
+        }
+        guard let value, !value.isEmpty else { return }
+        setPathValue(name, value)
+    }
+
+    private func endPoint() {
+        defer { point = nil }
+        guard var finished = point, let latitude, let longitude else {
+            contents.pointsWithoutPosition += 1
+            return
+        }
+        guard contents.pointCount < options.maximumPoints else {
+            return stop("the file has more than \(options.maximumPoints) Trackpoints with a position, "
+                + "the most RouteLog imports from one file")
+        }
+        finished.latitude = latitude
+        finished.longitude = longitude
+        if breakPending, let count = current?.path.count, count > 0 {
+            current?.path.segmentStarts.append(count)
+            contents.pauses += 1
+        }
+        breakPending = false
+        if pointHasPower { contents.powerReadings += 1 }
+        current?.path.append(GPXPointValues(finished, hasTime: pointHasTime))
+        contents.pointCount += 1
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Creates, opens and removes the numbered files of a store (segments and indexes):
+/// the one owner of their life cycle (format-spec.md, "Files of a store").
+struct LogFiles: Sendable {
+    let directory: String
+    let fileSystem: any FileSystem
+    /// The Data Protection class every file made here gets (no effect on Linux).
+    var protection = RouteStore.FileProtection.completeUntilFirstUserAuthentication
+
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    static func name(_ kind: FormatConstants.FileKind, _ number: UInt32) -> String {
+        kind == .segment ? FormatConstants.segmentName(number) : FormatConstants.indexName(number)
+    }
+
+    /// Creates a segment or index file holding only its header, synced, with the
+    /// directory synced so the file survives a crash. The name is new (numbers are never
+    /// reused): anything already there (a leftover, a planted link) is moved into `lost/`
+    /// first, never followed or overwritten.
+    func create(_ kind: FormatConstants.FileKind, number: UInt32) throws -> DurableFile {
+        let name = Self.name(kind, number)
+        let file: DurableFile
+        do {
+            file = try DurableFile.create(path(name), fileSystem: fileSystem)
+        } catch let error as RouteLogError where error.errno == EEXIST {
+            try LostAndFound(files: self).moveAside(name, reason: "was in the way of a new \(kind == .segment ? "segment" : "index")")
+            file = try DurableFile.create(path(name), fileSystem: fileSystem)
+        }
+        try protect(file)
+        try file.write(FileHeader(kind: kind, fileNumber: number).encoded(), at: 0)
+        try file.syncAll()
+        try syncDirectory()
+        return file
+    }
+
+    /// Opens an existing numbered file (or the file `name`, when given).
+    func open(_ kind: FormatConstants.FileKind, number: UInt32, writable: Bool, name: String? = nil) throws -> DurableFile {
+        try DurableFile.open(path(name ?? Self.name(kind, number)), flags: writable ? O_RDWR : O_RDONLY, fileSystem: fileSystem)
+    }
+
+    /// Gives a file this store made its protection class.
+    func protect(_ file: DurableFile) throws {
+        try protection.apply(toDescriptor: file.ref.fd, path: file.path)
+    }
+
+    func syncDirectory() throws {
+        try fileSystem.checked("fsync directory", directory) { try fileSystem.syncDirectory(directory) }
+    }
+
+    /// Removes numbered files that `manifest` does not list (best effort: a file left
+    /// behind is removed by the next writable open). Only names of store files are
+    /// touched.
+    func remove(_ names: [String], keeping manifest: Manifest) {
+        let live = Set(manifest.segments.map(FormatConstants.segmentName) + [FormatConstants.indexName(manifest.indexFile)])
+        var removed = false
+        for name in names where !live.contains(name) && StoreFiles.isStoreFile(name)
+            && name != FormatConstants.manifestName && name != FormatConstants.lockName && name != LostAndFound.directoryName {
+            if (try? fileSystem.unlink(path(name))) != nil { removed = true }
+        }
+        if removed { try? syncDirectory() }
+    }
+}
+
+/// Names of the files a store may hold (format-spec.md, "Files of a store").
+enum StoreFiles {
+    static func isStoreFile(_ name: String) -> Bool {
+        var base = name
+        if base.hasSuffix(FormatConstants.temporarySuffix) { base.removeLast(FormatConstants.temporarySuffix.count) }
+        if base == FormatConstants.manifestName || base == FormatConstants.lockName
+            || name == LostAndFound.directoryName { return true }
+        func numbered(_ prefix: String, _ suffix: String) -> Bool {
+            guard base.hasPrefix(prefix), base.hasSuffix(suffix), base.count > prefix.count + suffix.count else { return false }
+            let digits = base.dropFirst(prefix.count).dropLast(suffix.count)
+            return digits.allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        return numbered(FormatConstants.segmentPrefix, FormatConstants.segmentSuffix)
+            || numbered(FormatConstants.indexPrefix, FormatConstants.indexSuffix)
+    }
+}

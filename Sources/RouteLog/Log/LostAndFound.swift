@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store's `lost/` folder (format-spec.md, "Files"): where a writer moves bytes it
+/// will not keep in the log but must not destroy (docs/recovery-and-compaction.md, "What
+/// is never destroyed"): a torn tail before it is cut, a leftover segment that holds
+/// records, a file planted under a name the store is about to create. Each entry is a
+/// file `NAME@OFFSET` and a line in `lost/LOG` saying where it came from and why.
+struct LostAndFound: Sendable {
+    let files: LogFiles
+
+    static let directoryName = "lost"
+    static let logName = "LOG"
+
+    var directory: String { files.path(Self.directoryName) }
+
+    /// One thing kept in `lost/`.
+    struct Entry: Sendable, Equatable {
+        /// Its file name in `lost/`.
+        var name: String
+        /// Its size in bytes.
+        var bytes: Int64
+        /// The line of `lost/LOG` about it, if there is one.
+        var note: String?
+    }
+
+    /// Makes `lost/` (a real directory, never through a link).
+    private func prepare() throws {
+        let fileSystem = files.fileSystem
+        switch fileSystem.isDirectory(directory) {
+        case true?: break
+        case nil:
+            do {
+                try fileSystem.checked("mkdir", directory) { try fileSystem.makeDirectory(directory) }
+            } catch let error as RouteLogError where error.errno == EEXIST {}
+            try files.syncDirectory()
+        case false?:
+            throw RouteLogError.corrupted("\(Self.directoryName) in the store is not a directory; RouteLog keeps what it cannot use there", path: directory)
+        }
+        guard fileSystem.isDirectory(directory) == true, fileSystem.isSymbolicLink(directory) == false else {
+            throw RouteLogError.corrupted("\(Self.directoryName) in the store is a link; RouteLog does not follow links", path: directory)
+        }
+    }
+
+    /// A name in `lost/` not taken yet, from `base`.
+    private func freeName(_ base: String) throws -> String {
+        let taken = Set(try files.fileSystem.checked("list", directory) { try files.fileSystem.listDirectory(directory) })
+        var name = base, n = 1
+        while taken.contains(name) { n += 1; name = base + "." + String(n) }
+        return name
+    }
+
+    /// Copies `length` bytes of `file` from `offset` into `lost/`, durably, with a line in
+    /// the log; the caller may then cut them from the file.
+    func keepCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64, reason: String) throws {
+        try prepare()
+        let copyName = try freeName("\(name)@\(offset)")
+        let copy = try DurableFile.create(directory + "/" + copyName, fileSystem: files.fileSystem)
+        try files.protect(copy)
+        var done: Int64 = 0
+        while done < length {
+            let chunk = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
+            guard !chunk.isEmpty else { break }
+            try copy.write(chunk, at: done)
+            done += Int64(chunk.count)
+        }
+        try copy.syncAll()
+        try note("\(name) offset \(offset) length \(length): \(reason)")
+    }
+
+    /// Moves the directory entry `name` of the store (a file, or a link, never what it
+    /// points to) into `lost/`, with a line in the log.
+    func moveAside(_ name: String, reason: String) throws {
+        try prepare()
+        let target = try freeName("\(name)@0")
+        try files.fileSystem.checked("rename", files.path(name)) {
+            try files.fileSystem.rename(files.path(name), to: directory + "/" + target)
+        }
+        try files.syncDirectory()
+        try note("\(name) moved whole: \(reason)")
+    }
+
+    /// Appends one line to `lost/LOG` and makes it durable.
+    private func note(_ text: String) throws {
+        let path = directory + "/" + Self.logName
+        let log = try DurableFile.openOrCreate(path, fileSystem: files.fileSystem)
+        try files.protect(log)
+        let line = Array("\(ISO8601DateFormatter().string(from: Date())) \(text)\n".utf8)
+        try log.write(line, at: try log.size())
+        try log.syncAll()
+        try files.fileSystem.checked("fsync directory", directory) { try files.fileSystem.syncDirectory(directory) }
+    }
+
+    /// What `lost/` holds, oldest note first; empty when there is no `lost/`.
+    func entries() -> [Entry] {
+        guard files.fileSystem.isDirectory(directory) == true,
+              let names = try? files.fileSystem.listDirectory(directory) else { return [] }
+        var notes: [String: String] = [:]
+        if let log = try? DurableFile.open(directory + "/" + Self.logName, flags: O_RDONLY, fileSystem: files.fileSystem),
+           let size = try? log.size(), size <= 1 << 20, let bytes = try? log.read(at: 0, count: Int(size)) {
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+                let words = line.split(separator: " ", maxSplits: 2)
+                guard words.count == 3 else { continue }
+                let file = String(words[1])
+                let offset = words[2].split(separator: " ").dropFirst().first.map(String.init) ?? "0"
+                notes[words[2].hasPrefix("moved") ? "\(file)@0" : "\(file)@\(offset)"] = String(line)
+            }
+        }
+        return names.filter { $0 != Self.logName }.sorted().map { name in
+            let size = (try? DurableFile.open(directory + "/" + name, flags: O_RDONLY, fileSystem: files.fileSystem))
+                .flatMap { try? $0.size() } ?? 0
+            let base = name.split(separator: ".").count > 1 && name.hasSuffix(String(name.split(separator: ".").last!))
+                && Int(name.split(separator: ".").last!) != nil ? String(name[..<name.lastIndex(of: ".")!]) : name
+            return Entry(name: name, bytes: size, note: notes[base] ?? notes[name])
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// The writer's side of the segments: appends batches of framed records to the last
+/// segment and returns where they landed (format-spec.md, "Changes that touch several
+/// files"). Readers use the ``segments`` it publishes.
+struct SegmentLog: Sendable {
+    private(set) var segments: SegmentSet
+    /// Set when a write or sync failed in a way that leaves the file's state unknown:
+    /// the writer refuses every later change until the store is opened again.
+    private(set) var failure: RouteLogError?
+    /// Data syncs made of segments (per write group, at rolls and at close).
+    private(set) var dataSyncs = 0
+
+    init(segments: SegmentSet) {
+        precondition(!segments.isEmpty, "a store has at least one segment")
+        self.segments = segments
+    }
+
+    var active: LogSegment { segments.last! }
+
+    /// Whether `bytes` more would take a non-empty active segment past `limit`: then
+    /// the writer rolls first, so a batch never spans two segments and an empty
+    /// segment is never rolled.
+    func needsRoll(adding bytes: Int, limit: Int) -> Bool {
+        !active.isEmpty && active.end + Int64(bytes) > Int64(limit)
+    }
+
+    /// Appends `frames` (whole batches, in order) to the active segment in one write,
+    /// makes them durable as `durability` says, and returns each frame's location.
+    ///
+    /// - Throws: the write's or sync's error. A failed write is truncated away at once;
+    ///   when that fails too, or a sync fails (the kernel may have dropped the written
+    ///   pages), ``failure`` is set.
+    mutating func append(_ frames: [[UInt8]], durability: RouteStore.Durability) throws -> [RecordLocation] {
+        let segment = active
+        var locations: [RecordLocation] = []
+        locations.reserveCapacity(frames.count)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(frames.reduce(0) { $0 + $1.count })
+        var offset = segment.end
+        for frame in frames {
+            locations.append(RecordLocation(segment: segment.number, offset: offset, length: frame.count))
+            offset += Int64(frame.count)
+            bytes += frame
+        }
+        do {
+            try segment.file.write(bytes, at: segment.end)
+        } catch {
+            // Take the partial append back so no later record follows garbage. If even
+            // that fails, stop writing: the next open reads the rest as a torn tail.
+            if (try? segment.file.truncate(to: segment.end)) == nil {
+                failure = RouteLogError(.io, "a write failed and could not be undone; reopen the store to recover",
+                                        path: segment.path, errno: (error as? RouteLogError)?.errno)
+            }
+            throw error
+        }
+        if durability != .buffered {
+            do {
+                dataSyncs += 1
+                if durability == .ordered { try segment.file.syncBarrier() } else { try segment.file.syncData() }
+            } catch {
+                failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
+                                        path: segment.path, errno: (error as? RouteLogError)?.errno)
+                try? segment.file.truncate(to: segment.end)
+                throw error
+            }
+        }
+        segments.setEnd(offset, of: segment.number)
+        return locations
+    }
+
+    /// Makes everything appended to the active segment durable (before a roll, and at
+    /// close with buffered durability). A failure sets ``failure``: what was written
+    /// since the last good sync cannot be trusted.
+    mutating func syncActive() throws {
+        dataSyncs += 1
+        do {
+            try active.file.syncData()
+        } catch {
+            failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
+                                    path: active.path, errno: (error as? RouteLogError)?.errno)
+            throw error
+        }
+    }
+
+    /// Takes a new, empty segment (created and listed in the manifest) as the active one.
+    mutating func adopt(_ file: DurableFile, number: UInt32) {
+        segments.append(LogSegment(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize)))
+    }
+
+    /// Takes the segments of a compaction's switch.
+    mutating func replace(with segments: SegmentSet) {
+        precondition(!segments.isEmpty, "a store has at least one segment")
+        self.segments = segments
+    }
+}

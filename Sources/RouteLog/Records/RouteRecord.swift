@@ -1,0 +1,78 @@
+/// The payload of a RoutePut (format-spec.md, "Segment records"), whole.
+struct RouteRecord {
+    var id: RouteID
+    var shape: RouteShape
+    var metadata: StoredMetadata
+    var splits: [Split]
+    var segmentStarts: [Int]
+    /// The encoded point block (the codec's output), kept encoded so that compaction
+    /// can copy it without decoding.
+    var pointBlock: ArraySlice<UInt8>
+
+    /// The payload bytes.
+    func payload() -> [UInt8] {
+        var w = ByteWriter(capacity: payloadSize)
+        w.u64(id.rawValue)
+        shape.write(to: &w)
+        metadata.write(to: &w)
+        RouteLayout(splits: splits, segmentStarts: segmentStarts).write(to: &w)
+        w.append(contentsOf: pointBlock)
+        return w.bytes
+    }
+
+    /// The payload's size in bytes, without encoding it.
+    var payloadSize: Int {
+        var layout = ByteWriter(capacity: 16 + splits.count * 8 + segmentStarts.count * 3)
+        RouteLayout(splits: splits, segmentStarts: segmentStarts).write(to: &layout)
+        var meta = ByteWriter(capacity: 32)
+        metadata.write(to: &meta)
+        return 8 + FormatConstants.routeShapeSize + meta.bytes.count + layout.bytes.count + pointBlock.count
+    }
+
+    init(id: RouteID, shape: RouteShape, metadata: StoredMetadata, splits: [Split],
+         segmentStarts: [Int], pointBlock: ArraySlice<UInt8>) {
+        self.id = id
+        self.shape = shape
+        self.metadata = metadata
+        self.splits = splits
+        self.segmentStarts = segmentStarts
+        self.pointBlock = pointBlock
+    }
+
+    init(payload: ArraySlice<UInt8>) throws {
+        var r = ByteReader(payload)
+        (id, shape, metadata) = try Self.header(&r)
+        let layout = try RouteLayout(from: &r, pointLimit: Int(shape.pointCount))
+        splits = layout.splits
+        segmentStarts = layout.segmentStarts
+        pointBlock = try r.bytes(r.remaining)
+    }
+
+    /// The id, shape and metadata: all an index needs.
+    static func header(_ r: inout ByteReader) throws -> (RouteID, RouteShape, StoredMetadata) {
+        (try RouteRecordID.read(&r), try RouteShape(from: &r), try StoredMetadata(from: &r))
+    }
+
+    /// The route as an app sees it: points decoded and moved by the time shift.
+    func route() throws -> Route {
+        let points = try RouteCodec.decodePoints(pointBlock)
+        guard points.count == Int(shape.pointCount) else {
+            throw ByteReader.Malformed(reason: "point block holds \(points.count) points, the record says \(shape.pointCount)", offset: 0)
+        }
+        return metadata.route(points: points, splits: splits, segmentStarts: segmentStarts)
+    }
+}
+
+extension StoredMetadata {
+    /// The route as an app sees it: `points` (as stored) moved by the time shift.
+    func route(points: [TrackPoint], splits: [Split], segmentStarts: [Int]) -> Route {
+        var points = points
+        if shiftMs != 0 {
+            for i in points.indices {
+                points[i].timestamp = Quantization.date(
+                    milliseconds: Quantization.milliseconds(points[i].timestamp) + shiftMs)
+            }
+        }
+        return Route(points: points, splits: splits, metadata: routeMetadata, segmentStarts: segmentStarts)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// A route's editable metadata as stored: the app's fields, the time shift, and the
+/// version 2 extension's tagged fields (format-spec.md, "Segment records": metadata).
+struct StoredMetadata: Equatable, Sendable {
+    var name: String?
+    var calories: Double?
+    var distance: Double?
+    var shiftMs: Int64 = 0
+    var activity: ActivityKind?
+    var notes: String?
+    var tags: [String] = []
+    /// Key-value pairs in the order stored (written sorted by key).
+    var values: [String: String] = [:]
+    var uuid: UUID?
+    /// Extension fields with tags this version does not know, as stored: written back
+    /// unchanged, so a route edited here keeps what a newer writer gave it.
+    var unknownFields: [UInt8] = []
+
+    init(_ metadata: RouteMetadata, shiftMs: Int64 = 0) {
+        name = metadata.name
+        calories = metadata.calories
+        distance = metadata.distance
+        activity = metadata.activity
+        notes = metadata.notes
+        tags = metadata.tags
+        values = metadata.values
+        uuid = metadata.uuid
+        self.shiftMs = shiftMs
+    }
+
+    var routeMetadata: RouteMetadata {
+        RouteMetadata(name: name, calories: calories, distance: distance, activity: activity, notes: notes,
+                      tags: tags, values: values, uuid: uuid)
+    }
+
+    private var hasExtension: Bool {
+        activity != nil || notes != nil || !tags.isEmpty || !values.isEmpty || uuid != nil || !unknownFields.isEmpty
+    }
+
+    func write(to w: inout ByteWriter) {
+        typealias Flag = FormatConstants.MetadataFlag
+        let nameBytes = name.map { Array($0.utf8) }
+        w.u8((nameBytes == nil ? 0 : Flag.name) | (calories == nil ? 0 : Flag.calories) | (distance == nil ? 0 : Flag.distance)
+             | (hasExtension ? Flag.extensionFields : 0))
+        w.i64(shiftMs)
+        if let calories { w.f64(calories) }
+        if let distance { w.f64(distance) }
+        if let nameBytes {
+            w.u16(UInt16(nameBytes.count))
+            w.append(contentsOf: nameBytes)
+        }
+        if hasExtension {
+            let fields = extensionFields()
+            w.varint(fields.count)
+            w.append(contentsOf: fields)
+        }
+    }
+
+    /// The extension's fields: the known ones in tag order, then the unknown ones.
+    private func extensionFields() -> [UInt8] {
+        typealias Field = FormatConstants.MetadataField
+        var w = ByteWriter(capacity: 64)
+        func field(_ tag: Field, _ value: [UInt8]) {
+            w.varint(tag.rawValue)
+            w.varint(value.count)
+            w.append(contentsOf: value)
+        }
+        if let activity {
+            switch activity {
+            case .walk: field(.activity, [FormatConstants.ActivityCode.walk.rawValue])
+            case .run: field(.activity, [FormatConstants.ActivityCode.run.rawValue])
+            case .hike: field(.activity, [FormatConstants.ActivityCode.hike.rawValue])
+            case .ride: field(.activity, [FormatConstants.ActivityCode.ride.rawValue])
+            case .swim: field(.activity, [FormatConstants.ActivityCode.swim.rawValue])
+            case .other: field(.activity, [FormatConstants.ActivityCode.other.rawValue])
+            case .custom(let name): field(.activity, [FormatConstants.ActivityCode.custom.rawValue] + Array(name.utf8))
+            }
+        }
+        if let notes { field(.notes, Array(notes.utf8)) }
+        for tag in tags { field(.tag, Array(tag.utf8)) }
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            var pair = ByteWriter(capacity: key.utf8.count + value.utf8.count + 2)
+            pair.varint(key.utf8.count)
+            pair.append(contentsOf: Array(key.utf8))
+            pair.append(contentsOf: Array(value.utf8))
+            field(.value, pair.bytes)
+        }
+        if let uuid { field(.uuid, withUnsafeBytes(of: uuid.uuid) { Array($0) }) }
+        w.append(contentsOf: unknownFields)
+        return w.bytes
+    }
+
+    init(from r: inout ByteReader) throws {
+        typealias Flag = FormatConstants.MetadataFlag
+        let flags = try r.u8()
+        guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
+        shiftMs = try r.i64()
+        // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
+        guard (-FormatConstants.latestTimestampMs...FormatConstants.latestTimestampMs).contains(shiftMs) else {
+            throw r.fail("time shift \(shiftMs) ms")
+        }
+        if flags & Flag.calories != 0 {
+            let v = try r.f64()
+            guard v.isFinite, v >= 0 else { throw r.fail("calories \(v)") }
+            calories = v
+        }
+        if flags & Flag.distance != 0 {
+            let v = try r.f64()
+            guard v.isFinite, v >= 0 else { throw r.fail("distance \(v)") }
+            distance = v
+        }
+        if flags & Flag.name != 0 {
+            let length = Int(try r.u16())
+            guard length <= FormatConstants.maxNameBytes else { throw r.fail("name of \(length) bytes") }
+            name = String(decoding: try r.bytes(length), as: UTF8.self)
+        }
+        if flags & Flag.extensionFields != 0 {
+            let length = try r.count(max: min(r.remaining, FormatConstants.maxExtensionBytes))
+            var fields = ByteReader(try r.bytes(length))
+            try readExtension(&fields)
+        }
+    }
+
+    private mutating func readExtension(_ r: inout ByteReader) throws {
+        typealias Field = FormatConstants.MetadataField
+        while !r.isAtEnd {
+            let tag = try r.varint()
+            let length = try r.count(max: r.remaining)
+            let value = try r.bytes(length)
+            func text(_ limit: Int, _ what: String) throws -> String {
+                guard value.count <= limit else { throw r.fail("\(what) of \(value.count) bytes") }
+                return String(decoding: value, as: UTF8.self)
+            }
+            switch Field(rawValue: tag) {
+            case .activity:
+                guard let code = value.first.flatMap(FormatConstants.ActivityCode.init(rawValue:)) else {
+                    throw r.fail("unknown activity code")
+                }
+                switch code {
+                case .custom:
+                    guard value.count > 1, value.count - 1 <= FormatConstants.maxActivityNameBytes else { throw r.fail("activity name of \(value.count - 1) bytes") }
+                    activity = .custom(String(decoding: value.dropFirst(), as: UTF8.self))
+                case .walk: activity = .walk
+                case .run: activity = .run
+                case .hike: activity = .hike
+                case .ride: activity = .ride
+                case .swim: activity = .swim
+                case .other: activity = .other
+                }
+            case .notes: notes = try text(FormatConstants.maxNotesBytes, "notes")
+            case .tag:
+                guard tags.count < FormatConstants.maxTags, !value.isEmpty else { throw r.fail("more than \(FormatConstants.maxTags) tags, or an empty one") }
+                tags.append(try text(FormatConstants.maxTagBytes, "tag"))
+            case .value:
+                var pair = ByteReader(value)
+                let keyLength = try pair.count(max: min(pair.remaining, FormatConstants.maxValueKeyBytes))
+                let key = String(decoding: try pair.bytes(keyLength), as: UTF8.self)
+                guard keyLength > 0, pair.remaining <= FormatConstants.maxValueBytes, values.count < FormatConstants.maxValues,
+                      values[key] == nil else { throw r.fail("a value field that breaks the limits") }
+                values[key] = String(decoding: try pair.bytes(pair.remaining), as: UTF8.self)
+            case .uuid:
+                guard value.count == 16 else { throw r.fail("uuid of \(value.count) bytes") }
+                let b = Array(value)
+                uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            case nil:
+                var field = ByteWriter(capacity: value.count + 4)
+                field.varint(tag)
+                field.varint(value.count)
+                field.append(contentsOf: value)
+                unknownFields += field.bytes
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+/// The live records of the segments a compaction rewrites, checked and then copied
+/// into new segments in replay order (docs/recovery-and-compaction.md, "Compaction"):
+/// RoutePuts and latest edits, recordings' records, and tombstones whose target is
+/// still on disk. A finished recording whose records are all rewritten becomes one
+/// RoutePut, the bytes a save of the same route writes.
+struct CompactionCopy {
+    /// One thing to write, placed at `location`'s place in replay order.
+    enum Item {
+        case record(RecordLocation, FormatConstants.RecordType, RouteID)
+        /// A finished recording merged into one RoutePut, at its RecordingFinish's place.
+        case merged(RouteID, IndexedRoute)
+
+        var location: RecordLocation {
+            switch self {
+            case .record(let location, _, _): return location
+            case .merged(_, let route): return route.location
+            }
+        }
+    }
+
+    let index: RouteIndex
+    let segments: SegmentSet
+    let rewritten: Set<UInt32>
+    /// Where each copied record went.
+    private(set) var moved: [RecordLocation: RecordLocation] = [:]
+    /// Where each merged recording's RoutePut went.
+    private(set) var merged: [RouteID: RecordLocation] = [:]
+
+    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>) {
+        self.index = index
+        self.segments = segments
+        self.rewritten = rewritten
+    }
+
+    private func inRewritten(_ location: RecordLocation) -> Bool { rewritten.contains(location.segment) }
+
+    /// Everything to write for the rewritten segments, in replay order.
+    func items() -> [Item] {
+        var items: [Item] = []
+        func add(_ location: RecordLocation, _ type: FormatConstants.RecordType, _ id: RouteID) {
+            if inRewritten(location) { items.append(.record(location, type, id)) }
+        }
+        for (id, route) in index.routes {
+            if let recording = route.recorded {
+                if (recording.locations + [route.location]).allSatisfy(inRewritten) {
+                    items.append(.merged(id, route))
+                } else {
+                    add(recording.start, .recordingStart, id)
+                    for chunk in recording.chunks { add(chunk.location, .recordingChunk, id) }
+                    add(route.location, .recordingFinish, id)
+                }
+            } else {
+                add(route.location, .routePut, id)
+            }
+            if let edit = route.editLocation { add(edit, .metadataEdit, id) }
+        }
+        for (id, recording) in index.recordings {
+            add(recording.start, .recordingStart, id)
+            for chunk in recording.chunks { add(chunk.location, .recordingChunk, id) }
+        }
+        for (id, tombstone) in index.tombstones where !inRewritten(tombstone.creator) {
+            for event in tombstone.events.dropFirst() { add(event.location, Self.type(of: event), id) }
+        }
+        return items.sorted { order($0.location) < order($1.location) }
+    }
+
+    private func order(_ location: RecordLocation) -> (Int, Int64) {
+        (segments.position(of: location.segment) ?? Int.max, location.offset)
+    }
+
+    /// The segments among `items` holding a record that does not read back whole: a
+    /// compaction keeps them as found instead of dropping what it cannot copy.
+    func damagedSegments(_ items: [Item]) -> Set<UInt32> {
+        var damaged = Set<UInt32>()
+        let reader = RecordReader(segments: segments)
+        for item in items {
+            switch item {
+            case .record(let location, let type, let id):
+                if (try? segments.read(at: location, type: type, what: "route \(id)")) == nil { damaged.insert(location.segment) }
+            case .merged(let id, let route):
+                if (try? reader.recordedRoute(id, route)) == nil {
+                    for part in route.recorded!.locations + [route.location] { damaged.insert(part.segment) }
+                }
+            }
+        }
+        return damaged
+    }
+
+    /// Writes `items` (one run's) into `output`, starting a new segment for the run.
+    mutating func copy(_ items: [Item], into output: inout CompactionOutput, checkCancelled: () throws -> Void) throws {
+        try output.startSegment()
+        let reader = RecordReader(segments: segments)
+        for (n, item) in items.enumerated() {
+            if n % 256 == 0 { try checkCancelled() }
+            switch item {
+            case .record(let location, let type, let id):
+                let frame = try reader.frame(at: location, type: type, what: "route \(id)")
+                moved[location] = try output.append(frame)
+            case .merged(let id, let route):
+                let (finish, points) = try reader.recordedRoute(id, route)
+                let record = RouteRecord(id: id, shape: finish.shape, metadata: route.metadata, splits: finish.layout.splits,
+                                         segmentStarts: finish.layout.segmentStarts,
+                                         pointBlock: RouteCodec.encodePoints(points)[...])
+                guard record.payloadSize <= FormatConstants.maxPayloadLength else {
+                    throw RouteLogError.invalid("route \(id) would encode to \(record.payloadSize) bytes as one record, past the 64 MiB limit")
+                }
+                merged[id] = try output.append(RecordFrame.encode(type: .routePut, payload: record.payload()))
+            }
+        }
+    }
+
+    /// The index events of the copied state: the snapshot's live events with every
+    /// record in a rewritten segment at its new place, merged recordings as RoutePuts,
+    /// and tombstones whose target went with its segment left out.
+    func remappedEvents() throws -> [LogEvent] {
+        func remap(_ location: RecordLocation) throws -> RecordLocation {
+            guard inRewritten(location) else { return location }
+            guard let new = moved[location] else {
+                throw RouteLogError.corrupted("compaction did not copy a live record it should have", path: segments.segment(location.segment)?.path ?? "", offset: location.offset)
+            }
+            return new
+        }
+        var events: [LogEvent] = []
+        for (id, route) in index.routes {
+            if let at = merged[id] {
+                events.append(.put(id, route.shape, route.metadata, at))
+            } else if let recording = route.recorded {
+                events.append(.recordingStart(id, startedMs: recording.startedMs, recording.metadata, try remap(recording.start)))
+                for chunk in recording.chunks {
+                    events.append(.recordingChunk(id, firstPoint: chunk.firstPoint, pointCount: chunk.pointCount, try remap(chunk.location)))
+                }
+                events.append(.recordingFinish(id, route.shape, route.metadata, try remap(route.location)))
+            } else {
+                events.append(.put(id, route.shape, route.metadata, try remap(route.location)))
+            }
+            if let edit = route.editLocation { events.append(.edit(id, route.metadata, try remap(edit))) }
+        }
+        for (id, recording) in index.recordings {
+            events.append(.recordingStart(id, startedMs: recording.startedMs, recording.metadata, try remap(recording.start)))
+            for chunk in recording.chunks {
+                events.append(.recordingChunk(id, firstPoint: chunk.firstPoint, pointCount: chunk.pointCount, try remap(chunk.location)))
+            }
+        }
+        for tombstone in index.tombstones.values where !inRewritten(tombstone.creator) {
+            for event in tombstone.events { events.append(event.relocated(try remap(event.location))) }
+        }
+        return events
+    }
+
+    static func type(of event: LogEvent) -> FormatConstants.RecordType {
+        switch event {
+        case .put: return .routePut
+        case .delete: return .routeDelete
+        case .edit: return .metadataEdit
+        case .recordingStart: return .recordingStart
+        case .recordingChunk: return .recordingChunk
+        case .recordingFinish: return .recordingFinish
+        case .recordingDiscard: return .recordingDiscard
+        }
+    }
+}
+
+extension LogEvent {
+    /// The same event for its record at `location`.
+    func relocated(_ location: RecordLocation) -> LogEvent {
+        switch self {
+        case .put(let id, let shape, let metadata, _): return .put(id, shape, metadata, location)
+        case .delete(let id, _): return .delete(id, location)
+        case .edit(let id, let metadata, _): return .edit(id, metadata, location)
+        case .recordingStart(let id, let startedMs, let metadata, _): return .recordingStart(id, startedMs: startedMs, metadata, location)
+        case .recordingChunk(let id, let first, let count, _): return .recordingChunk(id, firstPoint: first, pointCount: count, location)
+        case .recordingFinish(let id, let shape, let metadata, _): return .recordingFinish(id, shape, metadata, location)
+        case .recordingDiscard(let id, _): return .recordingDiscard(id, location)
+        }
+    }
+}

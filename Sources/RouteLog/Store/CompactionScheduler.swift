@@ -1,0 +1,108 @@
+import Dispatch
+import Foundation
+
+/// Runs compactions one at a time: the app's ``RouteStore/compact()`` and the
+/// automatic ones the policy starts in the background after a change. Keeps the last
+/// outcome for ``RouteStore/statistics()``, backs off after a failure instead of
+/// retrying on every write, and lets close() wait until none runs.
+final class CompactionScheduler: Sendable {
+    struct Status: Sendable {
+        var running = false
+        var last: StoreStatistics.CompactionOutcome?
+        var consecutiveFailures = 0
+        /// No automatic compaction before this, after a failure.
+        var notBefore: Date?
+        /// Dead bytes when an automatic compaction last found nothing worth rewriting:
+        /// the next waits until more are dead.
+        var idleAtDeadBytes: Int64?
+        /// Segments the last compaction found holding damaged live records (kept as found).
+        var damaged: Set<UInt32> = []
+    }
+
+    let status = StateLock(Status())
+    private let idle = DispatchGroup()
+
+    /// Backoff after the nth failure in a row: 1 s, doubling, at most 10 minutes.
+    static func backoff(afterFailures n: Int) -> TimeInterval { min(600, pow(2, Double(max(0, n - 1)))) }
+
+    /// Claims the right to compact, unless one runs or the store is closing. The
+    /// check of the store's lifecycle and the claim are one step under the state lock,
+    /// so no compaction can start after close() began waiting.
+    func tryBegin(_ store: RouteStore) -> Bool {
+        store.state.withLock { state in
+            guard state.lifecycle == .open else { return false }
+            return status.withLock { s in
+                guard !s.running else { return false }
+                s.running = true
+                idle.enter()
+                return true
+            }
+        }
+    }
+
+    func end() {
+        status.withLock { $0.running = false }
+        idle.leave()
+    }
+
+    /// Returns once no compaction runs (close() calls it after marking the store closing).
+    func waitUntilIdle() { idle.wait() }
+
+    /// Runs one compaction now (for ``RouteStore/compact()``), after a running one ends.
+    func runNow(_ store: RouteStore) throws -> CompactionReport {
+        while !tryBegin(store) {
+            try store.state.withLock { try $0.checkOpen() }
+            idle.wait()
+        }
+        defer { end() }
+        return try run(store)
+    }
+
+    private func run(_ store: RouteStore) throws -> CompactionReport {
+        let started = Date()
+        do {
+            let (report, found) = try Compactor(store: store, threshold: store.options.compactionRewriteThreshold).run()
+            let dead = store.deadBytes()
+            status.withLock { s in
+                s.damaged = found
+                s.last = .init(finished: Date(), duration: report.duration, bytesReclaimed: report.bytesReclaimed,
+                               segmentsCompacted: report.segmentsCompacted, error: nil)
+                s.consecutiveFailures = 0
+                s.notBefore = nil
+                s.idleAtDeadBytes = report.segmentsCompacted == 0 ? dead : nil
+            }
+            return report
+        } catch {
+            status.withLock { s in
+                s.consecutiveFailures += 1
+                s.notBefore = Date().addingTimeInterval(Self.backoff(afterFailures: s.consecutiveFailures))
+                s.last = .init(finished: Date(), duration: Date().timeIntervalSince(started), bytesReclaimed: 0,
+                               segmentsCompacted: 0, error: (error as? RouteLogError) ?? RouteLogError(.io, "\(error)"))
+            }
+            throw error
+        }
+    }
+
+    /// After a change: starts a background compaction when the policy says dead bytes
+    /// are due, unless one runs, the last failed a short while ago, or the last found
+    /// nothing worth rewriting and no more bytes died since.
+    func compactIfDue(_ store: RouteStore) {
+        guard case .automatic(let fraction, let minimum) = store.options.compaction else { return }
+        let (total, dead, chunked) = store.deadByteCounts()
+        let due = (dead >= minimum && Double(dead) >= fraction * Double(total))
+            || (chunked >= minimum && Double(chunked) >= fraction * Double(total))
+        guard due else { return }
+        let allowed = status.withLock { s -> Bool in
+            if s.running { return false }
+            if let notBefore = s.notBefore, Date() < notBefore { return false }
+            if let idleAt = s.idleAtDeadBytes, dead < idleAt + minimum { return false }
+            return true
+        }
+        guard allowed, tryBegin(store) else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            defer { end() }
+            // The outcome, success or failure, is kept in `status` for statistics().
+            _ = try? run(store)
+        }
+    }
+}

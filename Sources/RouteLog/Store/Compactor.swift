@@ -1,0 +1,171 @@
+import Foundation
+
+/// One compaction, start to end (docs/recovery-and-compaction.md, "Compaction"):
+/// plan under the writer lock; check and copy the live records outside every lock
+/// while saves go on; write the new index; switch under the writer lock (the manifest
+/// commit is the atomic step); remove the old files. A failure or a close() before the
+/// switch removes only the files this compaction made; after it, only the files the
+/// new manifest no longer lists.
+struct Compactor {
+    let store: RouteStore
+    let threshold: Double
+
+    /// What the switch needs from the copy.
+    private struct Prepared {
+        var plan: CompactionPlan
+        var output: CompactionOutput
+        var index: DurableFile?
+        var indexNumber: UInt32 = 0
+        var indexEvents: [LogEvent] = []
+        var indexEnd = Int64(FormatConstants.fileHeaderSize)
+        var recordsMoved = 0
+    }
+
+    func run() throws -> (CompactionReport, damaged: Set<UInt32>) {
+        let started = Date()
+        let bytesBefore = try store.state.withLock { try $0.checkOpen(); return $0.segments.totalBytes + $0.indexBytes }
+        // 1. Plan, and seal the active segment if it is to be rewritten.
+        let (snapshot, segments, plan0, tailStart) = try store.withWriter { w in
+            try w.checkWritable()
+            let index = store.state.withLock { $0.index }
+            let plan = CompactionPlan(index: index, segments: w.log.segments, threshold: threshold, damaged: [])
+            if plan.includesActive { try w.roll() }
+            let active = w.log.active
+            return (index, w.log.segments, plan, (active.number, active.end))
+        }
+        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten)
+        // 2. Check every record to copy; a segment with a damaged one is kept as found.
+        let damaged = copy.damagedSegments(copy.items())
+        var plan = plan0
+        if !damaged.isEmpty {
+            plan = CompactionPlan(index: snapshot, segments: segments, threshold: threshold, damaged: damaged)
+            copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan.rewritten)
+        }
+        var report = CompactionReport(bytesBefore: bytesBefore, bytesAfter: bytesBefore, recordsMoved: 0,
+                                      segmentsCompacted: 0, segmentsSkipped: plan.skipped, duration: 0)
+        guard !plan.isEmpty else {
+            report.duration = Date().timeIntervalSince(started)
+            return (report, damaged)
+        }
+        // 3. Copy and write the new index, outside every lock.
+        var prepared = Prepared(plan: plan, output: CompactionOutput(
+            files: store.files, sizeLimit: store.options.segmentSizeLimit,
+            reserveNumber: { try store.withWriter { $0.manifest.reserveFileNumber() } }))
+        var newRuns: [UInt32: [UInt32]] = [:]
+        do {
+            let items = copy.items()
+            for run in plan.runs {
+                let runSet = Set(run)
+                let first = prepared.output.segments.count
+                try copy.copy(items.filter { runSet.contains($0.location.segment) }, into: &prepared.output,
+                              checkCancelled: checkCancelled)
+                newRuns[run[0]] = prepared.output.segments[first...].map { $0.number }
+            }
+            prepared.recordsMoved = copy.moved.count + copy.merged.count
+            try prepared.output.sync()
+            try checkCancelled()
+            let order = segments.numbers.flatMap { number -> [UInt32] in
+                if let new = newRuns[number] { return new }
+                return plan.rewritten.contains(number) ? [] : [number]
+            }
+            prepared.indexEvents = RouteIndex.sortedInReplayOrder(try copy.remappedEvents(), segmentOrder: order)
+            try writeIndex(&prepared)
+        } catch {
+            abandon(prepared)
+            throw error
+        }
+        // 4. Switch.
+        let obsolete = try commitSwitch(prepared, newRuns: newRuns, tailStart: tailStart)
+        // 5. The switch is durable: the old files are garbage. Readers holding them open
+        //    keep reading; a crash here only leaves files the next open removes.
+        if let manifest = try? store.withWriter({ $0.manifest.current }) { store.files.remove(obsolete, keeping: manifest) }
+        report.bytesAfter = store.state.withLock { $0.segments.totalBytes + $0.indexBytes }
+        report.recordsMoved = prepared.recordsMoved
+        report.segmentsCompacted = plan.rewritten.count
+        report.duration = Date().timeIntervalSince(started)
+        return (report, damaged)
+    }
+
+    /// Throws when close() has begun: a compaction then gives up at once.
+    private func checkCancelled() throws {
+        try store.state.withLock { try $0.checkOpen() }
+    }
+
+    private func writeIndex(_ prepared: inout Prepared) throws {
+        prepared.indexNumber = try store.withWriter { $0.manifest.reserveFileNumber() }
+        let file = try store.files.create(.index, number: prepared.indexNumber)
+        prepared.index = file
+        let bytes = IndexFile.records(prepared.indexEvents)
+        try file.write(bytes, at: prepared.indexEnd)
+        prepared.indexEnd += Int64(bytes.count)
+        try file.syncData()
+    }
+
+    private func abandon(_ prepared: Prepared) {
+        prepared.output.abandon()
+        if let index = prepared.index { try? store.files.fileSystem.unlink(index.path) }
+    }
+
+    /// Under the writer lock: index what was written since the plan, commit the
+    /// manifest with each rewritten run replaced by its new segments, and take the new
+    /// files and index. Returns the names of the files the switch made obsolete.
+    private func commitSwitch(_ prepared: Prepared, newRuns: [UInt32: [UInt32]],
+                              tailStart: (segment: UInt32, offset: Int64)) throws -> [String] {
+        try store.withWriter { w in
+            var switchAttempted = false
+            do {
+                try w.checkWritable()
+                try checkCancelled()
+                // Records appended since the plan: in the segment that was active then,
+                // after its end then, and in every segment rolled since.
+                var tailEvents: [LogEvent] = []
+                var reached = false
+                for segment in w.log.segments.segments {
+                    if segment.number == tailStart.segment { reached = true }
+                    guard reached else { continue }
+                    let from = segment.number == tailStart.segment ? tailStart.offset : Int64(FormatConstants.fileHeaderSize)
+                    tailEvents += try IndexRecovery.scan(segment, from: from).events
+                }
+                var index = RouteIndex()
+                for event in prepared.indexEvents + tailEvents { index.apply(event) }
+                let tailBytes = IndexFile.records(tailEvents)
+                // Not synced here: the segments are the truth, and an index that lost
+                // these last records is caught up from them at the next open.
+                try prepared.index!.write(tailBytes, at: prepared.indexEnd)
+
+                var segments = SegmentSet()
+                var obsolete: [String] = [FormatConstants.indexName(w.index.number)]
+                let created = Dictionary(uniqueKeysWithValues: prepared.output.segments.map { ($0.number, $0) })
+                for segment in w.log.segments.segments {
+                    if let new = newRuns[segment.number] {
+                        for number in new { segments.append(created[number]!) }
+                    }
+                    if prepared.plan.rewritten.contains(segment.number) {
+                        obsolete.append(FormatConstants.segmentName(segment.number))
+                    } else {
+                        segments.append(segment)
+                    }
+                }
+                switchAttempted = true
+                try w.manifest.commit(nextRouteID: w.nextRouteID) { manifest in
+                    manifest.segments = segments.numbers
+                    manifest.indexFile = prepared.indexNumber
+                }
+                w.log.replace(with: segments)
+                w.index = IndexFile(number: prepared.indexNumber, file: prepared.index,
+                                    end: prepared.indexEnd + Int64(tailBytes.count), unsynced: tailEvents.count)
+                let published = (w.log.segments, w.manifest.current.generation, w.index.number, w.index.end)
+                store.state.withLock { s in
+                    s.index = index
+                    (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = published
+                }
+                return obsolete
+            } catch {
+                // Before the switch, only this compaction's files go; after a failed
+                // attempt the writer refuses everything until reopened, and removes nothing.
+                if !switchAttempted || w.manifest.uncertain == nil { abandon(prepared) }
+                throw error
+            }
+        }
+    }
+}

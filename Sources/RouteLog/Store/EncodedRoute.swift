@@ -1,0 +1,36 @@
+/// A route validated and encoded for a save, before it has an id: all the CPU work of
+/// a save, done outside every lock.
+struct EncodedRoute: Sendable {
+    let record: RouteRecord
+
+    /// Validates `route` (nothing is written for a bad one) and encodes it.
+    ///
+    /// - Parameters:
+    ///   - position: its place in a batch of `batchCount`, named in errors of a batch.
+    /// - Throws: `.invalidArgument` naming the point and the problem, or a route too
+    ///   large for one record.
+    init(_ route: Route, position: Int = 0, batchCount: Int = 1) throws {
+        do {
+            // Checked in the order RouteValidation.validate checks, with the points
+            // validated, quantized and measured in one pass.
+            let columns = try RouteEncoder.gather(route)
+            record = RouteRecord(id: RouteID(0), shape: RouteEncoder.shape(columns),
+                                 metadata: StoredMetadata(route.metadata.withUUID()), splits: route.splits,
+                                 segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
+            let size = record.payloadSize
+            guard size <= FormatConstants.maxPayloadLength else {
+                throw RouteLogError.invalid("the route encodes to \(size) bytes; one route may take at most 64 MiB")
+            }
+        } catch let error as RouteLogError where batchCount > 1 {
+            throw RouteLogError(error.code, "route \(position): \(error.message)")
+        }
+    }
+
+    /// The RoutePut of this route saved as `id`.
+    func prepared(id: RouteID) -> PreparedRecord {
+        var record = self.record
+        record.id = id
+        let shape = record.shape, metadata = record.metadata
+        return PreparedRecord(type: .routePut, payload: record.payload()) { .put(id, shape, metadata, $0) }
+    }
+}

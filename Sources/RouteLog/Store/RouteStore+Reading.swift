@@ -1,0 +1,98 @@
+import Foundation
+
+extension RouteStore {
+    /// The route with `id`, its points exactly as saved (at stored precision) and moved
+    /// by any start-date edit. Reads its record outside every lock.
+    /// - Throws: `.notFound` for an unknown or deleted id; `.corrupted` naming the file
+    ///   and offset when its bytes are damaged (other routes stay readable); `.closed`.
+    public func route(_ id: RouteID) throws -> Route {
+        let (route, segments) = try state.withLock { s in
+            try s.checkOpen()
+            guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
+            return (route, s.segments)
+        }
+        var loaded = try RecordReader(segments: segments).route(id, route)
+        if loaded.metadata.uuid == nil { loaded.metadata.uuid = route.shape.derivedUUID(id: id) }
+        return loaded
+    }
+
+    /// The summary of route `id`, from the index.
+    /// - Throws: `.notFound` for an unknown or deleted id; `.closed`.
+    public func summary(_ id: RouteID) throws -> RouteSummary {
+        try state.withLock { s in
+            try s.checkOpen()
+            guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
+            return route.summary(id)
+        }
+    }
+
+    /// Route `id`'s whole metadata (notes and values too), from the index: no points read.
+    /// - Throws: `.notFound` for an unknown or deleted id; `.closed`.
+    public func metadata(_ id: RouteID) throws -> RouteMetadata {
+        try state.withLock { s in
+            try s.checkOpen()
+            guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
+            var metadata = route.metadata.routeMetadata
+            metadata.uuid = metadata.uuid ?? route.shape.derivedUUID(id: id)
+            return metadata
+        }
+    }
+
+    /// Every route's summary, oldest first (by start date, then id). Reads only the
+    /// in-memory index.
+    /// - Throws: `.closed`.
+    public func summaries() throws -> [RouteSummary] {
+        try state.withLock { s in
+            try s.checkOpen()
+            return s.index.sortedSummaries()
+        }
+    }
+
+    /// The summaries of routes that start in `from..<to` (either bound may be nil), oldest first.
+    /// - Throws: `.closed`.
+    public func summaries(from: Date?, to: Date?) throws -> [RouteSummary] {
+        let all = try summaries()
+        let lower = from.map { bound in Self.firstIndex(all) { $0.startDate >= bound } } ?? 0
+        let upper = to.map { bound in Self.firstIndex(all) { $0.startDate >= bound } } ?? all.count
+        return lower < upper ? Array(all[lower..<upper]) : []
+    }
+
+    private static func firstIndex(_ sorted: [RouteSummary], where predicate: (RouteSummary) -> Bool) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(sorted[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// How many routes the store holds.
+    /// - Throws: `.closed`.
+    public var count: Int {
+        get throws { try state.withLock { s in try s.checkOpen(); return s.index.routes.count } }
+    }
+
+    /// Totals over every route: what the home screen's header shows.
+    /// - Throws: `.closed`.
+    public func totals() throws -> RouteTotals {
+        var totals = RouteTotals()
+        for summary in try summaries() { totals.add(summary) }
+        return totals
+    }
+
+    /// Totals per week, newest first; weeks start on Monday in `calendar`'s time zone.
+    /// - Throws: `.closed`.
+    public func weeklyTotals(calendar: Calendar = .current) throws -> [WeeklyTotals] {
+        WeeklyTotals.group(try summaries(), calendar: calendar)
+    }
+
+    static func notFound(_ id: RouteID, _ directory: String) -> RouteLogError {
+        RouteLogError(.notFound, "no route with id \(id) in this store (it may have been deleted)", path: directory)
+    }
+
+    /// Not found, saying so when the id is a recording not finished yet.
+    static func notFound(_ id: RouteID, _ state: StoreState) -> RouteLogError {
+        guard state.index.recordings[id] != nil else { return notFound(id, state.directory) }
+        return RouteLogError(.notFound, "\(id) is a recording in progress, not a route yet; finish it (resumeRecording(\(id)).finish()) to make it one", path: state.directory)
+    }
+}

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Opening a store (docs/recovery-and-compaction.md, "Opening"): check the directory,
+/// take the writer's lock, read the manifest (or create the store), open the segments,
+/// recover the index, and for a writer cut torn tails, bring the index file up to date
+/// and remove files a crash left behind.
+struct StoreOpener {
+    let directory: String
+    let options: RouteStore.Options
+    let fileSystem: any FileSystem
+
+    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
+    var writable: Bool { options.mode != .readOnly }
+
+    /// Makes sure the directory is there (creating it when the mode allows).
+    func prepareDirectory() throws {
+        switch fileSystem.isDirectory(directory) {
+        case nil:
+            guard options.mode == .createIfMissing else {
+                throw RouteLogError(.notFound, "there is no RouteLog store here", path: directory)
+            }
+            do {
+                try fileSystem.checked("mkdir", directory) { try fileSystem.makeDirectory(directory) }
+            } catch let error as RouteLogError where error.errno == EEXIST {
+                // Another creator made it first: open what is there.
+            }
+            // Files created in the directory later take its class by default.
+            if let ref = try? fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY, mode: 0) {
+                defer { fileSystem.close(ref) }
+                try options.fileProtection.apply(toDescriptor: ref.fd, path: directory)
+            }
+            let parent = (directory as NSString).deletingLastPathComponent
+            try fileSystem.checked("fsync directory", parent) { try fileSystem.syncDirectory(parent.isEmpty ? "." : parent) }
+        case false?:
+            throw RouteLogError(.invalidArgument, "this is a file, not a RouteLog store directory; pass the store's directory", path: directory)
+        case true?:
+            break
+        }
+    }
+
+    /// The manifest, creating the store first when there is none and the mode allows.
+    func readOrCreateManifest() throws -> Manifest {
+        if let manifest = try Manifest.read(in: directory, fileSystem: fileSystem) { return manifest }
+        guard options.mode == .createIfMissing else {
+            throw RouteLogError(.notFound, "there is no RouteLog store here (no MANIFEST)", path: directory)
+        }
+        try StoreCreation(files: files).create()
+        guard let manifest = try Manifest.read(in: directory, fileSystem: fileSystem) else {
+            throw RouteLogError.corrupted("the store was created but its MANIFEST is missing", path: directory)
+        }
+        return manifest
+    }
+
+    /// Opens every segment the manifest lists; each `end` is the file's size until
+    /// recovery finds where its valid records end.
+    func openSegments(_ manifest: Manifest) throws -> (SegmentSet, damage: [DamagedRange]) {
+        var set = SegmentSet()
+        var damage: [DamagedRange] = []
+        for number in manifest.segments {
+            let path = files.path(FormatConstants.segmentName(number))
+            let file: DurableFile
+            do {
+                file = try files.open(.segment, number: number, writable: writable)
+            } catch let error as RouteLogError where error.errno == ENOENT {
+                throw RouteLogError.corrupted("segment \(number) is listed in the manifest but missing; restore it from a backup", path: path)
+            }
+            let headerBytes = try file.read(at: 0, count: FormatConstants.fileHeaderSize)
+            var version = FormatConstants.version
+            do {
+                let header = try FileHeader.decode(headerBytes, path: path, expecting: .segment)
+                version = header.version
+                guard header.fileNumber == number else {
+                    throw RouteLogError.corrupted("the segment's header says file \(header.fileNumber), its name says \(number)", path: path, offset: 12)
+                }
+            } catch let error as RouteLogError where error.code == .corrupted {
+                // The manifest vouches for this file; its records check themselves, so a
+                // damaged header costs only the header (its version field, if plausible,
+                // still says how payloads are stored).
+                damage.append(DamagedRange(path: path, offset: 0, length: Int64(FormatConstants.fileHeaderSize)))
+                if headerBytes.count >= 12, (1...FormatConstants.version).contains(UInt16(headerBytes[10]) | UInt16(headerBytes[11]) << 8) {
+                    version = UInt16(headerBytes[10]) | UInt16(headerBytes[11]) << 8
+                }
+            }
+            set.append(LogSegment(number: number, file: file, end: try file.size(), version: version))
+        }
+        return (set, damage)
+    }
+
+    /// Refuses a path without a store before anything is written there, when the mode
+    /// does not create one (a writer would otherwise leave a LOCK file behind).
+    func checkStoreExists() throws {
+        guard options.mode != .createIfMissing else { return }
+        guard fileSystem.isDirectory(files.path(FormatConstants.manifestName)) == false else {
+            throw RouteLogError(.notFound, "there is no RouteLog store here (no MANIFEST)", path: directory)
+        }
+    }
+
+    /// Opens the store's files and recovers its state; a writer also gets its side.
+    func open() throws -> (StoreState, StoreWriter?) {
+        let manifest = try readOrCreateManifest()
+        var (segments, headerDamage) = try openSegments(manifest)
+        let indexFile = try? files.open(.index, number: manifest.indexFile, writable: writable)
+        let recovery = try IndexRecovery(segments: segments, indexFile: indexFile, indexNumber: manifest.indexFile)
+        for (number, end) in recovery.segmentEnds { segments.setEnd(end, of: number) }
+        var state = StoreState(index: recovery.index, segments: segments, generation: manifest.generation,
+                               indexFileNumber: manifest.indexFile, indexBytes: recovery.indexEnd, directory: directory)
+        state.openDamage = headerDamage + recovery.damage
+        state.tornTails = recovery.tornTails
+        state.indexRebuilt = recovery.indexUnusable
+        state.indexDamaged = recovery.indexFileDamaged && !writable
+        guard writable else { return (state, nil) }
+
+        let nextRouteID = max(manifest.nextRouteID, recovery.index.maxSeenID + 1)
+        let log = SegmentLog(segments: segments)
+        try keepAndCutTornTail(of: log.active, tail: recovery.tornTails.first { $0.path == log.active.path })
+        var writer = StoreWriter(log: log, index: IndexFile(number: manifest.indexFile, file: nil, end: 0),
+                                 manifest: ManifestWriter(files: files, current: manifest),
+                                 nextRouteID: nextRouteID, options: options)
+        // Appends go after whole records of the current version only: a last segment
+        // holding damage, or written by version 1, is left as it is for a new one.
+        let activePath = writer.log.active.path
+        if writer.log.active.version < FormatConstants.version || state.openDamage.contains(where: { $0.path == activePath }) {
+            try writer.roll()
+        }
+        if recovery.indexUnusable || recovery.indexVersion < FormatConstants.version {
+            try writeRebuiltIndex(state.index, into: &writer)
+        } else if let indexFile = recovery.indexFile {
+            if recovery.indexTornTail != nil { try indexFile.truncate(to: recovery.indexEnd) }
+            writer.index = IndexFile(number: manifest.indexFile, file: indexFile, end: recovery.indexEnd)
+            writer.index.append(recovery.caughtUp)
+            writer.index.syncQuietly()
+        }
+        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current).clear()
+        state.segments = writer.log.segments
+        state.generation = writer.manifest.current.generation
+        state.indexFileNumber = writer.index.number
+        state.indexBytes = writer.index.end
+        return (state, writer)
+    }
+
+    /// A writer cuts the torn tail of the segment it will append to, after copying it
+    /// into `lost/`: the index does not vouch for it, but nothing proves it held no
+    /// acknowledged change.
+    private func keepAndCutTornTail(of active: LogSegment, tail: DamagedRange?) throws {
+        guard let tail, tail.offset == active.end else { return }
+        try LostAndFound(files: files).keepCopy(
+            of: active.file, name: FormatConstants.segmentName(active.number), from: tail.offset, length: tail.length,
+            reason: "a torn tail (no whole record, and the index names none there), cut so appends follow whole records")
+        try active.file.truncate(to: active.end)
+        try active.file.syncData()
+    }
+
+    /// Writes a fresh index for `index` and switches the manifest to it.
+    private func writeRebuiltIndex(_ index: RouteIndex, into writer: inout StoreWriter) throws {
+        let number = writer.manifest.reserveFileNumber()
+        let file = try files.create(.index, number: number)
+        let bytes = IndexFile.records(index.liveEvents(segmentOrder: writer.manifest.current.segments))
+        try file.write(bytes, at: Int64(FormatConstants.fileHeaderSize))
+        try file.syncData()
+        try writer.manifest.commit(nextRouteID: writer.nextRouteID) { $0.indexFile = number }
+        writer.index = IndexFile(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize + bytes.count))
+    }
+}

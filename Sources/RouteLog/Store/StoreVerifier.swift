@@ -1,0 +1,206 @@
+import Foundation
+
+/// What verify checks against, taken under the state lock.
+struct VerificationSnapshot {
+    var index: RouteIndex
+    var segments: SegmentSet
+    var indexFile: DurableFile?
+    var indexEnd: Int64
+    var tornTails: [DamagedRange]
+    var indexDamaged: Bool
+    var lost: [LostAndFound.Entry] = []
+
+    init(state: StoreState, indexFile: DurableFile?) {
+        index = state.index
+        segments = state.segments
+        self.indexFile = indexFile
+        indexEnd = state.indexBytes
+        tornTails = state.tornTails
+        indexDamaged = state.indexDamaged
+    }
+}
+
+/// Reads a whole store back (``RouteStore/verify(progress:)``): every record's frame
+/// and checksum, the index against a replay of the segments, every live route decoded.
+struct StoreVerifier {
+    let snapshot: VerificationSnapshot
+    let directory: String
+    let progress: (@Sendable (Double) -> Void)?
+
+    func run() -> VerificationReport {
+        var report = VerificationReport()
+        let fromSegments = scanSegments(into: &report)
+        verifyIndexFile(into: &report)
+        let damagedIDs = decodeRoutes(into: &report)
+        compare(fromSegments, damagedIDs: damagedIDs, into: &report)
+        report.lostFiles = snapshot.lost.map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
+        progress?(1)
+        return report
+    }
+
+    /// Every segment's records replayed into an index of their own.
+    private func scanSegments(into report: inout VerificationReport) -> RouteIndex {
+        var replay = RouteIndex()
+        let vouched = locatedOffsets()
+        let totalBytes = max(1, snapshot.segments.totalBytes)
+        var done: Int64 = 0
+        for segment in snapshot.segments.segments {
+            do {
+                _ = try FileHeader.decode(try segment.file.read(at: 0, count: FormatConstants.fileHeaderSize), path: segment.path, expecting: .segment)
+            } catch {
+                report.problems.append(.init(kind: .damagedBytes, path: segment.path, offset: 0,
+                                             length: Int64(FormatConstants.fileHeaderSize), routeID: nil,
+                                             message: "the segment's file header is damaged: \((error as? RouteLogError)?.message ?? "\(error)")"))
+            }
+            var scanner = LogScanner(file: segment.file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end,
+                                     version: segment.version, vouched: vouched[segment.number] ?? [])
+            do {
+                while let record = try scanner.next() {
+                    report.recordsChecked += 1
+                    do {
+                        if let event = try LogEvent.fromSegment(record, segment: segment.number) { replay.apply(event) }
+                    } catch let error as ByteReader.Malformed {
+                        report.problems.append(.init(kind: .damagedBytes, path: segment.path, offset: record.offset,
+                                                     length: Int64(record.frameLength), routeID: nil,
+                                                     message: "a record passes its checksum but makes no sense: \(error.reason)"))
+                    }
+                }
+            } catch {
+                report.problems.append(.init(kind: .damagedBytes, path: segment.path, offset: scanner.validEnd, length: nil,
+                                             routeID: nil, message: "the segment could not be read: \(error)"))
+            }
+            for range in scanner.damage {
+                let hit = snapshot.index.routes.first { $0.value.location.segment == segment.number
+                    && $0.value.location.offset < range.offset + range.length && $0.value.location.end > range.offset }
+                report.problems.append(.init(kind: .damagedBytes, path: range.path, offset: range.offset, length: range.length,
+                                             routeID: hit?.key,
+                                             message: "\(range.length) bytes are no valid record" + (hit.map { "; they held route \($0.key)" } ?? "")))
+            }
+            if scanner.tailLength > 0 {
+                report.tornTails.append(.init(kind: .damagedBytes, path: segment.path, offset: scanner.validEnd,
+                                              length: scanner.tailLength, routeID: nil,
+                                              message: "\(scanner.tailLength) bytes of an unfinished append at the end"))
+            }
+            report.bytesChecked += segment.end
+            done += segment.end
+            progress?(0.5 * Double(done) / Double(totalBytes))
+        }
+        // What the open met and this scan cannot see any more: the tails it left out
+        // (or a writer cut), and a damaged index a reader did without.
+        for tail in snapshot.tornTails where !report.tornTails.contains(where: { $0.path == tail.path && $0.offset == tail.offset }) {
+            report.tornTails.append(.init(kind: .damagedBytes, path: tail.path, offset: tail.offset, length: tail.length, routeID: nil,
+                                          message: "\(tail.length) bytes at the end were no whole record when the store was opened (an unfinished append, or damage to the last record)"))
+        }
+        return replay
+    }
+
+    /// Offsets of every record the index locates, per segment: a tail holding one is
+    /// damage, not a torn append.
+    private func locatedOffsets() -> [UInt32: Set<Int64>] {
+        var offsets: [UInt32: Set<Int64>] = [:]
+        for event in snapshot.index.liveEvents(segmentOrder: snapshot.segments.numbers) {
+            offsets[event.location.segment, default: []].insert(event.location.offset)
+        }
+        return offsets
+    }
+
+    private func verifyIndexFile(into report: inout VerificationReport) {
+        if snapshot.indexDamaged {
+            report.problems.append(.init(kind: .damagedIndex, path: snapshot.indexFile?.path ?? directory, offset: 0, length: nil, routeID: nil,
+                                         message: "the index is damaged or missing; this read-only handle read the segments instead, and the next writable open rewrites it"))
+            return
+        }
+        guard let index = snapshot.indexFile else { return }
+        var scanner = LogScanner(file: index, from: Int64(FormatConstants.fileHeaderSize), fileSize: snapshot.indexEnd)
+        do {
+            while let record = try scanner.next() {
+                report.recordsChecked += 1
+                _ = try LogEvent.fromIndex(record)
+            }
+        } catch {
+            report.problems.append(.init(kind: .damagedIndex, path: index.path, offset: scanner.validEnd, length: nil,
+                                         routeID: nil, message: "an index record makes no sense; the index will be rebuilt"))
+        }
+        for range in scanner.damage {
+            report.problems.append(.init(kind: .damagedIndex, path: range.path, offset: range.offset, length: range.length,
+                                         routeID: nil, message: "\(range.length) bytes of the index are damaged; it will be rebuilt"))
+        }
+        report.bytesChecked += snapshot.indexEnd
+    }
+
+    /// Decodes every live route and unfinished recording; returns the ids that failed.
+    private func decodeRoutes(into report: inout VerificationReport) -> Set<RouteID> {
+        let reader = RecordReader(segments: snapshot.segments)
+        var damagedIDs = Set<RouteID>()
+        var checked = 0
+        let routes = snapshot.index.routes
+        for (id, route) in routes.sorted(by: { $0.key < $1.key }) {
+            checked += 1
+            if checked % 256 == 0 { progress?(0.5 + 0.5 * Double(checked) / Double(max(1, routes.count))) }
+            let path = snapshot.segments.segment(route.location.segment)?.path ?? directory
+            do {
+                let stored: (shape: RouteShape, points: [TrackPoint], segmentStarts: [Int])
+                if route.recorded != nil {
+                    let (finish, points) = try reader.recordedRoute(id, route)
+                    stored = (finish.shape, points, finish.layout.segmentStarts)
+                } else {
+                    let record = try reader.routeRecord(id, at: route.location)
+                    _ = try record.route()
+                    stored = (record.shape, try RouteCodec.decodePoints(record.pointBlock), record.segmentStarts)
+                }
+                let shape = RouteShape(points: stored.points, segmentStarts: stored.segmentStarts)
+                guard shape.firstMs == stored.shape.firstMs, shape.pointCount == stored.shape.pointCount,
+                      shape.south == stored.shape.south, shape.north == stored.shape.north,
+                      shape.west == stored.shape.west, shape.east == stored.shape.east,
+                      stored.points.count == route.shape.pointCount
+                else {
+                    throw RouteLogError.corrupted("route \(id)'s summary does not match its points", path: path, offset: route.location.offset)
+                }
+                report.routesChecked += 1
+            } catch {
+                damagedIDs.insert(id)
+                let message = (error as? RouteLogError)?.message ?? "route \(id)'s points do not decode: \(error)"
+                report.problems.append(.init(kind: .damagedRoute, path: path, offset: route.location.offset,
+                                             length: Int64(route.location.length), routeID: id, message: message))
+            }
+        }
+        for (id, recording) in snapshot.index.recordings.sorted(by: { $0.key < $1.key }) {
+            do {
+                _ = try reader.recording(id, recording)
+                report.recordingsChecked += 1
+            } catch {
+                damagedIDs.insert(id)
+                let location = recording.chunks.first?.location ?? recording.start
+                report.problems.append(.init(kind: .damagedRoute, path: snapshot.segments.segment(location.segment)?.path ?? directory,
+                                             offset: location.offset, length: nil, routeID: id,
+                                             message: "unfinished recording \(id): \((error as? RouteLogError)?.message ?? "\(error)")"))
+            }
+        }
+        return damagedIDs
+    }
+
+    /// The index against the replay of the segments.
+    private func compare(_ fromSegments: RouteIndex, damagedIDs: Set<RouteID>, into report: inout VerificationReport) {
+        let index = snapshot.index
+        func path(_ location: RecordLocation) -> String { snapshot.segments.segment(location.segment)?.path ?? directory }
+        for (id, recording) in index.recordings where !damagedIDs.contains(id) && fromSegments.recordings[id] != recording {
+            report.problems.append(.init(kind: .indexMismatch, path: path(recording.start), offset: recording.start.offset,
+                                         length: nil, routeID: id, message: "the index and the segments disagree about recording \(id)"))
+        }
+        for id in fromSegments.recordings.keys where index.recordings[id] == nil {
+            report.problems.append(.init(kind: .indexMismatch, path: directory, offset: 0, length: nil, routeID: id,
+                                         message: "recording \(id) is unfinished in the segments but not in the index"))
+        }
+        for (id, route) in index.routes where !damagedIDs.contains(id) {
+            let other = fromSegments.routes[id]
+            if other?.location != route.location || other?.metadata != route.metadata || other?.recorded != route.recorded {
+                report.problems.append(.init(kind: .indexMismatch, path: path(route.location), offset: route.location.offset,
+                                             length: nil, routeID: id, message: "the index and the segments disagree about route \(id)"))
+            }
+        }
+        for id in fromSegments.routes.keys where index.routes[id] == nil {
+            report.problems.append(.init(kind: .indexMismatch, path: directory, offset: 0, length: nil, routeID: id,
+                                         message: "route \(id) is live in the segments but not in the index"))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// The writer's state, behind the store's writer lock: the segment log it appends to,
+/// the index file, the manifest, the next route id, and the recordings a recorder of
+/// this handle is appending to. The lock is held across a group's write and sync.
+struct StoreWriter: Sendable {
+    var log: SegmentLog
+    var index: IndexFile
+    var manifest: ManifestWriter
+    var nextRouteID: UInt64
+    var attachedRecordings: Set<RouteID> = []
+    var closed = false
+    /// Write groups and changes written (for statistics: changes per sync).
+    var groups = 0
+    var changes = 0
+    let options: RouteStore.Options
+
+    var files: LogFiles { manifest.files }
+
+    /// Set when a write, sync or switch failed in a way that leaves the files' state
+    /// unknown: every later change fails with it until the store is opened again.
+    var failure: RouteLogError? { log.failure ?? manifest.uncertain }
+
+    func checkWritable() throws {
+        if closed { throw RouteLogError.closed(files.directory) }
+        if let failure { throw failure }
+    }
+
+    /// Appends `batches` (each all or nothing, in order) in one write to one segment,
+    /// rolling first when it is full; one sync covers them all. Then appends their index
+    /// records. Returns each batch's events at their locations.
+    mutating func append(_ batches: [[PreparedRecord]]) throws -> [[LogEvent]] {
+        let frames = batches.flatMap { batch in RecordFrame.encodeBatch(batch.map { ($0.type, $0.payload) }) }
+        let total = frames.reduce(0) { $0 + $1.count }
+        if log.needsRoll(adding: total, limit: options.segmentSizeLimit) { try roll() }
+        let locations = try log.append(frames, durability: options.durability)
+        var next = locations.makeIterator()
+        let events = batches.map { batch in batch.map { $0.event(next.next()!) } }
+        index.append(events.flatMap { $0 })
+        groups += 1
+        changes += batches.count
+        return events
+    }
+
+    /// Starts a new segment and lists it in the manifest (format-spec.md, "Roll").
+    /// Whatever the durability, the old segment is whole on disk before the next one
+    /// exists, so a crash never keeps later records and loses earlier ones.
+    mutating func roll() throws {
+        try log.syncActive()
+        let number = manifest.reserveFileNumber()
+        let file = try files.create(.segment, number: number)
+        do {
+            try manifest.commit(nextRouteID: nextRouteID) { $0.segments.append(number) }
+        } catch {
+            // The new segment is ours and unlisted, unless the switch may have happened.
+            if manifest.uncertain == nil { try? files.fileSystem.unlink(file.path) }
+            throw error
+        }
+        log.adopt(file, number: number)
+    }
+
+    /// Makes everything durable that close() promises: the index, and the last segment
+    /// when saves were buffered.
+    mutating func closeFiles() throws {
+        defer { closed = true }
+        index.syncQuietly()
+        if failure == nil, options.durability == .buffered { try log.syncActive() }
+    }
+}
+
+/// One caller's change waiting for the writer (LevelDB's writer queue): its records
+/// are prepared when its group's turn comes, against the state as it is then.
+final class WriteTicket: @unchecked Sendable {
+    let prepare: (inout WriteView) throws -> [PreparedRecord]
+    /// Set by the group's leader, read after it, both under the queue's lock.
+    fileprivate var result: Result<[LogEvent], any Error>?
+
+    init(_ prepare: @escaping (inout WriteView) throws -> [PreparedRecord]) {
+        self.prepare = prepare
+    }
+}
+
+/// Group commit: callers that arrive while a write and sync are in flight wait in
+/// line; the first in line then writes every waiting change in one write and one sync
+/// (each change still all or nothing) and hands each caller its result, which is only
+/// acknowledged after the sync that covers it.
+final class WriteQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: [WriteTicket] = []
+
+    /// The most changes one group takes.
+    static let maxGroup = 64
+
+    /// Queues `ticket` and returns its events once written; the caller that is first in
+    /// line runs `leader` for its group, which returns one result per ticket.
+    func submit(_ ticket: WriteTicket,
+                leader: ([WriteTicket]) -> [Result<[LogEvent], any Error>]) throws -> [LogEvent] {
+        condition.lock()
+        waiting.append(ticket)
+        while ticket.result == nil && waiting.first !== ticket { condition.wait() }
+        if let result = ticket.result {
+            condition.unlock()
+            return try result.get()
+        }
+        let group = Array(waiting.prefix(Self.maxGroup))
+        condition.unlock()
+        let results = leader(group)
+        condition.lock()
+        for (member, result) in zip(group, results) { member.result = result }
+        waiting.removeFirst(group.count)
+        condition.broadcast()
+        condition.unlock()
+        return try ticket.result!.get()
+    }
+}
