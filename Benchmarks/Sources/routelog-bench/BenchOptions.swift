@@ -9,6 +9,12 @@ struct BenchOptions: Sendable {
     var concurrency = false
     /// Run the GeoParquet export scenario instead of the growth benchmark.
     var export = false
+    /// Run the codec and save/load CPU measurements instead (CodecBenchmark).
+    var codec = false
+    /// With `--codec`: only a loop of buffered saves for this many seconds (for `perf record`).
+    var codecSaveLoopSeconds: Double?
+    /// The point-block version that loop writes (`--block-version`).
+    var codecLoopVersion = 2
     var engines: [EngineKind] = EngineKind.allCases
     var checkpoints: [Int] = [100, 1_000, 10_000, 100_000]
     /// The Core Data layout writes ~90 bytes and one B-tree row per point: growing it to
@@ -44,6 +50,8 @@ struct BenchOptions: Sendable {
                routelog-bench --from-json FILE [--out DIR ...]   (re-render an earlier run)
                routelog-bench --compaction [--quick] [--data DIR] [--keep]
                  (save latency while compact() runs on 10,000 routes, half deleted)
+               routelog-bench --codec [--quick] [--gpx DIR] [--data DIR] [--save-loop SECONDS [--block-version 1|2]]
+                 (point-block bytes against xz, save CPU by stage, load and decode speed)
                routelog-bench --concurrency [--quick] [--data DIR] [--keep]
                  (summaries() and route(id) beside a durable writer; 8 threads saving)
                routelog-bench --export [--quick] [--data DIR] [--keep]
@@ -72,6 +80,13 @@ struct BenchOptions: Sendable {
             case "--compaction": options.compaction = true
             case "--concurrency": options.concurrency = true
             case "--export": options.export = true
+            case "--codec": options.codec = true
+            case "--save-loop":
+                guard let seconds = Double(try value()), seconds > 0 else { throw BenchError("--save-loop needs seconds") }
+                options.codecSaveLoopSeconds = seconds
+            case "--block-version":
+                guard let version = Int(try value()), version == 1 || version == 2 else { throw BenchError("--block-version is 1 or 2") }
+                options.codecLoopVersion = version
             case "--engines":
                 options.engines = try value().split(separator: ",").map {
                     guard let kind = EngineKind(rawValue: String($0)) else { throw BenchError("unknown engine \($0)\n\(usage)") }

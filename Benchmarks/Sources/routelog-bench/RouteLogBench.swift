@@ -20,6 +20,8 @@ struct RouteLogBench {
                 try ConcurrencyScenario.run(options)
             } else if options.export {
                 try ExportScenario.run(options)
+            } else if options.codec {
+                try CodecBenchmark.run(options)
             } else if let kind = options.child {
                 try runChild(kind, options: options)
             } else if let file = options.fromJSON {

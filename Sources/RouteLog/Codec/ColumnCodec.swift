@@ -1,8 +1,9 @@
 import Foundation
 
-/// Point columns to the column block and back (format-spec.md, "Column block"):
-/// one tagged column per field, each a run of zigzag varints of the values' 0th, 1st
-/// or 2nd differences, whichever is shortest.
+/// Point columns to the version 1 column block and back (format-spec.md, "PointBlock",
+/// "Version 1"): one tagged column per field, each a run of zigzag varints of the
+/// values' 0th, 1st or 2nd differences, whichever is shortest. Kept so that routes
+/// written by format version 1 stay readable.
 enum ColumnCodec {
     typealias Tag = FormatConstants.ColumnTag
 
@@ -13,13 +14,14 @@ enum ColumnCodec {
 
     static func encode(_ columns: PointColumns) -> [UInt8] {
         var out = ByteWriter(capacity: columns.count * 12 + 64)
-        var all: [(Tag, [Int64], [UInt8]?)] = [
+        var all: [(Tag, Int64Column, [UInt8]?)] = [
             (.latitude, columns.latitudes, nil), (.longitude, columns.longitudes, nil), (.time, columns.times, nil),
         ]
         for column in columns.optional { all.append((column.tag, column.values, column.bitmap)) }
         out.varint(columns.count)
         out.varint(all.count)
-        for (tag, values, bitmap) in all {
+        for (tag, column, bitmap) in all {
+            let values = column.buffer
             let (order, size) = cheapestOrder(values)
             out.u8(tag.rawValue)
             out.u8(UInt8(order) | (bitmap == nil ? 0 : FormatConstants.columnHasBitmap))
@@ -122,7 +124,7 @@ enum ColumnCodec {
         return values
     }
 
-    private static func writeDifferences(_ values: [Int64], order: Int, size: Int, to out: inout ByteWriter) {
+    private static func writeDifferences(_ values: UnsafeBufferPointer<Int64>, order: Int, size: Int, to out: inout ByteWriter) {
         out.append(count: size) { p in
             var at = 0
             var previous: Int64 = 0, previousDelta: Int64 = 0
@@ -144,7 +146,7 @@ enum ColumnCodec {
     }
 
     /// The delta order whose varints are shortest, and their total size.
-    private static func cheapestOrder(_ values: [Int64]) -> (order: Int, size: Int) {
+    private static func cheapestOrder(_ values: UnsafeBufferPointer<Int64>) -> (order: Int, size: Int) {
         var s0 = 0, s1 = 0, s2 = 0
         var previous: Int64 = 0, previousDelta: Int64 = 0
         for value in values {

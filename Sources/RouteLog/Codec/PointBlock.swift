@@ -1,5 +1,21 @@
-/// The compression envelope around a column block (format-spec.md, "PointBlock").
+import Synchronization
+
+/// The envelope of a version 1 column block (format-spec.md, "PointBlock", "Version
+/// 1"), and which version a writer uses.
 enum PointBlock {
+    /// The point-block version this library writes unless the benchmark chose one
+    /// (``CodecBenchmarkHooks/writePointBlocks(version:)``). It is independent of the
+    /// file-format version: a file of either format version may hold blocks of either,
+    /// and readers decode both.
+    static var writtenVersion: Int {
+        versionChoice.withLock { $0 } ?? currentVersion
+    }
+
+    /// The newest point-block version (format-spec.md, "PointBlock").
+    static let currentVersion = 2
+
+    static let versionChoice = Mutex<Int?>(nil)
+
     static func encode(columns: [UInt8]) -> [UInt8] {
         var out = ByteWriter(capacity: columns.count / 2 + 16)
         if let compressed = LZ4Block.compress(columns) {
@@ -31,6 +47,8 @@ enum PointBlock {
                 throw reader.fail("LZ4 block does not decompress to \(rawLength) bytes")
             }
             return raw
+        case .some(.columnsV2):
+            throw reader.fail("a version 2 block has no version 1 column block")
         default:
             throw reader.fail("unknown compression \(method)")
         }

@@ -32,8 +32,9 @@ public enum RouteCodec {
     }
 
     /// RouteLog's encoding of `points`: the point block a RoutePut carries
-    /// (format-spec.md, "PointBlock"): tagged delta-coded columns, LZ4-compressed. For
-    /// storing RouteLog's compact bytes elsewhere (a blob in another database, a file).
+    /// (format-spec.md, "PointBlock"): one entropy-coded column per field (format
+    /// version 2; version 1 wrote delta-coded columns, LZ4-compressed). For storing
+    /// RouteLog's compact bytes elsewhere (a blob in another database, a file).
     ///
     /// - Throws: ``RouteLogError/Code/invalidArgument`` for the points a save refuses.
     public static func encodedPoints(of points: [TrackPoint]) throws -> [UInt8] {
@@ -54,20 +55,24 @@ public enum RouteCodec {
         }
     }
 
-    /// The encoded point block of `points` (format-spec.md, "PointBlock"): columns,
-    /// then LZ4. The points must have passed ``RouteValidation``.
-    static func encodePoints(_ points: [TrackPoint]) -> [UInt8] {
-        PointBlock.encode(columns: ColumnCodec.encode(points))
+    /// The encoded point block of `points` (format-spec.md, "PointBlock"), in the
+    /// version ``PointBlock/writtenVersion`` says. The points must have passed
+    /// ``RouteValidation``.
+    static func encodePoints(_ points: [TrackPoint], version: Int = PointBlock.writtenVersion) -> [UInt8] {
+        // Valid points cannot fail; callers validated them.
+        encodePoints(try! PointColumns(points, validating: false), version: version)
     }
 
     /// The point block of columns already gathered (and validated) in one pass.
-    static func encodePoints(_ columns: PointColumns) -> [UInt8] {
-        PointBlock.encode(columns: ColumnCodec.encode(columns))
+    static func encodePoints(_ columns: PointColumns, version: Int = PointBlock.writtenVersion) -> [UInt8] {
+        version >= 2 ? PointBlockV2.encode(columns) : PointBlock.encode(columns: ColumnCodec.encode(columns))
     }
 
-    /// The points of an encoded point block. Throws ``ByteReader/Malformed`` for bytes
-    /// that are not a valid block; never allocates more than the format's bounds.
+    /// The points of an encoded point block of either version. Throws
+    /// ``ByteReader/Malformed`` for bytes that are not a valid block; never allocates
+    /// more than the format's bounds.
     static func decodePoints(_ block: ArraySlice<UInt8>) throws -> [TrackPoint] {
-        try ColumnCodec.decode(PointBlock.decode(block))
+        if block.first == FormatConstants.Compression.columnsV2.rawValue { return try PointBlockV2.decode(block) }
+        return try ColumnCodec.decode(PointBlock.decode(block))
     }
 }

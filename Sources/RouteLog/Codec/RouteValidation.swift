@@ -40,7 +40,9 @@ public enum RouteValidation {
         guard seconds.isFinite, seconds >= 0,
               Quantization.milliseconds(point.timestamp) < FormatConstants.latestTimestampMs
         else {
-            throw bad("timestamp \(point.timestamp) is outside 1970-01-01...2200-01-01")
+            // Foundation cannot print a date that is not finite or far out of range.
+            let shown = seconds.magnitude < 1e11 ? "\(point.timestamp)" : "\(seconds) s after 1970"
+            throw bad("timestamp \(shown) is outside 1970-01-01...2200-01-01")
         }
         for field in PointField.optional {
             guard let value = field.tag.value(of: point) else { continue }

@@ -91,9 +91,14 @@ enum FormatConstants {
     static let maxValueBytes = 1024
     static let maxActivityNameBytes = 64
 
+    /// A PointBlock's first byte: how the columns that follow are encoded.
     enum Compression: UInt8 {
+        /// A version 1 column block, stored.
         case none = 0
+        /// A version 1 column block, LZ4-compressed.
         case lz4 = 1
+        /// A version 2 column block (entropy-coded residuals).
+        case columnsV2 = 2
     }
     /// LZ4 never expands more than 255:1; anything claiming more is hostile.
     static let lz4MaxRatio = 255
@@ -112,6 +117,28 @@ enum FormatConstants {
     }
     static let columnOrderMask: UInt8 = 0x03
     static let columnHasBitmap: UInt8 = 0x80
+
+    /// The version 2 column encoding (format-spec.md, "PointBlock", "Version 2").
+    enum ColumnV2 {
+        /// Encoding bit 2: the residual code has zero-run tokens.
+        static let zeroRuns: UInt8 = 0x04
+        /// Encoding bits 3-4: log2 of the number of streams.
+        static let streamShift: UInt8 = 3
+        static let streamMask: UInt8 = 0x18
+        /// Encoding bit 6: presence as alternating runs follows.
+        static let presenceRuns: UInt8 = 0x40
+        /// The most points a version 2 block may hold.
+        static let maxPoints = 1_000_000
+        /// The longest code, in bits.
+        static let maxCodeLength = 11
+        /// Value tokens: u below `directTokens` is its own token; larger u take a token of
+        /// their exponent and `tokenMantissaBits` bits below the top bit.
+        static let directTokens = 16
+        static let tokenMantissaBits = 2
+        static let valueTokens = 256
+        /// Run tokens 0..<runTokens: runs of 2^j...2^(j+1)-1 zero residuals.
+        static let runTokens = 20
+    }
 
     // Quantization (format-spec.md, "Quantization").
     static let degreeScale = 1e7

@@ -27,12 +27,25 @@ public enum Geodesic {
     /// Metres along the geodesic from `a` to `b`. Returns 0 for equal points and NaN
     /// only when an input is NaN.
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
-        if a == b { return 0 }
+        distance(a.latitude, a.longitude, b.latitude, b.longitude)
+    }
+
+    /// ``distance(_:_:)`` on bare degrees (the save path reads them from points).
+    @inline(__always)
+    static func distance(_ latA: Double, _ lonA: Double, _ latB: Double, _ lonB: Double) -> Double {
+        if latA == latB && lonA == lonB { return 0 }
+        let a = Coordinate(latitude: latA, longitude: lonA), b = Coordinate(latitude: latB, longitude: lonB)
         let latDelta = b.latitude - a.latitude
         let lonDelta = normalizedLongitude(b.longitude - a.longitude)
         if abs(latDelta) <= shortStep, abs(lonDelta) <= shortStep {
             return shortDistance(latDelta, lonDelta, midLatitude: (a.latitude + b.latitude) / 2)
         }
+        return longDistance(a, b)
+    }
+
+    /// Lines longer than a short step (rare in a track): kept out of the inlined path.
+    @inline(never)
+    static func longDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
         if let metres = vincentyDistance(a, b) { return metres }
         return GeodesicSolver.distance(a, b)
     }
@@ -42,8 +55,26 @@ public enum Geodesic {
     static let eccentricitySquared = flattening * (2 - flattening)
 
     /// A short step on the plane tangent at the mid-latitude, scaled by the meridional
-    /// (M) and prime-vertical (N) radii of curvature there.
+    /// (M) and prime-vertical (N) radii of curvature there: metres per degree of
+    /// latitude, M·π/180, and of longitude, N·cos φ·π/180.
+    ///
+    /// Every save measures every step of its route, so this is shaped for speed: both
+    /// factors are polynomials in φ² (``ShortStepScale``, within 5e-15 of the formulas
+    /// on every latitude) instead of a sine, a cosine, a square root and a division.
+    @inline(__always)
     static func shortDistance(_ latDelta: Double, _ lonDelta: Double, midLatitude: Double) -> Double {
+        guard midLatitude.magnitude <= 90 else {
+            return exactShortDistance(latDelta, lonDelta, midLatitude: midLatitude)
+        }
+        let phi = midLatitude * (Double.pi / 180)
+        let scale = ShortStepScale.metresPerDegree(phiSquared: phi * phi)
+        let north = scale.latitude * latDelta, east = scale.longitude * lonDelta
+        return (north * north + east * east).squareRoot()
+    }
+
+    /// The short-step formula with the radii computed directly (for latitudes outside
+    /// -90...90, which valid points never have, and to check ``ShortStepScale``).
+    static func exactShortDistance(_ latDelta: Double, _ lonDelta: Double, midLatitude: Double) -> Double {
         let radians = Double.pi / 180
         let phi = midLatitude * radians
         let s = sin(phi)
@@ -113,7 +144,10 @@ public enum Geodesic {
     }
 
     /// A longitude difference folded into -180...180 degrees.
+    @inline(__always)
     static func normalizedLongitude(_ degrees: Double) -> Double {
+        // The common case, a step between valid longitudes, needs no division.
+        if degrees.magnitude <= 180 { return degrees }
         var d = degrees.truncatingRemainder(dividingBy: 360)
         if d > 180 { d -= 360 } else if d < -180 { d += 360 }
         return d

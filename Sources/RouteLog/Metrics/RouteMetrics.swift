@@ -41,7 +41,7 @@ public enum RouteMetrics {
         var total = 0.0
         forEachStep(points, segmentStarts) { index, length in
             let seconds = points[index].timestamp.timeIntervalSince(points[index - 1].timestamp)
-            if seconds > 0, length / seconds >= minimumSpeed { total += seconds }
+            if isMoving(length, seconds, minimumSpeed) { total += seconds }
         }
         return total
     }
@@ -95,19 +95,44 @@ public enum RouteMetrics {
         stepDistance(a, b)
     }
 
+    /// True for a step of `length` metres in `seconds` at `minimumSpeed` or faster: time
+    /// advanced and length ≥ minimumSpeed × seconds (a multiplication, not a division,
+    /// because the save measures every step).
+    @inline(__always)
+    static func isMoving(_ length: Double, _ seconds: Double, _ minimumSpeed: Double) -> Bool {
+        seconds > 0 && length >= minimumSpeed * seconds
+    }
+
     /// Calls `body(index, metres)` for each travelled step into `points[index]`.
     /// Steps with a non-finite length (a NaN coordinate) are skipped, so no result is
     /// ever NaN.
+    @inline(__always)
     static func forEachStep(_ points: [TrackPoint], _ segmentStarts: [Int],
                             _ body: (Int, Double) -> Void) {
         guard points.count > 1 else { return }
-        var breaks = Set(segmentStarts)
-        breaks.remove(0)
-        for i in 1..<points.count where !breaks.contains(i) {
-            let length = Geodesic.distance(points[i - 1].coordinate, points[i].coordinate)
-            if length.isFinite { body(i, length) }
+        // The breaks are walked with a cursor, not looked up in a set: a save measures
+        // every step, and hashing each index cost more than the distance itself.
+        let breaks = isSorted(segmentStarts) ? segmentStarts : segmentStarts.sorted()
+        var nextBreak = 0
+        points.withUnsafeBufferPointer { p in
+            for i in 1..<p.count {
+                while nextBreak < breaks.count && breaks[nextBreak] < i { nextBreak += 1 }
+                if nextBreak < breaks.count && breaks[nextBreak] == i { continue }
+                let length = Geodesic.distance(p[i - 1].latitude, p[i - 1].longitude, p[i].latitude, p[i].longitude)
+                if length.isFinite { body(i, length) }
+            }
         }
     }
+}
+
+/// True when every element is at least the one before it.
+private func isSorted(_ values: [Int]) -> Bool {
+    var previous = Int.min
+    for value in values {
+        if value < previous { return false }
+        previous = value
+    }
+    return true
 }
 
 /// A route's distance, times and splits, as ``RouteMetrics/measure(_:minimumMovingSpeed:)``

@@ -12,13 +12,9 @@ struct EncodedRoute: Sendable {
     init(_ route: Route, position: Int = 0, batchCount: Int = 1) throws {
         do {
             // Checked in the order RouteValidation.validate checks, with the points
-            // validated in the same pass that gathers their columns.
-            try RouteValidation.validateCount(route)
-            let columns = try PointColumns(route.points, validating: true)
-            try RouteValidation.validateLayout(route)
-            try RouteValidation.validate(route.metadata)
-            record = RouteRecord(id: RouteID(0),
-                                 shape: RouteShape(columns: columns, points: route.points, segmentStarts: route.segmentStarts),
+            // validated, quantized and measured in one pass.
+            let columns = try RouteEncoder.gather(route)
+            record = RouteRecord(id: RouteID(0), shape: RouteEncoder.shape(columns),
                                  metadata: StoredMetadata(route.metadata.withUUID()), splits: route.splits,
                                  segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
             let size = record.payloadSize

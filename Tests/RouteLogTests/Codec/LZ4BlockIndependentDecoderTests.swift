@@ -3,7 +3,7 @@ import Testing
 @testable import RouteLog
 
 /// The LZ4 door (Codec/LZ4Block.swift) writes and reads the standard LZ4 block format:
-/// another implementation, Python's `lz4.block`, decodes the point blocks RouteLog stores
+/// another implementation, Python's `lz4.block`, decodes the version 1 point blocks stores hold
 /// and encodes blocks the door reads back. Whichever provider the build uses (liblz4
 /// here, the Compression framework on Apple platforms), these are the bytes on disk.
 @Suite(.tags(.externalReader, .slow)) struct LZ4BlockIndependentDecoderTests {
@@ -40,7 +40,7 @@ import Testing
     /// before compression), taken out through the door.
     static func columnBlocks() throws -> [[UInt8]] {
         try sampleRoutes().compactMap { points in
-            let block = try envelope(RouteCodec.encodedPoints(of: points))
+            let block = try envelope(RouteCodec.encodePoints(points, version: 1))
             guard block.compression == FormatConstants.Compression.lz4.rawValue else { return nil }
             return LZ4Block.decompress(block.body[...], rawLength: block.rawLength)
         }
@@ -64,7 +64,7 @@ import Testing
 
     @Test(.enabled(if: PythonReaders.available("lz4.block"), readerNote))
     func storedPointBlocksDecodeWithPythonLZ4() throws {
-        let blocks = try Self.sampleRoutes().map { try Self.envelope(RouteCodec.encodedPoints(of: $0)) }
+        let blocks = try Self.sampleRoutes().map { try Self.envelope(RouteCodec.encodePoints($0, version: 1)) }
         let compressed = blocks.filter { $0.compression == FormatConstants.Compression.lz4.rawValue }
         // Real tracks and walks of 600 points or more always shrink under LZ4.
         #expect(compressed.count >= blocks.count - 1, "only \(compressed.count) of \(blocks.count) blocks were compressed")

@@ -3,7 +3,7 @@ import Testing
 @testable import RouteLog
 
 @Suite(.tags(.slow)) struct RouteRecorderCrashTests {
-    static let options = RouteStore.Options(segmentSizeLimit: 8 * 1024, compaction: .manual)
+    static let options = RouteStore.Options(segmentSizeLimit: 5 * 1024, compaction: .manual)
     static let walk = Fixtures.sampleWalk(seed: 41, points: 300)
     static let quantized = RouteCodec.quantize(walk)
 

@@ -153,7 +153,7 @@ import Testing
     @Test func automaticCompactionReclaimsSpaceWithoutBeingAsked() throws {
         let dir = TemporaryDirectory()
         let store = try RouteStore(at: dir.store(), options: .init(
-            durability: .buffered, segmentSizeLimit: 32 * 1024, compaction: .automatic(minDeadFraction: 0.5, minDeadBytes: 64 * 1024)))
+            durability: .buffered, segmentSizeLimit: 16 * 1024, compaction: .automatic(minDeadFraction: 0.5, minDeadBytes: 32 * 1024)))
         var ids: [RouteID] = []
         for i in 0..<40 { ids.append(try store.save(Fixtures.sampleWalk(seed: UInt64(i), points: 300))) }
         let before = try store.statistics().totalBytes

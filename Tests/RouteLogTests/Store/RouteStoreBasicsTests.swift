@@ -134,7 +134,7 @@ import Testing
 
     @Test func batchSaveAndSegmentRolling() throws {
         let dir = TemporaryDirectory()
-        let store = try RouteStore(at: dir.store(), options: .init(segmentSizeLimit: 64 * 1024, compaction: .manual))
+        let store = try RouteStore(at: dir.store(), options: .init(segmentSizeLimit: 24 * 1024, compaction: .manual))
         let routes = (0..<40).map { Fixtures.sampleWalk(seed: UInt64($0), points: 400) }
         var ids: [RouteID] = []
         for start in stride(from: 0, to: 40, by: 4) { ids += try store.save(Array(routes[start..<(start + 4)])) }

@@ -14,8 +14,8 @@ import Testing
         let url = dir.store()
         let previous = umask(0)
         defer { umask(previous) }
-        let store = try RouteStore(at: url, options: .init(segmentSizeLimit: 8 * 1024, compaction: .manual))
-        for i in 0..<6 { try store.save(Fixtures.sampleWalk(seed: UInt64(i), points: 200)) }
+        let store = try RouteStore(at: url, options: .init(segmentSizeLimit: 4 * 1024, compaction: .manual))
+        for i in 0..<6 { try store.save(Fixtures.sampleWalk(seed: UInt64(i), points: 400)) }
         try store.delete(RouteID(2))
         try store.compact()
         try store.close()

@@ -1,0 +1,78 @@
+import Foundation
+@_spi(Benchmarks) import RouteLog
+
+/// What loading a route costs: `route(_:)` through the store (read, checksum, decode,
+/// build `[TrackPoint]`), and decoding alone, columns and points apart, for point
+/// blocks of both versions.
+struct LoadCost {
+    struct Version {
+        var load: [Double] = []
+        var loadCPU: [Double] = []
+        var decodeColumns: [Double] = []
+        var decodePoints: [Double] = []
+    }
+
+    var versions: [Int: Version] = [1: Version(), 2: Version()]
+    var points = 0
+
+    static func measure(_ walks: [Route], rounds: Int, directory: URL) throws -> LoadCost {
+        let url = directory.appendingPathComponent("load.routelog")
+        var ids: [Int: [RouteID]] = [:]
+        do {
+            let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+            for version in [1, 2] {
+                CodecBenchmarkHooks.writePointBlocks(version: version)
+                ids[version] = try walks.map { try store.save($0) }
+            }
+            CodecBenchmarkHooks.writePointBlocks(version: nil)
+            try store.close()
+        }
+        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        defer { try? store.close() }
+        let blocks = [1: walks.map { CodecBenchmarkHooks.pointBlock($0.points, version: 1) },
+                      2: walks.map { CodecBenchmarkHooks.pointBlock($0.points, version: 2) }]
+        var cost = LoadCost()
+        cost.points = walks.first?.points.count ?? 0
+        for round in 0..<(rounds + 10) {
+            for version in (round % 2 == 0 ? [1, 2] : [2, 1]) {
+                let i = round % walks.count
+                let wall = Stopwatch.now(), cpu = ThreadClock.now()
+                let route = try store.route(ids[version]![i])
+                let cpuSeconds = Double(ThreadClock.now() - cpu) / 1e9, wallSeconds = Double(Stopwatch.now() - wall) / 1e9
+                let decoded = try CodecBenchmarkHooks.decodeStages(blocks[version]![i], clock: ThreadClock.now)
+                guard round >= 10 else { continue }
+                guard route.points.count == cost.points, decoded.points.count == cost.points else {
+                    throw BenchError("a loaded walk has \(route.points.count) points, not \(cost.points)")
+                }
+                cost.versions[version]!.load.append(wallSeconds)
+                cost.versions[version]!.loadCPU.append(cpuSeconds)
+                cost.versions[version]!.decodeColumns.append(Double(decoded.columnsNanoseconds) / 1e9)
+                cost.versions[version]!.decodePoints.append(Double(decoded.pointsNanoseconds) / 1e9)
+            }
+        }
+        return cost
+    }
+
+    static func median(_ samples: [Double]) -> Double { Percentiles(samples).value(at: 50) }
+
+    /// Points decoded a second, block to `[TrackPoint]`.
+    func decodeRate(_ version: Int) -> Double {
+        guard let v = versions[version] else { return .nan }
+        return Double(points) / (Self.median(v.decodeColumns) + Self.median(v.decodePoints))
+    }
+
+    func report() -> [String] {
+        var lines = ["Load: `route(_:)` of a \(Format.count(points))-point walk (wall and thread CPU time, warm page cache), "
+                     + "median of \(versions[2]?.load.count ?? 0) per version; decoding alone (thread CPU)"]
+        for version in [1, 2] {
+            guard let v = versions[version] else { continue }
+            let columns = Self.median(v.decodeColumns), built = Self.median(v.decodePoints)
+            lines.append("  v\(version): load \(Format.seconds(Self.median(v.load))) (CPU \(Format.seconds(Self.median(v.loadCPU)))); "
+                         + "decode \(Format.seconds(columns + built))"
+                         + (version == 2 ? " = columns \(Format.seconds(columns)) + [TrackPoint] \(Format.seconds(built))" : "")
+                         + ": \(Format.decimal(decodeRate(version) / 1e6, 1)) million points a second"
+                         + (version == 2 ? " (columns alone \(Format.decimal(Double(points) / columns / 1e6, 1)) million)" : ""))
+        }
+        return lines
+    }
+}

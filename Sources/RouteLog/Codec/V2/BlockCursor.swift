@@ -1,0 +1,50 @@
+/// Reads the fixed fields of a version 2 block (counts, tags, varints) from the
+/// decoder's padded copy of it, checking every read against the real bytes. Offsets in
+/// its errors count from the block's first byte (the method byte).
+struct BlockCursor {
+    /// The block's bytes after the method byte, followed by ``padding`` zero bytes.
+    let base: UnsafePointer<UInt8>
+    /// Bytes of the block after the method byte.
+    let end: Int
+    var position = 0
+
+    /// Zero bytes after the block, so that a stream's 8-byte window never leaves the copy.
+    static let padding = 32
+
+    func fail(_ reason: String, at offset: Int? = nil) -> ByteReader.Malformed {
+        ByteReader.Malformed(reason: reason, offset: 1 + (offset ?? position))
+    }
+
+    var remaining: Int { end - position }
+
+    mutating func u8() throws -> UInt8 {
+        guard position < end else { throw fail("the block ends inside a column header") }
+        defer { position += 1 }
+        return base[position]
+    }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0, shift: UInt64 = 0
+        while true {
+            let byte = try u8()
+            if shift == 63 && byte > 1 { throw fail("varint overflows 64 bits") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw fail("varint longer than 10 bytes") }
+        }
+    }
+
+    /// A varint that must be a count no larger than `limit`.
+    mutating func count(max limit: Int, _ what: String) throws -> Int {
+        let start = position
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw fail("\(what) \(value) exceeds \(limit)", at: start) }
+        return Int(value)
+    }
+
+    mutating func skip(_ n: Int) throws {
+        guard n >= 0, n <= remaining else { throw fail("needs \(n) bytes, \(remaining) left") }
+        position += n
+    }
+}

@@ -1,0 +1,113 @@
+/// The code of one column's residuals: token counts, the choice between plain tokens
+/// and zero runs (whichever writes fewer bits), and the code it sends each token with.
+final class CodePlan {
+    typealias V2 = FormatConstants.ColumnV2
+
+    /// True when zeros are sent as run tokens.
+    let runs: Bool
+    let code: HuffmanCode
+    /// Per symbol: code bits (reversed) in bits 0-31, code length in bits 32-39, extra
+    /// bits in 40-47: one load per value in the write loop.
+    private let send: UnsafeMutablePointer<UInt64>
+
+    /// Builds the cheaper code for `residuals` (values u), whose value tokens were
+    /// counted into `tokenCounts` (``valueTokens`` entries) as they were made.
+    init(residuals u: UnsafeBufferPointer<UInt64>, tokenCounts: UnsafeBufferPointer<UInt32>) {
+        var counts = [UInt32](repeating: 0, count: HuffmanCode.symbolCount)
+        for t in 0..<V2.valueTokens { counts[t] = tokenCounts[t] }
+        let zeros = Int(counts[0])
+        // Zero runs pay only when zeros are common; counting runs needs another pass.
+        let tryRuns = zeros * 16 >= u.count
+        if tryRuns {
+            var run = 0
+            for value in u {
+                if value == 0 {
+                    run += 1
+                } else if run > 0 {
+                    counts[V2.valueTokens + ResidualToken.runToken(run)] += 1
+                    run = 0
+                }
+            }
+            if run > 0 { counts[V2.valueTokens + ResidualToken.runToken(run)] += 1 }
+        }
+        let plain = Self.build(counts, withRuns: false)
+        var choice = (runs: false, code: plain.code)
+        if tryRuns {
+            counts[0] = 0
+            let withRuns = Self.build(counts, withRuns: true)
+            if withRuns.bits < plain.bits { choice = (true, withRuns.code) }
+        }
+        runs = choice.runs
+        code = choice.code
+        send = .allocate(capacity: HuffmanCode.symbolCount)
+        let (bits, lengths) = code.codes()
+        for symbol in 0..<HuffmanCode.symbolCount {
+            let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol - V2.valueTokens
+            send[symbol] = UInt64(bits[symbol]) | UInt64(lengths[symbol]) << 32 | UInt64(extra) << 40
+        }
+    }
+
+    /// Per symbol: code bits, length and extra bits packed (see the stored property).
+    var sendTable: UnsafePointer<UInt64> { UnsafePointer(send) }
+
+    deinit { send.deallocate() }
+
+    /// A code for `counts` (run tokens ignored unless `withRuns`) and the bits it would
+    /// write: codes, extra bits and the lengths table.
+    private static func build(_ counts: [UInt32], withRuns: Bool) -> (code: HuffmanCode, bits: Int) {
+        var code = HuffmanCode()
+        let used = withRuns ? HuffmanCode.symbolCount : V2.valueTokens
+        counts.withUnsafeBufferPointer { c in
+            code.lengths.withUnsafeMutableBufferPointer { lengths in
+                HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: c[0..<used]), limit: V2.maxCodeLength,
+                                     into: lengths)
+            }
+        }
+        var bits = 0
+        for symbol in 0..<used where counts[symbol] > 0 {
+            let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol - V2.valueTokens
+            bits += Int(counts[symbol]) * (Int(code.lengths[symbol]) + extra)
+        }
+        let (values, runs) = tokenCounts(code, withRuns: withRuns)
+        return (code, bits + 4 * (values + runs) + 16)
+    }
+
+    /// A and B of the lengths table: one past the last used value and run token.
+    private static func tokenCounts(_ code: HuffmanCode, withRuns: Bool) -> (values: Int, runs: Int) {
+        let values = (code.lengths[0..<V2.valueTokens].lastIndex { $0 > 0 } ?? -1) + 1
+        guard withRuns else { return (values, 0) }
+        let runs = (code.lengths[V2.valueTokens...].lastIndex { $0 > 0 }.map { $0 - V2.valueTokens } ?? -1) + 1
+        return (values, runs)
+    }
+
+    /// The code lengths as the format stores them: token counts, then nibbles.
+    func writeLengths(to out: inout ByteWriter) {
+        let (values, runCount) = Self.tokenCounts(code, withRuns: runs)
+        out.varint(values)
+        if runs { out.varint(runCount) }
+        let all = Array(code.lengths[0..<values]) + Array(code.lengths[V2.valueTokens..<(V2.valueTokens + runCount)])
+        var i = 0
+        while i < all.count {
+            out.u8(all[i] | (i + 1 < all.count ? all[i + 1] << 4 : 0))
+            i += 2
+        }
+    }
+
+    /// Sends value `u`: its token's code, then the token's extra bits (the runs
+    /// stream's path; the plain streams inline the same steps).
+    func put(_ u: UInt64, _ writer: inout BitStreamWriter) {
+        let s = send[ResidualToken.token(u)]
+        let length = (s >> 32) & 0xFF, extra = s >> 40
+        let extraBits = u & ((1 &<< extra) &- 1)
+        writer.put(s & 0xFFFF_FFFF, Int(length))
+        writer.putLong(extraBits, Int(extra))
+    }
+
+    /// Sends a run of `length` zero values (1...2^20 - 1).
+    func putRun(_ length: Int, _ writer: inout BitStreamWriter) {
+        let j = ResidualToken.runToken(length)
+        let s = send[V2.valueTokens + j]
+        writer.put(s & 0xFFFF_FFFF, Int((s >> 32) & 0xFF))
+        writer.put(UInt64(length) & ((1 << UInt64(j)) - 1), j)
+    }
+}

@@ -1,0 +1,173 @@
+/// Writes one version 2 column (format-spec.md, "PointBlock", "Version 2"): start
+/// values, residuals as canonical Huffman tokens with extra bits, in one stream or four.
+struct ColumnEncoderV2 {
+    typealias V2 = FormatConstants.ColumnV2
+
+    /// Scratch memory for the residuals and streams of the largest column of a block,
+    /// reused by every column.
+    private let residuals: UnsafeMutablePointer<UInt64>
+    private let streamBytes: UnsafeMutablePointer<UInt8>
+    /// Four token histograms, filled in turn (see ``computeResiduals(_:_:)``).
+    private let counts: UnsafeMutablePointer<UInt32>
+    /// Each residual's token, so that writing does not work it out again.
+    private let tokenBytes: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value.
+    private static let bytesPerValue = 10
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        residuals = .allocate(capacity: self.capacity)
+        streamBytes = .allocate(capacity: Self.bytesPerValue * self.capacity + 64)
+        counts = .allocate(capacity: 4 * V2.valueTokens)
+        tokenBytes = .allocate(capacity: self.capacity)
+    }
+
+    func deallocate() {
+        residuals.deallocate()
+        streamBytes.deallocate()
+        counts.deallocate()
+        tokenBytes.deallocate()
+    }
+
+    /// Appends the column: tag, encoding, length and body.
+    func encode(tag: FormatConstants.ColumnTag, values: UnsafeBufferPointer<Int64>, presence: ColumnPresence?,
+                model chosen: ResidualModel? = nil, to out: inout ByteWriter) {
+        precondition(values.count <= capacity)
+        var header = ByteWriter(capacity: 256)
+        var encoding: UInt8 = 0
+        if let presence { encoding |= presence.write(to: &header) }
+        var model = chosen ?? ResidualModel.choose(values)
+        let m = values.count, order = min(model.order, m)
+        model.order = order
+        encoding |= UInt8(order)
+        if order >= 1 && m >= 1 { header.varint(ResidualToken.zigzag(values[0])) }
+        if order == 2 && m >= 2 { header.varint(ResidualToken.zigzag(values[1] &- values[0])) }
+        let k = m - order
+        var streams: [(start: Int, length: Int)] = []
+        if k > 0 {
+            if !computeResiduals(values, &model) {
+                model.divisor = 1
+                _ = computeResiduals(values, &model)
+            }
+            header.varint(ResidualToken.zigzag(model.bias))
+            header.varint(UInt64(model.divisor))
+            let plan = CodePlan(residuals: UnsafeBufferPointer(start: residuals, count: k),
+                                tokenCounts: UnsafeBufferPointer(start: counts, count: V2.valueTokens))
+            encoding |= plan.runs ? V2.zeroRuns : 0
+            let streamCount = !plan.runs && k >= 256 ? 4 : 1
+            encoding |= UInt8(streamCount.trailingZeroBitCount) << V2.streamShift
+            plan.writeLengths(to: &header)
+            streams = plan.runs ? [writeRuns(k, plan)] : writeStreams(k, streamCount, plan)
+            for stream in streams.dropLast() { header.varint(stream.length) }
+        }
+        out.u8(tag.rawValue)
+        out.u8(encoding)
+        out.varint(header.count + streams.reduce(0) { $0 + $1.length })
+        out.append(contentsOf: header.bytes)
+        for stream in streams {
+            out.append(contentsOf: UnsafeBufferPointer(start: streamBytes + stream.start, count: stream.length))
+        }
+    }
+
+    /// u = zigzag((r - bias) / divisor) for every residual, into `residuals`, with its
+    /// token counted into `counts`; false when some residual is not a multiple of the
+    /// divisor (the samples missed it).
+    private func computeResiduals(_ v: UnsafeBufferPointer<Int64>, _ model: inout ResidualModel) -> Bool {
+        let u = residuals, bias = model.bias, order = model.order, m = v.count
+        let h = counts, tokens = V2.valueTokens, table = ResidualToken.exponentTable, t = tokenBytes
+        h.update(repeating: 0, count: 4 * tokens)
+        // Four histograms in turn: consecutive values often share a token, and adding to
+        // one counter back to back waits on the previous store every time.
+        @inline(__always) func count(_ value: UInt64, _ i: Int) {
+            u[i] = value
+            let token = ResidualToken.token(value, table)
+            t[i] = UInt8(truncatingIfNeeded: token)
+            h[((i & 3) &* tokens) &+ token] &+= 1
+        }
+        if model.divisor == 1 {
+            // One loop per order: no branch inside, and the difference is a few adds.
+            switch order {
+            case 0: for j in 0..<m { count(ResidualToken.zigzag(v[j] &- bias), j) }
+            case 1: for j in 1..<m { count(ResidualToken.zigzag((v[j] &- v[j - 1]) &- bias), j - 1) }
+            default: for j in 2..<m { count(ResidualToken.zigzag(((v[j] &- v[j - 1]) &- (v[j - 1] &- v[j - 2])) &- bias), j - 2) }
+            }
+        } else {
+            let division = ExactDivision(model.divisor)
+            for j in order..<m {
+                let r: Int64
+                switch order {
+                case 0: r = v[j]
+                case 1: r = v[j] &- v[j - 1]
+                default: r = (v[j] &- v[j - 1]) &- (v[j - 1] &- v[j - 2])
+                }
+                guard let q = division.quotient(r &- bias) else { return false }
+                count(ResidualToken.zigzag(q), j - order)
+            }
+        }
+        for t in 0..<tokens { h[t] = h[t] &+ h[tokens + t] &+ h[2 * tokens + t] &+ h[3 * tokens + t] }
+        return true
+    }
+
+    /// Residual i into stream i mod `count`, each stream in its own region of the scratch.
+    private func writeStreams(_ k: Int, _ count: Int, _ plan: CodePlan) -> [(start: Int, length: Int)] {
+        let region = Self.bytesPerValue * (k / count + 1) + 8
+        return (0..<count).map { s in
+            (start: s * region, length: writeStream(s, every: count, of: k, plan, into: streamBytes + s * region))
+        }
+    }
+
+    /// Writes residuals `first`, `first + step`, ... as one stream; returns its bytes.
+    /// Shaped for speed: the bit buffer lives in locals, one table load gives a token's
+    /// code, length and extra-bit count, and whole 32-bit words are stored.
+    private func writeStream(_ first: Int, every step: Int, of k: Int, _ plan: CodePlan,
+                             into start: UnsafeMutablePointer<UInt8>) -> Int {
+        let send = plan.sendTable, u = residuals, tokens = tokenBytes
+        var accumulator: UInt64 = 0, pending: UInt64 = 0, next = start
+        var i = first
+        while i < k {
+            let value = u[i]
+            let s = send[Int(tokens[i])]
+            let length = (s &>> 32) & 0xFF, extra = s &>> 40
+            let extraBits = value & ((1 &<< extra) &- 1)
+            if length + extra <= 32 {
+                accumulator |= ((s & 0xFFFF_FFFF) | extraBits &<< length) &<< pending
+                pending += length + extra
+            } else {
+                // A long value (over 32 bits of code and extra): its pieces one by one.
+                var writer = BitStreamWriter(resuming: next, accumulator, Int(pending))
+                writer.put(s & 0xFFFF_FFFF, Int(length))
+                writer.putLong(extraBits, Int(extra))
+                (next, accumulator, pending) = writer.state
+            }
+            if pending >= 32 {
+                UnsafeMutableRawPointer(next).storeBytes(of: UInt32(truncatingIfNeeded: accumulator).littleEndian, as: UInt32.self)
+                next += 4
+                accumulator &>>= 32
+                pending -= 32
+            }
+            i += step
+        }
+        var writer = BitStreamWriter(resuming: next, accumulator, Int(pending))
+        return writer.finish(from: start)
+    }
+
+    /// One stream with zero runs: each run of u = 0 is one run token.
+    private func writeRuns(_ k: Int, _ plan: CodePlan) -> (start: Int, length: Int) {
+        var writer = BitStreamWriter(streamBytes)
+        let u = residuals
+        var i = 0
+        while i < k {
+            if u[i] != 0 {
+                plan.put(u[i], &writer)
+                i += 1
+                continue
+            }
+            var end = i + 1
+            while end < k && u[end] == 0 { end += 1 }
+            plan.putRun(end - i, &writer)
+            i = end
+        }
+        return (0, writer.finish())
+    }
+}

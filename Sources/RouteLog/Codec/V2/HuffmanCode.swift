@@ -1,0 +1,126 @@
+/// A version 2 column's canonical Huffman code (format-spec.md, "PointBlock", "The
+/// code"): code lengths per symbol, the codes a writer sends, and the table a reader
+/// decodes with. Symbols 0...255 are value tokens, 256 + j is run token j.
+struct HuffmanCode {
+    typealias V2 = FormatConstants.ColumnV2
+    static let symbolCount = V2.valueTokens + V2.runTokens
+
+    /// Length of each symbol's code (0: unused).
+    var lengths = [UInt8](repeating: 0, count: symbolCount)
+
+    /// Each used symbol's code, bit-reversed so that its first bit is the lowest (the
+    /// streams are read from bit 0 up), and its length.
+    func codes() -> (bits: [UInt32], lengths: [UInt8]) {
+        var bits = [UInt32](repeating: 0, count: Self.symbolCount)
+        var next = Self.firstCodes(lengths)
+        for symbol in Self.canonicalOrder(lengths) {
+            let length = Int(lengths[symbol])
+            bits[symbol] = Self.reversed(next[length], length)
+            next[length] += 1
+        }
+        return (bits, lengths)
+    }
+
+    /// Symbols in canonical order within each length: value tokens, then run tokens.
+    private static func canonicalOrder(_ lengths: [UInt8]) -> [Int] {
+        (0..<symbolCount).filter { lengths[$0] > 0 }
+    }
+
+    /// DEFLATE's first code of each length.
+    private static func firstCodes(_ lengths: [UInt8]) -> [UInt32] {
+        var perLength = [UInt32](repeating: 0, count: V2.maxCodeLength + 2)
+        for length in lengths where length > 0 { perLength[Int(length)] += 1 }
+        var next = [UInt32](repeating: 0, count: V2.maxCodeLength + 2)
+        var code: UInt32 = 0
+        for length in 1...V2.maxCodeLength {
+            code = (code + perLength[length - 1]) << 1
+            next[length] = code
+        }
+        return next
+    }
+
+    @inline(__always)
+    static func reversed(_ code: UInt32, _ length: Int) -> UInt32 {
+        var result: UInt32 = 0, c = code
+        for _ in 0..<length {
+            result = (result << 1) | (c & 1)
+            c >>= 1
+        }
+        return result
+    }
+
+    /// Checks what a reader was given: lengths of at most 11, and a complete code (or a
+    /// single code of length 1). Returns a reason when they are not.
+    func problem() -> String? {
+        var used = 0, kraft = 0, single = 0
+        for length in lengths where length > 0 {
+            guard length <= V2.maxCodeLength else { return "a code of \(length) bits (at most \(V2.maxCodeLength))" }
+            used += 1
+            kraft += 1 << (V2.maxCodeLength - Int(length))
+            single = Int(length)
+        }
+        if used == 0 { return "a code with no symbols" }
+        if used == 1 { return single == 1 ? nil : "a single code of \(single) bits (must be 1)" }
+        return kraft == 1 << V2.maxCodeLength ? nil : "an incomplete or oversubscribed code"
+    }
+
+    /// The longest code used (the width of the decode table).
+    var maxLength: Int { Int(lengths.max() ?? 0) }
+}
+
+/// A reader's lookup table for one code: indexed by the next `bits` bits of a stream,
+/// each entry says how many bits the code takes, how many extra bits follow and what
+/// to add them to, so that every value is decoded the same way, without a branch:
+/// u = base + (the extra bits). When a token's extra bits fit in the window too, the
+/// entry already holds the whole value (no extra bits left).
+///
+/// Entry layout: bits 0-5 code bits to consume, bits 6-11 extra bits, bit 12 a run
+/// token (base + extra is the run's length), bit 13 "decode by hand" (no code starts
+/// here, or a value too large for the base field), bits 16-63 the base.
+struct HuffmanDecodeTable {
+    static let lengthMask: UInt64 = 0x3F
+    static let extraShift: UInt64 = 6
+    static let run: UInt64 = 1 << 12
+    static let slow: UInt64 = 1 << 13
+    static let baseShift: UInt64 = 16
+    /// Bases from 2^48 on do not fit: those (absurd) values are decoded by hand.
+    static let baseLimit: UInt64 = 1 << 48
+
+    let bits: Int
+    let entries: UnsafeMutablePointer<UInt64>
+
+    /// Fills `storage` (room for 2^11 entries) for `code`, which must have passed
+    /// ``HuffmanCode/problem()``.
+    init(_ code: HuffmanCode, storage: UnsafeMutablePointer<UInt64>) {
+        bits = code.maxLength
+        entries = storage
+        let size = 1 << bits
+        storage.update(repeating: Self.slow, count: size)
+        let (codes, lengths) = code.codes()
+        for symbol in 0..<HuffmanCode.symbolCount where lengths[symbol] > 0 {
+            let length = Int(lengths[symbol])
+            let isValue = symbol < FormatConstants.ColumnV2.valueTokens
+            let extra = isValue ? ResidualToken.extraBits(symbol) : symbol - FormatConstants.ColumnV2.valueTokens
+            let base = isValue ? ResidualToken.base(symbol) : UInt64(1) << UInt64(extra)
+            let step = 1 << length
+            var index = Int(codes[symbol])
+            if isValue && length + extra <= bits {
+                // The extra bits are in the window too: each entry holds its whole value.
+                let mask = (UInt64(1) << UInt64(extra)) - 1
+                while index < size {
+                    let u = base + (UInt64(index >> length) & mask)
+                    storage[index] = UInt64(length + extra) | u << Self.baseShift
+                    index += step
+                }
+            } else {
+                let entry = base >= Self.baseLimit
+                    ? UInt64(length) | Self.slow | UInt64(symbol) << Self.baseShift
+                    : UInt64(length) | UInt64(extra) << Self.extraShift | (isValue ? 0 : Self.run) | base << Self.baseShift
+                while index < size {
+                    storage[index] = entry
+                    index += step
+                }
+            }
+        }
+    }
+}

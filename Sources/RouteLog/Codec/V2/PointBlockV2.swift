@@ -1,0 +1,96 @@
+/// A version 2 PointBlock (format-spec.md, "PointBlock", "Version 2"): method byte 2,
+/// the point count, then one entropy-coded column per field.
+enum PointBlockV2 {
+    typealias V2 = FormatConstants.ColumnV2
+
+    /// The block of columns gathered (and validated) by ``PointColumns``.
+    static func encode(_ columns: PointColumns) -> [UInt8] {
+        var out = ByteWriter(capacity: columns.count * 6 + 64)
+        out.u8(FormatConstants.Compression.columnsV2.rawValue)
+        out.varint(columns.count)
+        out.varint(3 + columns.optional.count)
+        let encoder = ColumnEncoderV2(capacity: columns.count)
+        defer { encoder.deallocate() }
+        for (tag, column) in [(FormatConstants.ColumnTag.latitude, columns.latitudes), (.longitude, columns.longitudes), (.time, columns.times)] {
+            encoder.encode(tag: tag, values: column.buffer, presence: nil, to: &out)
+        }
+        for column in columns.optional {
+            let presence = column.bitmap.map { ColumnPresence(bitmap: $0, pointCount: columns.count) }
+            encoder.encode(tag: column.tag, values: column.values.buffer, presence: presence, to: &out)
+        }
+        return out.bytes
+    }
+
+    /// The columns of a version 2 block, every known one decoded and checked.
+    struct Columns {
+        var count: Int
+        var latitudes: Int64Column, longitudes: Int64Column, times: Int64Column
+        var optional: [(tag: FormatConstants.ColumnTag, column: ColumnDecoderV2.Column)]
+    }
+
+    /// Decodes the columns of `block` (method byte included).
+    /// - Throws: ``ByteReader/Malformed`` for bytes that are not a valid block.
+    static func decodeColumns(_ block: ArraySlice<UInt8>) throws -> Columns {
+        guard block.first == FormatConstants.Compression.columnsV2.rawValue else {
+            throw ByteReader.Malformed(reason: "not a version 2 point block", offset: 0)
+        }
+        let length = block.count - 1
+        // A copy with zero padding, so that reading a stream's last bits may look past it.
+        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: length + BlockCursor.padding)
+        defer { copy.deallocate() }
+        block.withUnsafeBufferPointer { copy.initialize(from: $0.baseAddress! + 1, count: length) }
+        (copy + length).initialize(repeating: 0, count: BlockCursor.padding)
+        let tables = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 << V2.maxCodeLength)
+        defer { tables.deallocate() }
+        let decoder = ColumnDecoderV2(tableStorage: tables)
+
+        var cursor = BlockCursor(base: copy, end: length)
+        let n = try cursor.count(max: V2.maxPoints, "point count")
+        guard n >= 1 else { throw cursor.fail("a point block holds no points") }
+        let columnCount = try cursor.count(max: 255, "column count")
+        var required: [FormatConstants.ColumnTag: Int64Column] = [:]
+        var optional: [(tag: FormatConstants.ColumnTag, column: ColumnDecoderV2.Column)] = []
+        var seen = Set<UInt8>()
+        for _ in 0..<columnCount {
+            let rawTag = try cursor.u8()
+            let encoding = try cursor.u8()
+            let bodyLength = try cursor.count(max: cursor.remaining, "column length")
+            let end = cursor.position + bodyLength
+            guard seen.insert(rawTag).inserted else { throw cursor.fail("column \(rawTag) appears twice") }
+            guard let tag = FormatConstants.ColumnTag(rawValue: rawTag) else {
+                cursor.position = end  // a newer column: skip it
+                continue
+            }
+            var body = BlockCursor(base: copy, end: end, position: cursor.position)
+            let column = try decoder.decode(&body, end: end, encoding: encoding, pointCount: n)
+            cursor.position = end
+            switch tag {
+            case .latitude, .longitude, .time:
+                guard column.presence == nil else { throw cursor.fail("required column \(rawTag) has a presence") }
+                required[tag] = column.values
+            default:
+                optional.append((tag, column))
+            }
+        }
+        guard let lats = required[.latitude], let lons = required[.longitude], let times = required[.time] else {
+            throw cursor.fail("a required column (latitude, longitude or time) is missing")
+        }
+        guard cursor.remaining == 0 else { throw cursor.fail("bytes after the last column") }
+        try checkRanges(lats, lons, times, cursor)
+        optional.sort { $0.tag.rawValue < $1.tag.rawValue }
+        return Columns(count: n, latitudes: lats, longitudes: lons, times: times, optional: optional)
+    }
+
+    /// Coordinates and times a writer cannot have stored are damage (as in version 1).
+    private static func checkRanges(_ lats: Int64Column, _ lons: Int64Column, _ times: Int64Column, _ cursor: BlockCursor) throws {
+        let maxLatitude: Int64 = 900_000_000, maxLongitude: Int64 = 1_800_000_000
+        for i in 0..<lats.count {
+            let lat = lats.base[i], lon = lons.base[i], t = times.base[i]
+            guard lat >= -maxLatitude, lat <= maxLatitude, lon >= -maxLongitude, lon <= maxLongitude else {
+                throw cursor.fail("point \(i) has a coordinate out of range")
+            }
+            // 1970...2200: anything else would overflow the millisecond arithmetic of time shifts.
+            guard t >= 0, t <= FormatConstants.latestTimestampMs else { throw cursor.fail("point \(i) has a time outside 1970...2200") }
+        }
+    }
+}

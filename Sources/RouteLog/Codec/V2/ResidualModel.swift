@@ -1,0 +1,125 @@
+import Foundation
+
+/// How a version 2 column turns values into residuals: the delta order, the bias and
+/// the divisor (format-spec.md, "PointBlock", "Residuals"). Chosen from samples of the
+/// column, so that choosing costs a few hundred values, not the whole column.
+struct ResidualModel: Equatable {
+    var order: Int
+    var bias: Int64
+    var divisor: Int64
+
+    /// Windows of consecutive values the choice looks at: four spread over the column
+    /// (or the whole column when it is short).
+    static let windowLength = 64, windowCount = 4
+
+    static func choose(_ values: UnsafeBufferPointer<Int64>) -> ResidualModel {
+        let m = values.count
+        // One or two values are cheapest as start values alone, with no code at all.
+        guard m > 2 else { return ResidualModel(order: m, bias: 0, divisor: 1) }
+        let windows: [Range<Int>] = m <= windowLength * windowCount
+            ? [0..<m]
+            : (0..<windowCount).map { w in let s = w * (m / windowCount); return s..<(s + windowLength) }
+        // Sums of each order's residuals for the means, then each order's cost with its
+        // mean as the bias: bits of zigzag(r - bias), a fair stand-in for its code.
+        var sums = (0.0, 0.0, 0.0), counts = (0, 0, 0)
+        for window in windows where window.count > 2 {
+            for j in (window.lowerBound + 2)..<window.upperBound {
+                let d1 = values[j] &- values[j - 1]
+                sums.0 += Double(values[j])
+                sums.1 += Double(d1)
+                sums.2 += Double(d1 &- (values[j - 1] &- values[j - 2]))
+            }
+            let n = window.count - 2
+            counts = (counts.0 + n, counts.1 + n, counts.2 + n)
+        }
+        let biases = [rounded(sums.0 / Double(max(1, counts.0))), rounded(sums.1 / Double(max(1, counts.1))),
+                      rounded(sums.2 / Double(max(1, counts.2)))]
+        var costs = (0, 0, 0)
+        for window in windows where window.count > 2 {
+            for j in (window.lowerBound + 2)..<window.upperBound {
+                let d1 = values[j] &- values[j - 1]
+                costs.0 += 64 &- ResidualToken.zigzag(values[j] &- biases[0]).leadingZeroBitCount
+                costs.1 += 64 &- ResidualToken.zigzag(d1 &- biases[1]).leadingZeroBitCount
+                costs.2 += 64 &- ResidualToken.zigzag((d1 &- (values[j - 1] &- values[j - 2])) &- biases[2]).leadingZeroBitCount
+            }
+        }
+        // Ties go to the lower order: fewer start values, and noise is not doubled.
+        let order = costs.0 <= costs.1 && costs.0 <= costs.2 ? 0 : (costs.1 <= costs.2 ? 1 : 2)
+        var best = ResidualModel(order: order, bias: biases[order], divisor: 1)
+        // The divisor divides every residual's distance from the first, so the residuals
+        // may share any offset (elevations of whole metres from an odd datum); the bias
+        // keeps the first's remainder, so every residual minus the bias is a multiple.
+        var divisor: Int64 = 0, first: Int64?
+        forEachResidual(values, windows, best.order) { r in
+            guard let r0 = first else {
+                first = r
+                return
+            }
+            if divisor != 1 { divisor = gcd(divisor, r &- r0) }
+        }
+        if divisor > 1, let r0 = first {
+            best.divisor = divisor
+            best.bias = r0 &+ rounded(Double(best.bias &- r0) / Double(divisor)) &* divisor
+        }
+        return best
+    }
+
+    /// Calls `body` with each residual of `order` inside the windows (each window's
+    /// first `order` values only start the differences).
+    @inline(__always)
+    private static func forEachResidual(_ v: UnsafeBufferPointer<Int64>, _ windows: [Range<Int>], _ order: Int,
+                                        _ body: (Int64) -> Void) {
+        for window in windows where window.count > order {
+            for j in (window.lowerBound + order)..<window.upperBound {
+                switch order {
+                case 0: body(v[j])
+                case 1: body(v[j] &- v[j - 1])
+                default: body((v[j] &- v[j - 1]) &- (v[j - 1] &- v[j - 2]))
+                }
+            }
+        }
+    }
+
+    /// The nearest integer, or 0 for a mean too large to be a useful bias.
+    private static func rounded(_ value: Double) -> Int64 {
+        value.magnitude < 4e18 ? Int64(value.rounded()) : 0
+    }
+
+    /// Greatest common divisor of magnitudes (gcd(0, x) = |x|); 1 once a magnitude does
+    /// not fit (Int64.min).
+    static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+        guard a != .min, b != .min else { return 1 }
+        var x = abs(a), y = abs(b)
+        while y != 0 { (x, y) = (y, x % y) }
+        return x
+    }
+}
+
+/// Exact division by a divisor fixed for a column: a multiply instead of a division per
+/// value (Granlund and Montgomery's divisibility test with the odd part's inverse
+/// modulo 2^64), and a check that the value is a multiple.
+struct ExactDivision {
+    let shift: Int64
+    let oddInverse: Int64
+    let smallest: Int64, largest: Int64
+
+    init(_ divisor: Int64) {
+        precondition(divisor > 0)
+        shift = Int64(divisor.trailingZeroBitCount)
+        let odd = divisor >> shift
+        // Newton's iteration doubles the correct low bits each step: 3, 6, 12, 24, 48, 96.
+        var inverse = odd
+        for _ in 0..<5 { inverse = inverse &* (2 &- odd &* inverse) }
+        oddInverse = inverse
+        smallest = Int64.min / odd
+        largest = Int64.max / odd
+    }
+
+    /// `x / divisor` when `x` is a multiple of it, else nil.
+    @inline(__always)
+    func quotient(_ x: Int64) -> Int64? {
+        guard x & ((1 << shift) - 1) == 0 else { return nil }
+        let q = (x >> shift) &* oddInverse
+        return q >= smallest && q <= largest ? q : nil
+    }
+}
