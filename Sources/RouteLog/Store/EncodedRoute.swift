@@ -17,9 +17,11 @@ struct EncodedRoute: Sendable {
             let columns = try PointColumns(route.points, validating: true)
             try RouteValidation.validateLayout(route)
             try RouteValidation.validate(route.metadata)
+            var metadata = StoredMetadata(route.metadata.withUUID())
+            metadata.derived = DerivedFields(points: route.points, columns: columns, segmentStarts: route.segmentStarts)
             record = RouteRecord(id: RouteID(0),
                                  shape: RouteShape(columns: columns, points: route.points, segmentStarts: route.segmentStarts),
-                                 metadata: StoredMetadata(route.metadata.withUUID()), splits: route.splits,
+                                 metadata: metadata, splits: route.splits,
                                  segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
             let size = record.payloadSize
             guard size <= FormatConstants.maxPayloadLength else {
