@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// `totals(by:calendar:)`: weeks start on the calendar's first weekday (Monday by
-/// default), months and years are the calendar's, in its time zone.
+/// `totals(by:calendar:)` and `weeklyTotals(calendar:)`: weeks start on the calendar's
+/// first weekday (Monday by default), months and years are the calendar's, in its time zone.
 @Suite struct RoutePeriodTotalsTests {
     static func calendar(firstWeekday: Int, zone: String = "UTC") -> Calendar {
         var c = Calendar(identifier: .gregorian)
@@ -31,6 +31,31 @@ import Testing
         let all = try store.totals()
         #expect(sunday.reduce(0) { $0 + $1.totals.routeCount } == all.routeCount)
         #expect(abs(sunday.reduce(0) { $0 + $1.totals.distance } - all.distance) < 1e-6)
+    }
+
+    @Test func weeklyTotalsFollowTheCalendarsFirstWeekday() throws {
+        let dir = TemporaryDirectory()
+        let store = try RouteQueryTests.makeStore(dir)
+        // Sunday-first weeks run Sunday to Saturday: route 3 (Sunday 2026-01-11) starts a
+        // week of its own; Monday-first ones put it with routes 1 and 2.
+        let sundayCalendar = Self.calendar(firstWeekday: 1)
+        let sunday = try store.weeklyTotals(calendar: sundayCalendar)
+        #expect(sunday.map { TestDay.string($0.weekStart) } == ["2026-02-01", "2026-01-11", "2026-01-04"])
+        #expect(sunday.map(\.totals.routeCount) == [1, 1, 2])
+        #expect(sunday.allSatisfy { sundayCalendar.component(.weekday, from: $0.weekStart) == 1 })
+        let monday = try store.weeklyTotals(calendar: Self.calendar(firstWeekday: 2))
+        #expect(monday.map { TestDay.string($0.weekStart) } == ["2026-01-26", "2026-01-05"])
+        #expect(monday.map(\.totals.routeCount) == [1, 3])
+        // The same weeks as totals(by: .week) with the same calendar.
+        for firstWeekday in 1...7 {
+            let calendar = Self.calendar(firstWeekday: firstWeekday)
+            let weeks = try store.weeklyTotals(calendar: calendar)
+            let periods = try store.totals(by: .week, calendar: calendar)
+            #expect(weeks.map(\.weekStart) == periods.map(\.start), "firstWeekday \(firstWeekday)")
+            #expect(weeks.map(\.totals) == periods.map(\.totals), "firstWeekday \(firstWeekday)")
+        }
+        // Without a calendar, weeks start on Monday whatever the locale's first weekday.
+        #expect(try store.weeklyTotals().allSatisfy { Calendar.current.component(.weekday, from: $0.weekStart) == 2 })
     }
 
     @Test func monthsAndYearsInTheCalendarsZone() throws {
