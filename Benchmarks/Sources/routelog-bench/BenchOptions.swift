@@ -15,6 +15,8 @@ struct BenchOptions: Sendable {
     var codecSaveLoopSeconds: Double?
     /// The point-block version that loop writes (`--block-version`).
     var codecLoopVersion = 2
+    /// Run the query scenario (a pass-through query over 100,000 routes).
+    var query = false
     var engines: [EngineKind] = EngineKind.allCases
     var checkpoints: [Int] = [100, 1_000, 10_000, 100_000]
     /// The Core Data layout writes ~90 bytes and one B-tree row per point: growing it to
@@ -56,6 +58,8 @@ struct BenchOptions: Sendable {
                  (summaries() and route(id) beside a durable writer; 8 threads saving)
                routelog-bench --export [--quick] [--data DIR] [--keep]
                  (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
+               routelog-bench --query [--quick] [--data DIR] [--keep]
+                 (a pass-through query over 100,000 routes matching 1%; index bytes a route)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
         """
@@ -87,6 +91,7 @@ struct BenchOptions: Sendable {
             case "--block-version":
                 guard let version = Int(try value()), version == 1 || version == 2 else { throw BenchError("--block-version is 1 or 2") }
                 options.codecLoopVersion = version
+            case "--query": options.query = true
             case "--engines":
                 options.engines = try value().split(separator: ",").map {
                     guard let kind = EngineKind(rawValue: String($0)) else { throw BenchError("unknown engine \($0)\n\(usage)") }

@@ -22,6 +22,8 @@ struct RouteLogBench {
                 try ExportScenario.run(options)
             } else if options.codec {
                 try CodecBenchmark.run(options)
+            } else if options.query {
+                try QueryScenario.run(options)
             } else if let kind = options.child {
                 try runChild(kind, options: options)
             } else if let file = options.fromJSON {

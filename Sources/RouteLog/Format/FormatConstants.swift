@@ -77,6 +77,10 @@ enum FormatConstants {
         case tag = 3
         case value = 4
         case uuid = 5
+        // Derived from the points at save (format-spec.md, "Derived fields").
+        case stats = 16
+        case cells = 17
+        case preview = 18
     }
     /// Activity kinds as stored; 0 is a custom kind whose name follows.
     enum ActivityCode: UInt8 {

@@ -29,6 +29,12 @@ public struct RouteSummary: Sendable, Equatable, Hashable, Codable {
     public var activity: ActivityKind?
     /// The route's tags, in the app's order.
     public var tags: [String]
+    /// Moving time, elevation, speed, heart rate and cadence, computed at save; nil when
+    /// unknown (a route saved by an older version, or recorded with ``RouteRecorder``).
+    public var stats: RouteStats?
+    /// A simplified shape (at most 64 points) for a thumbnail or map overview; nil when
+    /// unknown, as for ``stats``.
+    public var preview: RoutePreview?
 
     /// Metres per second over the whole route (0 for a route without duration).
     public var averageSpeed: Double { duration > 0 ? distance / duration : 0 }
@@ -40,7 +46,8 @@ public struct RouteSummary: Sendable, Equatable, Hashable, Codable {
     public init(id: RouteID, startDate: Date, duration: TimeInterval, distance: Double,
                 calories: Double, pointCount: Int, boundingBox: BoundingBox,
                 startCoordinate: Coordinate, endCoordinate: Coordinate, name: String?,
-                uuid: UUID = UUID(), activity: ActivityKind? = nil, tags: [String] = []) {
+                uuid: UUID = UUID(), activity: ActivityKind? = nil, tags: [String] = [],
+                stats: RouteStats? = nil, preview: RoutePreview? = nil) {
         self.id = id
         self.startDate = startDate
         self.duration = duration
@@ -54,5 +61,7 @@ public struct RouteSummary: Sendable, Equatable, Hashable, Codable {
         self.uuid = uuid
         self.activity = activity
         self.tags = tags
+        self.stats = stats
+        self.preview = preview
     }
 }

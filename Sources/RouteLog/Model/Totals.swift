@@ -31,7 +31,8 @@ public struct RouteTotals: Sendable, Equatable, Hashable, Codable {
 
 /// The totals of one calendar week.
 public struct WeeklyTotals: Sendable, Equatable, Hashable, Codable {
-    /// Midnight at the start of the week's Monday, in the calendar's time zone.
+    /// Midnight at the start of the week's first day (the calendar's `firstWeekday`), in
+    /// the calendar's time zone.
     public var weekStart: Date
     /// The routes that started in that week.
     public var totals: RouteTotals
@@ -42,29 +43,31 @@ public struct WeeklyTotals: Sendable, Equatable, Hashable, Codable {
         self.totals = totals
     }
 
-    /// Groups summaries into weeks that start on Monday in `calendar`'s time zone,
+    /// Groups summaries into weeks that start on `calendar.firstWeekday` (Monday with the
+    /// default calendar, Sunday to Saturday with a Sunday-first one) in its time zone,
     /// newest week first. Weeks without routes are left out.
     public static func group(_ summaries: some Sequence<RouteSummary>,
-                             calendar: Calendar = .current) -> [WeeklyTotals] {
+                             calendar: Calendar = .mondayFirst) -> [WeeklyTotals] {
         // Asking the calendar for each route's week costs microseconds on some platforms;
         // the local day number needs only the zone's offset, and the calendar is asked
         // once per week found.
         let zone = calendar.timeZone
+        // Days from the week's first day back to 1970-01-01, a Thursday (weekday 5, with
+        // Sunday 1): a Monday-first week puts it 3 days in, a Sunday-first one 4.
+        let thursdayOffset = ((5 - calendar.firstWeekday) % 7 + 7) % 7
         var weeks: [Int: RouteTotals] = [:]
         for summary in summaries {
             let seconds = summary.startDate.timeIntervalSince1970
             let local = seconds + Double(zone.secondsFromGMT(for: summary.startDate))
             let day = Int((local / 86_400).rounded(.down))
-            let monday = day - (((day + 3) % 7) + 7) % 7  // 1970-01-01 was a Thursday
-            weeks[monday, default: RouteTotals()].add(summary)
+            let first = day - (((day + thursdayOffset) % 7) + 7) % 7
+            weeks[first, default: RouteTotals()].add(summary)
         }
-        var cal = calendar
-        cal.firstWeekday = 2
-        return weeks.map { monday, totals in
-            // Noon local time on that Monday, then back to its first instant.
-            let noon = Date(timeIntervalSince1970: Double(monday) * 86_400 + 43_200)
+        return weeks.map { first, totals in
+            // Noon local time on that first day, then back to its first instant.
+            let noon = Date(timeIntervalSince1970: Double(first) * 86_400 + 43_200)
             let noonLocal = noon.addingTimeInterval(-Double(zone.secondsFromGMT(for: noon)))
-            return WeeklyTotals(weekStart: cal.startOfDay(for: noonLocal), totals: totals)
+            return WeeklyTotals(weekStart: calendar.startOfDay(for: noonLocal), totals: totals)
         }
         .sorted { $0.weekStart > $1.weekStart }
     }

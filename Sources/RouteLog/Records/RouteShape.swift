@@ -88,7 +88,9 @@ struct RouteShape: Equatable, Sendable {
             name: metadata.name,
             uuid: metadata.uuid ?? derivedUUID(id: id),
             activity: metadata.activity,
-            tags: metadata.tags)
+            tags: metadata.tags,
+            stats: metadata.derived.stats,
+            preview: metadata.derived.preview)
     }
 
     /// The uuid of a route saved without one (by format version 1): a version 8 UUID of

@@ -13,6 +13,9 @@ struct StoredMetadata: Equatable, Sendable {
     /// Key-value pairs in the order stored (written sorted by key).
     var values: [String: String] = [:]
     var uuid: UUID?
+    /// Stats, grid cells and preview computed from the points at save (not the app's:
+    /// ``routeMetadata`` leaves them out, and edits carry them unchanged).
+    var derived = DerivedFields()
     /// Extension fields with tags this version does not know, as stored: written back
     /// unchanged, so a route edited here keeps what a newer writer gave it.
     var unknownFields: [UInt8] = []
@@ -35,7 +38,7 @@ struct StoredMetadata: Equatable, Sendable {
     }
 
     private var hasExtension: Bool {
-        activity != nil || notes != nil || !tags.isEmpty || !values.isEmpty || uuid != nil || !unknownFields.isEmpty
+        activity != nil || notes != nil || !tags.isEmpty || !values.isEmpty || uuid != nil || !derived.isEmpty || !unknownFields.isEmpty
     }
 
     func write(to w: inout ByteWriter) {
@@ -87,6 +90,7 @@ struct StoredMetadata: Equatable, Sendable {
             field(.value, pair.bytes)
         }
         if let uuid { field(.uuid, withUnsafeBytes(of: uuid.uuid) { Array($0) }) }
+        derived.write(field)
         w.append(contentsOf: unknownFields)
         return w.bytes
     }
@@ -163,6 +167,8 @@ struct StoredMetadata: Equatable, Sendable {
                 guard value.count == 16 else { throw r.fail("uuid of \(value.count) bytes") }
                 let b = Array(value)
                 uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            case .stats, .cells, .preview:
+                _ = try derived.read(Field(rawValue: tag)!, value)
             case nil:
                 var field = ByteWriter(capacity: value.count + 4)
                 field.varint(tag)

@@ -86,8 +86,11 @@ struct CompactionCopy {
         return damaged
     }
 
-    /// Writes `items` (one run's) into `output`, starting a new segment for the run.
+    /// Writes `items` (one run's) into `output`, starting a new segment for the run; a
+    /// run with nothing live gets no segment (an empty one would be listed for good,
+    /// since nothing in it is ever dead).
     mutating func copy(_ items: [Item], into output: inout CompactionOutput, checkCancelled: () throws -> Void) throws {
+        guard !items.isEmpty else { return }
         try output.startSegment()
         let reader = RecordReader(segments: segments)
         for (n, item) in items.enumerated() {

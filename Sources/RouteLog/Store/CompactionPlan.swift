@@ -18,36 +18,58 @@ struct CompactionPlan {
     ///     must give back.
     ///   - damaged: segments holding a live record that did not read back; kept as found.
     init(index: RouteIndex, segments: SegmentSet, threshold: Double, damaged: Set<UInt32>) {
+        var reclaimable: [UInt32: Int64] = [:]
         let chunked = Self.chunkedBytes(index)
-        var run: [UInt32] = []
-        for (position, segment) in segments.segments.enumerated() {
+        for segment in segments.segments {
             let live = index.liveBytes[segment.number] ?? 0
-            let dead = max(0, segment.recordBytes - live)
             // A finished recording's start and chunks become dead once merged into one record.
-            let reclaimable = dead + (chunked[segment.number] ?? 0)
-            let isActive = position == segments.segments.count - 1
-            let name = FormatConstants.segmentName(segment.number)
-            var reason: String?
-            if damaged.contains(segment.number) {
-                reason = "it holds a damaged record, kept as found (verify names it)"
-            } else if reclaimable == 0 {
-                reason = "nothing in it is dead"
-            } else if Double(reclaimable) < threshold * Double(segment.recordBytes) {
-                let percent = Int((100 * Double(reclaimable) / Double(max(1, segment.recordBytes))).rounded())
-                reason = "only \(percent)% of it is dead, below the \(Int((threshold * 100).rounded()))% that pays for a rewrite"
-            }
-            if let reason {
-                if !isActive || reclaimable > 0 {
-                    skipped.append(.init(name: name, deadBytes: reclaimable, reason: reason))
+            reclaimable[segment.number] = max(0, segment.recordBytes - live) + (chunked[segment.number] ?? 0)
+        }
+        func pays(_ segment: LogSegment) -> Bool {
+            let bytes = reclaimable[segment.number] ?? 0
+            return !damaged.contains(segment.number) && bytes > 0 && Double(bytes) >= threshold * Double(segment.recordBytes)
+        }
+        // A tombstone is dropped with the segment of the record that made its id, so its
+        // other records die with that rewrite wherever they are. Counting them here lets
+        // one compaction take what it frees itself, instead of leaving dead bytes that
+        // only the next one reclaims. Selection only grows, so the worklist ends.
+        let released = Self.tombstoneBytes(index)
+        var selected = Set(segments.segments.filter(pays).map(\.number))
+        var pending = Array(selected)
+        while let number = pending.popLast() {
+            for (target, bytes) in released[number] ?? [] where !selected.contains(target) {
+                reclaimable[target, default: 0] += bytes
+                if let segment = segments.segment(target), pays(segment) {
+                    selected.insert(target)
+                    pending.append(target)
                 }
-                if !run.isEmpty { runs.append(run) }
-                run = []
-            } else {
-                run.append(segment.number)
-                if isActive { includesActive = true }
             }
         }
+
+        var run: [UInt32] = []
+        for (position, segment) in segments.segments.enumerated() {
+            let isActive = position == segments.segments.count - 1
+            if selected.contains(segment.number) {
+                run.append(segment.number)
+                if isActive { includesActive = true }
+                continue
+            }
+            let bytes = reclaimable[segment.number] ?? 0
+            if !isActive || bytes > 0 {
+                skipped.append(.init(name: FormatConstants.segmentName(segment.number), deadBytes: bytes,
+                                     reason: Self.reason(segment, reclaimable: bytes, threshold: threshold, damaged: damaged)))
+            }
+            if !run.isEmpty { runs.append(run) }
+            run = []
+        }
         if !run.isEmpty { runs.append(run) }
+    }
+
+    private static func reason(_ segment: LogSegment, reclaimable: Int64, threshold: Double, damaged: Set<UInt32>) -> String {
+        if damaged.contains(segment.number) { return "it holds a damaged record, kept as found (verify names it)" }
+        if reclaimable == 0 { return "nothing in it is dead" }
+        let percent = Int((100 * Double(reclaimable) / Double(max(1, segment.recordBytes))).rounded())
+        return "only \(percent)% of it is dead, below the \(Int((threshold * 100).rounded()))% that pays for a rewrite"
     }
 
     /// Per segment, the bytes of finished recordings' starts and chunks.
@@ -56,6 +78,18 @@ struct CompactionPlan {
         for route in index.routes.values {
             guard let recording = route.recorded else { continue }
             for part in recording.locations { bytes[part.segment, default: 0] += Int64(part.length) }
+        }
+        return bytes
+    }
+
+    /// Per segment holding a tombstone's creator, where that tombstone's other records
+    /// are (segment and bytes): they die when the creator's segment is rewritten.
+    private static func tombstoneBytes(_ index: RouteIndex) -> [UInt32: [(segment: UInt32, bytes: Int64)]] {
+        var bytes: [UInt32: [(segment: UInt32, bytes: Int64)]] = [:]
+        for tombstone in index.tombstones.values {
+            for location in tombstone.liveLocations where location.segment != tombstone.creator.segment {
+                bytes[tombstone.creator.segment, default: []].append((location.segment, Int64(location.length)))
+            }
         }
         return bytes
     }

@@ -12,10 +12,13 @@ struct EncodedRoute: Sendable {
     init(_ route: Route, position: Int = 0, batchCount: Int = 1) throws {
         do {
             // Checked in the order RouteValidation.validate checks, with the points
-            // validated, quantized and measured in one pass.
+            // validated, quantized and measured in one pass; the index's derived fields
+            // (stats, grid cells, preview) from the same columns.
             let columns = try RouteEncoder.gather(route)
+            var metadata = StoredMetadata(route.metadata.withUUID())
+            metadata.derived = DerivedFields(points: route.points, columns: columns, segmentStarts: route.segmentStarts)
             record = RouteRecord(id: RouteID(0), shape: RouteEncoder.shape(columns),
-                                 metadata: StoredMetadata(route.metadata.withUUID()), splits: route.splits,
+                                 metadata: metadata, splits: route.splits,
                                  segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
             let size = record.payloadSize
             guard size <= FormatConstants.maxPayloadLength else {

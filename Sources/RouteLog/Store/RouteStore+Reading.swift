@@ -96,9 +96,10 @@ extension RouteStore {
         return totals
     }
 
-    /// Totals per week, newest first; weeks start on Monday in `calendar`'s time zone.
+    /// Totals per week, newest first; weeks start on `calendar.firstWeekday` (Monday with
+    /// the default calendar, whatever the locale) in `calendar`'s time zone.
     /// - Throws: `.closed`.
-    public func weeklyTotals(calendar: Calendar = .current) throws -> [WeeklyTotals] {
+    public func weeklyTotals(calendar: Calendar = .mondayFirst) throws -> [WeeklyTotals] {
         WeeklyTotals.group(try summaries(), calendar: calendar)
     }
 

@@ -91,11 +91,12 @@ enum ListCommand: Command {
 
     /// The route table `ls` prints, one row a route; `set` and `delete` reuse it.
     static func table(_ summaries: [RouteSummary], _ units: DistanceUnit) -> Table {
-        var table = Table([("ID", .right), ("DATE", .left), ("START", .left), ("DURATION", .right), ("DISTANCE", .right),
-                           ("PACE", .right), ("KCAL", .right), ("POINTS", .right), ("NAME", .left)])
+        var table = Table([("ID", .right), ("DATE", .left), ("START", .left), ("DURATION", .right), ("MOVING", .right),
+                           ("DISTANCE", .right), ("PACE/SPEED", .right), ("KCAL", .right), ("POINTS", .right), ("NAME", .left)])
         for s in summaries {
             table.add(["\(s.id)", Formatting.day(s.startDate), Formatting.time(s.startDate), Formatting.duration(s.duration),
-                       Formatting.distance(s.distance, units), Formatting.pace(seconds: s.duration, metres: s.distance, units),
+                       s.stats.map { Formatting.duration($0.movingTime) } ?? "-",
+                       Formatting.distance(s.distance, units), Formatting.paceOrSpeed(s, units),
                        Formatting.calories(s.calories), "\(s.pointCount)", s.name ?? ""])
         }
         return table

@@ -51,14 +51,36 @@ enum ShowCommand: Command {
             label("end") + Formatting.dateTime(s.endDate),
             label("duration") + Formatting.duration(s.duration),
             label("distance") + Formatting.distance(s.distance, units),
-            label("pace") + Formatting.pace(seconds: s.duration, metres: s.distance, units)
-                + "  (" + String(format: "%.1f", s.averageSpeed * 3600 / units.metres) + " \(units.symbol)/h)",
+        ] + effort(s, units) + [
             label("calories") + Formatting.calories(s.calories) + " kcal",
             label("points") + "\(s.pointCount)",
             label("start at") + Formatting.coordinate(s.startCoordinate),
             label("end at") + Formatting.coordinate(s.endCoordinate),
             label("bounds") + Formatting.coordinate(s.boundingBox.southWest) + "  to  " + Formatting.coordinate(s.boundingBox.northEast),
         ]
+    }
+
+    /// Moving time, pace or speed (speed first for rides), and the stats the route has.
+    static func effort(_ s: RouteSummary, _ units: DistanceUnit) -> [String] {
+        var lines: [String] = []
+        if let stats = s.stats { lines.append(label("moving") + Formatting.duration(stats.movingTime)) }
+        let seconds = s.stats.map(\.movingTime).flatMap { $0 > 0 ? $0 : nil } ?? s.duration
+        let speed = Formatting.speed(seconds > 0 ? s.distance / seconds : 0, units)
+        let pace = Formatting.pace(seconds: seconds, metres: s.distance, units)
+        lines.append(s.activity?.showsSpeed == true ? label("speed") + speed + "  (" + pace + ")"
+                                                    : label("pace") + pace + "  (" + speed + ")")
+        guard let stats = s.stats else { return lines + [label("stats") + "unknown (saved before stats were kept)"] }
+        lines.append(label("max speed") + Formatting.speed(stats.maxSpeed, units))
+        if let gain = stats.elevationGain, let loss = stats.elevationLoss {
+            lines.append(label("climb") + String(format: "+%.0f m  -%.0f m", gain, loss))
+        }
+        if let mean = stats.averageHeartRate, let max = stats.maxHeartRate {
+            lines.append(label("heart") + String(format: "%.0f bpm average, %.0f max", mean, max))
+        }
+        if let mean = stats.averageCadence, let max = stats.maxCadence {
+            lines.append(label("cadence") + String(format: "%.0f /min average, %.0f max", mean, max))
+        }
+        return lines
     }
 
     static func label(_ text: String) -> String { text.padding(toLength: 10, withPad: " ", startingAt: 0) }

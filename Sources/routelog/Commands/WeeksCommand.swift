@@ -19,7 +19,9 @@ enum WeeksCommand: Command {
         let units = try arguments.units()
         let limit = try arguments.count("limit")
         let store = try StoreAccess.openForReading(arguments)
-        var weeks = try store.weeklyTotals(calendar: Formatting.calendar)
+        var calendar = Formatting.calendar
+        calendar.firstWeekday = 2
+        var weeks = try store.weeklyTotals(calendar: calendar)
         let scale = BarScale(weeks.map(\.totals.distance))
         if let limit { weeks = Array(weeks.prefix(limit)) }
         let totals = try store.totals()

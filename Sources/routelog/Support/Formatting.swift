@@ -33,6 +33,21 @@ enum Formatting {
         return duration(seconds / (metres / unit.metres)) + " /" + unit.symbol
     }
 
+    /// `18.4 km/h`
+    static func speed(_ metresPerSecond: Double, _ unit: DistanceUnit) -> String {
+        String(format: "%.1f", metresPerSecond * 3600 / unit.metres) + " \(unit.symbol)/h"
+    }
+
+    /// Speed for kinds where it says more than pace (``ActivityKind/showsSpeed``: rides),
+    /// else pace; both over the moving time when it is known, as sports apps show them.
+    static func paceOrSpeed(_ s: RouteSummary, _ unit: DistanceUnit) -> String {
+        let seconds = s.stats.map(\.movingTime).flatMap { $0 > 0 ? $0 : nil } ?? s.duration
+        if s.activity?.showsSpeed == true {
+            return seconds > 0 ? speed(s.distance / seconds, unit) : "-"
+        }
+        return pace(seconds: seconds, metres: s.distance, unit)
+    }
+
     /// `248`
     static func calories(_ kcal: Double) -> String { String(Int(kcal.rounded())) }
 

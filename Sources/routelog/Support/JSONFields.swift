@@ -36,7 +36,21 @@ enum JSONFields {
                 ("north", .number(s.boundingBox.northEast.latitude)),
                 ("east", .number(s.boundingBox.northEast.longitude)),
             ])),
+            ("activity", .string(s.activity?.name)),
+            ("stats", s.stats.map(stats) ?? .null),
         ])
+    }
+
+    /// A route's stats; a field a route has no data for (no altitude, heart rate or
+    /// cadence) is null. The whole object is null for a route saved before stats were kept.
+    static func stats(_ t: RouteStats) -> JSON {
+        .object([("movingSeconds", .rounded(t.movingTime, 3)), ("maxSpeedMetresPerSecond", .rounded(t.maxSpeed, 2)),
+                 ("elevationGainMetres", t.elevationGain.map { .rounded($0, 2) } ?? .null),
+                 ("elevationLossMetres", t.elevationLoss.map { .rounded($0, 2) } ?? .null),
+                 ("averageHeartRate", t.averageHeartRate.map { .rounded($0, 1) } ?? .null),
+                 ("maxHeartRate", .number(t.maxHeartRate)),
+                 ("averageCadence", t.averageCadence.map { .rounded($0, 1) } ?? .null),
+                 ("maxCadence", .number(t.maxCadence))])
     }
 
     /// The fields of a total; a week adds its own in front of them.

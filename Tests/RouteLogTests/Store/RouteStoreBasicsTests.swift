@@ -97,6 +97,7 @@ import Testing
         let store = try RouteStore(at: dir.store())
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Rome")!
+        calendar.firstWeekday = 2
         // Sunday 2026-11-22 23:30 and Monday 2026-11-23 00:30 local time: two weeks.
         let sunday = calendar.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 23, minute: 30))!
         let monday = calendar.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: 0, minute: 30))!

@@ -1,0 +1,153 @@
+import Foundation
+
+/// The extension fields a writer computes from a route's points at save: stats, grid
+/// cells and preview (format-spec.md, "Derived fields"). Each is nil when unknown (a
+/// route saved before they existed, or a recorded one).
+struct DerivedFields: Equatable, Sendable {
+    var stats: RouteStats?
+    var cells: GridCells?
+    var preview: RoutePreview?
+
+    init() {}
+
+    var isEmpty: Bool { stats == nil && cells == nil && preview == nil }
+
+    /// The fields of validated `points` (`columns` their stored units), as a reader will
+    /// read them back: computed, then passed through their stored form so that a summary
+    /// made at save equals the one a later open makes.
+    init(points: [TrackPoint], columns: PointColumns, segmentStarts: [Int]) {
+        var fields = DerivedFields()
+        fields.stats = RouteStats.compute(points, segmentStarts: segmentStarts)
+        fields.cells = GridCells(latitudes: columns.latitudes.values,
+                                 longitudes: columns.longitudes.values)
+        fields.preview = Self.preview(of: points.map(\.coordinate))
+        var w = ByteWriter(capacity: 512)
+        fields.write { tag, value in
+            w.varint(tag.rawValue)
+            w.varint(value.count)
+            w.append(contentsOf: value)
+        }
+        var r = ByteReader(w.bytes[...])
+        var read = DerivedFields()
+        while !r.isAtEnd {
+            // Cannot fail: these are the bytes just written.
+            guard let rawTag = try? r.varint(), let tag = FormatConstants.MetadataField(rawValue: rawTag),
+                  let length = try? r.count(max: r.remaining), let value = try? r.bytes(length),
+                  (try? read.read(tag, value)) == true else { break }
+        }
+        self = read
+    }
+
+    /// The stored preview of `coordinates`: at most 64 points by Douglas-Peucker.
+    static func preview(of coordinates: [Coordinate]) -> RoutePreview {
+        let (kept, error) = PreviewSimplifier(coordinates).keep(maxPoints: RoutePreview.maxPoints,
+                                                                tolerance: RoutePreview.minimumTolerance)
+        return RoutePreview(coordinates: kept.map { coordinates[$0] }, tolerance: error)
+    }
+
+    /// Calls `field` with each known field's tag and value bytes, in tag order.
+    func write(_ field: (FormatConstants.MetadataField, [UInt8]) -> Void) {
+        if let stats { field(.stats, Self.encode(stats)) }
+        if let cells {
+            var w = ByteWriter(capacity: cells.ids.count * 2 + 4)
+            cells.write(to: &w)
+            field(.cells, w.bytes)
+        }
+        if let preview {
+            var w = ByteWriter(capacity: preview.encoded.count + 4)
+            w.varint(UInt64((preview.tolerance * 10).rounded(.up)))
+            w.varint(preview.count)
+            w.append(contentsOf: preview.encoded)
+            field(.preview, w.bytes)
+        }
+    }
+
+    /// Reads the value of a derived field; false for a tag that is none.
+    /// - Throws: ByteReader.Malformed for a value that breaks format-spec.md's rules.
+    mutating func read(_ tag: FormatConstants.MetadataField, _ value: ArraySlice<UInt8>) throws -> Bool {
+        var r = ByteReader(value)
+        switch tag {
+        case .stats: stats = try Self.decodeStats(&r)
+        case .cells: cells = try GridCells(from: &r)
+        case .preview: preview = try Self.decodePreview(&r)
+        default: return false
+        }
+        guard r.isAtEnd else { throw r.fail("derived field \(tag) has trailing bytes") }
+        return true
+    }
+
+    private enum Present {
+        static let elevation: UInt8 = 1, heartRate: UInt8 = 2, cadence: UInt8 = 4, all: UInt8 = 7
+    }
+    static let maxValue: UInt64 = 1 << 40
+    static let maxMovingMs: UInt64 = 1 << 42
+
+    private static func units(_ value: Double, _ scale: Double) -> UInt64 {
+        let v = (value * scale).rounded()
+        return v.isFinite && v > 0 ? UInt64(min(v, Double(maxValue))) : 0
+    }
+
+    static func encode(_ s: RouteStats) -> [UInt8] {
+        var w = ByteWriter(capacity: 24)
+        let hasElevation = s.elevationGain != nil && s.elevationLoss != nil
+        let hasHR = s.averageHeartRate != nil && s.maxHeartRate != nil
+        let hasCadence = s.averageCadence != nil && s.maxCadence != nil
+        w.u8((hasElevation ? Present.elevation : 0) | (hasHR ? Present.heartRate : 0) | (hasCadence ? Present.cadence : 0))
+        w.varint(min(units(s.movingTime, 1000), maxMovingMs))
+        w.varint(units(s.maxSpeed, 100))
+        if hasElevation {
+            w.varint(units(s.elevationGain!, 100))
+            w.varint(units(s.elevationLoss!, 100))
+        }
+        if hasHR {
+            w.varint(units(s.averageHeartRate!, 10))
+            w.varint(units(s.maxHeartRate!, 1))
+        }
+        if hasCadence {
+            w.varint(units(s.averageCadence!, 10))
+            w.varint(units(s.maxCadence!, 1))
+        }
+        return w.bytes
+    }
+
+    static func decodeStats(_ r: inout ByteReader) throws -> RouteStats {
+        let present = try r.u8()
+        guard present & ~Present.all == 0 else { throw r.fail("unknown stats bits \(present)") }
+        func value(_ limit: UInt64 = maxValue) throws -> Double {
+            let v = try r.varint()
+            guard v <= limit else { throw r.fail("stat value \(v) past \(limit)") }
+            return Double(v)
+        }
+        var stats = RouteStats(movingTime: try value(maxMovingMs) / 1000, maxSpeed: try value() / 100)
+        if present & Present.elevation != 0 {
+            stats.elevationGain = try value() / 100
+            stats.elevationLoss = try value() / 100
+        }
+        if present & Present.heartRate != 0 {
+            stats.averageHeartRate = try value() / 10
+            stats.maxHeartRate = try value()
+        }
+        if present & Present.cadence != 0 {
+            stats.averageCadence = try value() / 10
+            stats.maxCadence = try value()
+        }
+        return stats
+    }
+
+    static func decodePreview(_ r: inout ByteReader) throws -> RoutePreview {
+        let tolerance = try r.varint()
+        guard tolerance <= maxValue else { throw r.fail("preview tolerance \(tolerance)") }
+        let count = try r.count(max: RoutePreview.maxPoints)
+        guard count >= 1 else { throw r.fail("empty preview") }
+        let bytes = try r.bytes(r.remaining)
+        var points = ByteReader(bytes)
+        var lat: Int64 = 0, lon: Int64 = 0
+        for _ in 0..<count {
+            lat &+= ByteReader.unzigzag(try points.varint())
+            lon &+= ByteReader.unzigzag(try points.varint())
+            guard abs(lat) <= 9_000_000, abs(lon) <= 18_000_000 else { throw r.fail("preview point outside the globe") }
+        }
+        guard points.isAtEnd else { throw r.fail("preview has trailing bytes") }
+        return RoutePreview(encoded: Array(bytes), count: count, tolerance: Double(tolerance) / 10)
+    }
+}

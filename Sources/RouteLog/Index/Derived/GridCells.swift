@@ -1,0 +1,82 @@
+/// The coarse grid of a pass-through query (format-spec.md, "Derived fields": cells): a
+/// route keeps the ids of the cells its points fall in, so a query tests a few integers
+/// per route and decodes points only for routes at the edge of the area.
+struct GridCells: Equatable, Sendable {
+    /// The grid level: 2^level rows, 2^(level+1) columns.
+    var level: UInt8
+    /// Cell ids, ascending and distinct.
+    var ids: [UInt32]
+
+    static let preferredLevel: UInt8 = 13
+    static let coarsestLevel: UInt8 = 8
+    static let finestLevel: UInt8 = 16
+    static let maxCells = 256
+
+    /// The row of a latitude in stored units (1e-7 degree) at `level`.
+    static func row(_ lat: Int64, level: UInt8) -> UInt32 {
+        let rows = Int64(1) << Int64(level)
+        let r = (lat + 900_000_000) * rows / 1_800_000_000
+        return UInt32(max(0, min(rows - 1, r)))
+    }
+
+    /// The column of a longitude in stored units at `level`.
+    static func column(_ lon: Int64, level: UInt8) -> UInt32 {
+        let columns = Int64(1) << Int64(level + 1)
+        let c = (lon + 1_800_000_000) * columns / 3_600_000_000
+        return UInt32(max(0, min(columns - 1, c)))
+    }
+
+    static func id(row: UInt32, column: UInt32, level: UInt8) -> UInt32 { row << UInt32(level + 1) | column }
+
+    /// The cells of stored coordinates, at the finest level from 13 down to 8 that
+    /// needs at most 256 cells; nil when even level 8 needs more.
+    init?(latitudes: [Int64], longitudes: [Int64]) {
+        var level = Self.preferredLevel
+        while true {
+            var set = Set<UInt32>()
+            for i in latitudes.indices {
+                set.insert(Self.id(row: Self.row(latitudes[i], level: level), column: Self.column(longitudes[i], level: level), level: level))
+                if set.count > Self.maxCells { break }
+            }
+            if set.count <= Self.maxCells {
+                self.init(level: level, ids: set.sorted())
+                return
+            }
+            guard level > Self.coarsestLevel else { return nil }
+            level -= 1
+        }
+    }
+
+    init(level: UInt8, ids: [UInt32]) {
+        self.level = level
+        self.ids = ids
+    }
+
+    func write(to w: inout ByteWriter) {
+        w.u8(level)
+        w.varint(ids.count)
+        var previous: UInt32 = 0
+        for (i, id) in ids.enumerated() {
+            w.varint(UInt64(i == 0 ? id : id - previous))
+            previous = id
+        }
+    }
+
+    init(from r: inout ByteReader) throws {
+        level = try r.u8()
+        guard (Self.coarsestLevel...Self.finestLevel).contains(level) else { throw r.fail("cell level \(level)") }
+        let count = try r.count(max: Self.maxCells)
+        guard count >= 1 else { throw r.fail("no cells") }
+        let limit = UInt64(1) << UInt64(2 * Int(level) + 1)
+        var ids: [UInt32] = []
+        ids.reserveCapacity(count)
+        var value: UInt64 = 0
+        for i in 0..<count {
+            let delta = try r.varint()
+            guard i == 0 || delta > 0, delta < limit, value + delta < limit else { throw r.fail("cell ids not ascending inside the grid") }
+            value += delta
+            ids.append(UInt32(value))
+        }
+        self.ids = ids
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Douglas-Peucker on a local plane in metres: which points of a line to keep so that
+/// no dropped point is further than a tolerance from the kept line (format-spec.md,
+/// "Derived fields": preview).
+struct PreviewSimplifier {
+    private var x: [Double] = []
+    private var y: [Double] = []
+
+    /// Projects `coordinates` on a plane around their mean latitude (equirectangular,
+    /// longitudes unwrapped across the antimeridian): good to a fraction of a percent
+    /// over the few kilometres between two kept points.
+    init(_ coordinates: [Coordinate]) {
+        guard let first = coordinates.first else { return }
+        let metresPerDegree = 6_371_008.8 * Double.pi / 180
+        let meanLat = coordinates.reduce(0) { $0 + $1.latitude } / Double(coordinates.count)
+        let lonScale = metresPerDegree * cos(meanLat * .pi / 180)
+        x.reserveCapacity(coordinates.count)
+        y.reserveCapacity(coordinates.count)
+        var lon = first.longitude, previous = first.longitude
+        for c in coordinates {
+            var step = c.longitude - previous
+            if step > 180 { step -= 360 } else if step < -180 { step += 360 }
+            lon += step
+            previous = c.longitude
+            x.append(lon * lonScale)
+            y.append(c.latitude * metresPerDegree)
+        }
+    }
+
+    /// Distance in metres from point `i` to the segment from `a` to `b`.
+    private func distance(_ i: Int, _ a: Int, _ b: Int) -> Double {
+        let dx = x[b] - x[a], dy = y[b] - y[a]
+        let length2 = dx * dx + dy * dy
+        var t = length2 > 0 ? ((x[i] - x[a]) * dx + (y[i] - y[a]) * dy) / length2 : 0
+        t = min(1, max(0, t))
+        let px = x[a] + t * dx - x[i], py = y[a] + t * dy - y[i]
+        let d = (px * px + py * py).squareRoot()
+        return d.isFinite ? d : 0
+    }
+
+    /// The farthest point strictly between `a` and `b`, and its distance.
+    private func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
+        guard b - a > 1 else { return nil }
+        var best = (index: a + 1, distance: -1.0)
+        for i in (a + 1)..<b {
+            let d = distance(i, a, b)
+            if d > best.distance { best = (i, d) }
+        }
+        return best
+    }
+
+    /// Indices to keep, ascending, both ends included: points are added farthest first
+    /// until `maxPoints` are kept or the farthest left is nearer than `tolerance`. Also
+    /// returns the distance of the farthest point left out (0 when none is).
+    func keep(maxPoints: Int = .max, tolerance: Double) -> (indices: [Int], error: Double) {
+        let n = x.count
+        guard n > 2 else { return (Array(0..<n), 0) }
+        var kept = [0, n - 1]
+        var dropped = 0.0
+        // Pending spans, each with its farthest point; the largest is split next. A
+        // linear scan of a few dozen spans is cheaper than a heap at these sizes, and
+        // with no point limit the spans are split depth first.
+        var spans: [(a: Int, b: Int, index: Int, distance: Double)] = []
+        if let f = farthest(0, n - 1) { spans.append((0, n - 1, f.index, f.distance)) }
+        while !spans.isEmpty {
+            let pick = maxPoints == .max ? spans.count - 1 : spans.indices.max { spans[$0].distance < spans[$1].distance }!
+            let span = spans[pick]
+            if span.distance < tolerance || kept.count >= maxPoints {
+                if maxPoints == .max {
+                    dropped = max(dropped, span.distance)
+                    spans.remove(at: pick)
+                    continue
+                }
+                return (kept.sorted(), max(dropped, spans.map(\.distance).max() ?? 0))
+            }
+            spans.remove(at: pick)
+            kept.append(span.index)
+            if let f = farthest(span.a, span.index) { spans.append((span.a, span.index, f.index, f.distance)) }
+            if let f = farthest(span.index, span.b) { spans.append((span.index, span.b, f.index, f.distance)) }
+        }
+        return (kept.sorted(), dropped)
+    }
+}
