@@ -25,6 +25,10 @@ struct CompactionCopy {
     private(set) var moved: [RecordLocation: RecordLocation] = [:]
     /// Where each merged recording's RoutePut went.
     private(set) var merged: [RouteID: RecordLocation] = [:]
+    /// The metadata of each merged recording's RoutePut: the recording's, with the
+    /// derived fields (stats, grid cells, preview) a save computes, made here from the
+    /// whole route, which a recording never holds at once before.
+    private var mergedMetadata: [RouteID: StoredMetadata] = [:]
 
     init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>) {
         self.index = index
@@ -101,7 +105,12 @@ struct CompactionCopy {
                 moved[location] = try output.append(frame)
             case .merged(let id, let route):
                 let (finish, points) = try reader.recordedRoute(id, route)
-                let record = RouteRecord(id: id, shape: finish.shape, metadata: route.metadata, splits: finish.layout.splits,
+                var metadata = route.metadata
+                if metadata.derived.isEmpty, let columns = try? PointColumns(points, validating: false) {
+                    metadata.derived = DerivedFields(points: points, columns: columns, segmentStarts: finish.layout.segmentStarts)
+                }
+                mergedMetadata[id] = metadata
+                let record = RouteRecord(id: id, shape: finish.shape, metadata: metadata, splits: finish.layout.splits,
                                          segmentStarts: finish.layout.segmentStarts,
                                          pointBlock: RouteCodec.encodePoints(points)[...])
                 guard record.payloadSize <= FormatConstants.maxPayloadLength else {
@@ -126,7 +135,7 @@ struct CompactionCopy {
         var events: [LogEvent] = []
         for (id, route) in index.routes {
             if let at = merged[id] {
-                events.append(.put(id, route.shape, route.metadata, at))
+                events.append(.put(id, route.shape, mergedMetadata[id] ?? route.metadata, at))
             } else if let recording = route.recorded {
                 events.append(.recordingStart(id, startedMs: recording.startedMs, recording.metadata, try remap(recording.start)))
                 for chunk in recording.chunks {

@@ -46,6 +46,22 @@ struct CompactionPlan {
             }
         }
 
+        // A finished recording becomes one RoutePut only when every segment holding one
+        // of its records is rewritten (CompactionCopy merges it then, else copies it as
+        // it is): once one of them is selected, the others come too, unless damaged.
+        var grew = true
+        while grew {
+            grew = false
+            for route in index.routes.values {
+                guard let recording = route.recorded else { continue }
+                let parts = Set(recording.locations.map(\.segment) + [route.location.segment])
+                guard !parts.isSubset(of: selected), !parts.isDisjoint(with: selected),
+                      parts.isDisjoint(with: damaged), parts.allSatisfy({ segments.segment($0) != nil }) else { continue }
+                selected.formUnion(parts)
+                grew = true
+            }
+        }
+
         var run: [UInt32] = []
         for (position, segment) in segments.segments.enumerated() {
             let isActive = position == segments.segments.count - 1

@@ -62,6 +62,7 @@ struct ParquetExportDuckDBTests {
         let directory = TemporaryDirectory()
         let (store, out) = try exported(kind, .compressed, in: directory)
         var utc = Calendar(identifier: .gregorian)
+        utc.firstWeekday = 2  // DuckDB's weeks start on Monday
         utc.timeZone = TimeZone(identifier: "UTC")!
         let weeks = try store.weeklyTotals(calendar: utc)
         let answer = try rows("""

@@ -39,8 +39,12 @@ import Testing
         let segment = try Self.frames(url.appendingPathComponent("seg-00000001.rlseg"))
         let saved = try FormatWorkedExampleTests.exampleSegment()
         let put = Array(saved[(20 + 16)...])  // the worked example's RoutePut payload
-        // Metadata: flags, time shift, then the extension holding the uuid (1 + 8 + 19).
-        let shape = Array(put[8..<68]), metadata = Array(put[68..<96]), pointBlock = Array(put[98...])
+        // Metadata: flags, time shift, then the extension: the uuid (19 bytes) and the
+        // derived fields a save computes (24). A recording's records carry the uuid alone
+        // (the recorder never holds the whole route); compaction adds the derived fields.
+        let shape = Array(put[8..<68]), pointBlock = Array(put[122...])
+        #expect(put[77] == 42)
+        let metadata = Array(put[68..<77]) + [18] + Array(put[78..<96])
 
         #expect(segment.map(\.type) == [4, 5, 6])
         // RecordingStart: id, started, metadata.

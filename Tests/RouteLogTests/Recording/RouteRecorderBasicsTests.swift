@@ -32,8 +32,14 @@ import Testing
         var expectedSummary = try reference.summary(savedID)
         expectedSummary.id = id
         expectedSummary.uuid = try store.summary(id).uuid  // each save gets its own
-        #expect(try store.summary(id) == expectedSummary)
-        #expect(try store.summaries() == [expectedSummary])
+        // Until compaction stores it as one record, a recorded route's summary has no
+        // stats or preview (the recorder never holds the whole route); the rest is equal.
+        var recordingSummary = expectedSummary
+        recordingSummary.stats = nil
+        recordingSummary.preview = nil
+        #expect(expectedSummary.stats != nil && expectedSummary.preview != nil)
+        #expect(try store.summary(id) == recordingSummary)
+        #expect(try store.summaries() == [recordingSummary])
         #expect(try store.statistics().chunkedRoutes == 1)
         #expect(try store.verify().isClean)
         // Every record of the recording is live, once.

@@ -20,7 +20,11 @@ struct DerivedFields: Equatable, Sendable {
         fields.stats = RouteStats.compute(points, segmentStarts: segmentStarts)
         fields.cells = GridCells(latitudes: columns.latitudes.values,
                                  longitudes: columns.longitudes.values)
-        fields.preview = Self.preview(of: points.map(\.coordinate))
+        // The preview is of the stored coordinates, so that a route made from stored
+        // points (a recording merged by compaction) gets the same one as its save would.
+        fields.preview = Self.preview(of: (0..<columns.count).map {
+            Coordinate(latitude: Quantization.degrees(columns.latitudes[$0]), longitude: Quantization.degrees(columns.longitudes[$0]))
+        })
         var w = ByteWriter(capacity: 512)
         fields.write { tag, value in
             w.varint(tag.rawValue)
