@@ -15,7 +15,7 @@ extension GPXImporter {
     ///   file was saved.
     public static func importFile(_ url: URL, into store: RouteStore,
                                   options: GPXImportOptions = .init()) throws -> GPXImportReport {
-        try RouteImporter.save(read(contentsOf: url, options: options), from: url, into: store)
+        try RouteImporter.save(read(contentsOf: url, options: options), from: url, into: store, options: options)
     }
 
     /// Imports several files, each all or nothing: a bad file is reported and leaves

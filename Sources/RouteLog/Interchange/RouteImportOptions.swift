@@ -59,6 +59,10 @@ public struct RouteImportOptions: Sendable, Equatable {
     /// FIT: import a file whose file CRC or header CRC does not match, when every record
     /// still decodes (the report says so). Default: false, such a file is refused.
     public var importsDespiteBadCRC: Bool = false
+    /// Whether a route already in the store (``RouteStore/existingRoute(equalTo:)``), or
+    /// repeating an earlier route of the same file, is saved again. Default: false, it is
+    /// left out and named in ``RouteImportReport/duplicates``.
+    public var allowsDuplicates: Bool = false
     /// FIT and TCX: the most points one file may give. Reading stops with an error at
     /// the first point past it, so a hostile file cannot fill memory. Default:
     /// ``RouteValidation/maxPoints`` (1,000,000), the most one route may hold.

@@ -60,6 +60,9 @@ public struct RouteImportReport: Sendable, Equatable {
     public var filesWithoutPoints = 0
     /// CRC mismatches imported anyway (``RouteImportOptions/importsDespiteBadCRC``).
     public var ignoredCRCMismatches: [String] = []
+    /// Routes of the file left out because the store already held them, or because an
+    /// earlier route of the same file was the same (``RouteImportOptions/allowsDuplicates``).
+    public var duplicates: [DuplicateRoute] = []
 
     /// Creates an empty report for a GPX file.
     public init(source: String, version: String) {
@@ -101,6 +104,7 @@ public struct RouteImportReport: Sendable, Equatable {
         add(interpolatedTimes, "point(s) without a time given one interpolated from their neighbours")
         add(jumpsBroken, "time gap(s) or jump(s) turned into segment breaks")
         lines += ignoredCRCMismatches.map { "imported despite a bad CRC: " + $0 }
+        lines += duplicates.map(\.note)
         if routeCount == 0 {
             switch format {
             case .gpx: lines.append("no track or route with points: nothing imported")
@@ -114,6 +118,22 @@ public struct RouteImportReport: Sendable, Equatable {
     /// "file.gpx: 2 route(s), 1234 point(s)".
     public var summaryLine: String {
         "\(source): \(routeCount) route(s), \(pointCount) point(s)"
+    }
+}
+
+/// A route of an imported file that was not saved because it was already there.
+public struct DuplicateRoute: Sendable, Equatable {
+    /// Its place in the file, from 1.
+    public var routeNumber: Int
+    /// The stored route it equals; nil when it repeats an earlier route of the same file.
+    public var existingID: RouteID?
+    /// The earlier route of the same file it repeats, when ``existingID`` is nil.
+    public var earlierRouteNumber: Int?
+
+    /// "route 2 is already in the store as route 14: not imported again".
+    public var note: String {
+        if let existingID { return "route \(routeNumber) is already in the store as route \(existingID): not imported again" }
+        return "route \(routeNumber) repeats route \(earlierRouteNumber ?? 0) of the file: not imported twice"
     }
 }
 

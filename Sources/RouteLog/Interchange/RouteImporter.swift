@@ -46,7 +46,7 @@ public enum RouteImporter {
     ///   every case nothing from the file was saved.
     public static func importFile(_ url: URL, into store: RouteStore,
                                   options: RouteImportOptions = .init()) throws -> RouteImportReport {
-        try save(read(contentsOf: url, options: options), from: url, into: store)
+        try save(read(contentsOf: url, options: options), from: url, into: store, options: options)
     }
 
     /// Imports several files, each all or nothing: a bad file is reported and leaves
@@ -75,7 +75,8 @@ public enum RouteImporter {
 
     /// Checks every route the store would refuse before saving any, then saves them all
     /// in one batch.
-    static func save(_ result: RouteImport, from url: URL, into store: RouteStore) throws -> RouteImportReport {
+    static func save(_ result: RouteImport, from url: URL, into store: RouteStore,
+                     options: RouteImportOptions) throws -> RouteImportReport {
         for (index, route) in result.routes.enumerated() {
             do {
                 try RouteValidation.validate(route)
@@ -86,8 +87,28 @@ public enum RouteImporter {
             }
         }
         var report = result.report
-        if !result.routes.isEmpty { report.routeIDs = try store.save(result.routes) }
+        let routes = options.allowsDuplicates ? result.routes : try newRoutes(result.routes, in: store, report: &report)
+        if !routes.isEmpty { report.routeIDs = try store.save(routes) }
         return report
+    }
+
+    /// `routes` without those the store already holds or that repeat an earlier one of
+    /// the same file; each left out is named in `report`.
+    static func newRoutes(_ routes: [Route], in store: RouteStore, report: inout RouteImportReport) throws -> [Route] {
+        var kept: [Route] = []
+        var seen: [RoutePositions: Int] = [:]
+        for (index, route) in routes.enumerated() {
+            let positions = RoutePositions(route)
+            if let positions, let earlier = seen[positions] {
+                report.duplicates.append(DuplicateRoute(routeNumber: index + 1, earlierRouteNumber: earlier))
+            } else if let existing = try store.existingRoute(equalTo: route) {
+                report.duplicates.append(DuplicateRoute(routeNumber: index + 1, existingID: existing))
+            } else {
+                kept.append(route)
+                if let positions { seen[positions] = index + 1 }
+            }
+        }
+        return kept
     }
 
     static func outcomes(_ urls: [URL], _ importOne: (URL) throws -> RouteImportReport) -> [RouteFileOutcome] {

@@ -1,7 +1,7 @@
 import Foundation
 import RouteLog
 
-/// `routelog import STORE FILE... [--create] [--keep-jumps] [--ignore-crc] [--json]`:
+/// `routelog import STORE FILE... [--create] [--keep-jumps] [--ignore-crc] [--allow-duplicates] [--json]`:
 /// GPX, TCX and FIT files into a store, each read by what it holds.
 enum ImportCommand: Command {
     static let spec = CommandSpec(
@@ -11,6 +11,7 @@ enum ImportCommand: Command {
         options: [.flag("create", "create the store if it does not exist yet"),
                   .flag("keep-jumps", "count every step of the file, even time gaps and impossible jumps"),
                   .flag("ignore-crc", "FIT: import a file whose CRC does not match when every record still decodes"),
+                  .flag("allow-duplicates", "import routes the store already holds again"),
                   .json],
         discussion: """
         The format is read from each file's first bytes, whatever its name: a FIT header,
@@ -30,6 +31,9 @@ enum ImportCommand: Command {
         A malformed file is reported with its line and column (XML) or byte offset (FIT)
         and nothing from it is saved; the other files are still imported (exit code 1
         when any file failed).
+        A route the store already holds (the same positions and times at stored
+        precision, whatever the file's format) is not imported again, and the report says
+        which stored route it is; --allow-duplicates imports it all the same.
         A FILE that does not exist stops the command before anything is imported. FILE '-'
         reads standard input (once).
         Refused with exit code 3 while another process (an app) holds the store for writing.
@@ -41,6 +45,7 @@ enum ImportCommand: Command {
         var options = RouteImportOptions()
         options.breaksJumps = !arguments.has("keep-jumps")
         options.importsDespiteBadCRC = arguments.has("ignore-crc")
+        options.allowsDuplicates = arguments.has("allow-duplicates")
         let store = try InterchangeStoreAccess.openForImport(arguments)
         let outcomes = RouteImporter.importFiles(input.files, into: store, options: options)
         try store.close()
@@ -57,6 +62,10 @@ enum ImportCommand: Command {
                     ("routes", .array(report.routeIDs.map { .integer($0.rawValue) })),
                     ("points", .integer(report.pointCount)),
                     ("sports", .array(report.sports.map { $0.map(JSON.string) ?? .null })),
+                    ("duplicates", .array(report.duplicates.map { duplicate in
+                        .object([("route", .integer(duplicate.routeNumber)), ("existing", .integer(duplicate.existingID?.rawValue)),
+                                 ("repeats", .integer(duplicate.earlierRouteNumber))])
+                    })),
                     ("notes", .array(report.notes.map { .string($0) })),
                 ]))
                 let ids = report.routeIDs.map(String.init).joined(separator: ", ")

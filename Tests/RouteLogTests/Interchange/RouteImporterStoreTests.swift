@@ -44,6 +44,9 @@ import Testing
         #expect(again.map(\.file.lastPathComponent) == ["a-good.fit", "b-bad-crc.fit", "c-cut.fit", "d-ride.tcx", "e-bad.tcx"])
         var allowing = RouteImportOptions()
         allowing.importsDespiteBadCRC = true
+        // b-bad-crc.fit is a-good.fit's activity with a damaged CRC: a duplicate.
+        #expect(try RouteImporter.importFile(badCRC, into: store, options: allowing).duplicates.count == 1)
+        allowing.allowsDuplicates = true
         let forced = try RouteImporter.importFile(badCRC, into: store, options: allowing)
         #expect(forced.routeIDs.count == 1 && forced.ignoredCRCMismatches.count == 1)
     }

@@ -53,7 +53,7 @@ public enum FITImporter {
     ///   every case nothing from the file was saved.
     public static func importFile(_ url: URL, into store: RouteStore,
                                   options: RouteImportOptions = .init()) throws -> RouteImportReport {
-        try RouteImporter.save(read(contentsOf: url, options: options), from: url, into: store)
+        try RouteImporter.save(read(contentsOf: url, options: options), from: url, into: store, options: options)
     }
 
     static func read(_ input: FITByteSource, source: String, options: RouteImportOptions) throws -> RouteImport {

@@ -51,7 +51,7 @@ public enum TCXImporter {
     ///   every case nothing from the file was saved.
     public static func importFile(_ url: URL, into store: RouteStore,
                                   options: RouteImportOptions = .init()) throws -> RouteImportReport {
-        try RouteImporter.save(read(contentsOf: url, options: options), from: url, into: store)
+        try RouteImporter.save(read(contentsOf: url, options: options), from: url, into: store, options: options)
     }
 
     static func build(_ contents: consuming TCXContents, source: String, options: RouteImportOptions) -> RouteImport {
