@@ -13,6 +13,8 @@ struct BenchOptions: Sendable {
     var codec = false
     /// With `--codec`: only a loop of buffered saves for this many seconds (for `perf record`).
     var codecSaveLoopSeconds: Double?
+    /// With `--codec`: only a loop of `route(_:)` loads for this many seconds (for `perf record`).
+    var codecLoadLoopSeconds: Double?
     /// The point-block version that loop writes (`--block-version`).
     var codecLoopVersion = 2
     /// Run the query scenario (a pass-through query over 100,000 routes).
@@ -52,7 +54,7 @@ struct BenchOptions: Sendable {
                routelog-bench --from-json FILE [--out DIR ...]   (re-render an earlier run)
                routelog-bench --compaction [--quick] [--data DIR] [--keep]
                  (save latency while compact() runs on 10,000 routes, half deleted)
-               routelog-bench --codec [--quick] [--gpx DIR] [--data DIR] [--save-loop SECONDS [--block-version 1|2]]
+               routelog-bench --codec [--quick] [--gpx DIR] [--data DIR] [--save-loop SECONDS [--block-version 1|2]] [--load-loop SECONDS]
                  (point-block bytes against xz, save CPU by stage, load and decode speed)
                routelog-bench --concurrency [--quick] [--data DIR] [--keep]
                  (summaries() and route(id) beside a durable writer; 8 threads saving)
@@ -85,6 +87,9 @@ struct BenchOptions: Sendable {
             case "--concurrency": options.concurrency = true
             case "--export": options.export = true
             case "--codec": options.codec = true
+            case "--load-loop":
+                guard let seconds = Double(try value()), seconds > 0 else { throw BenchError("--load-loop needs seconds") }
+                options.codecLoadLoopSeconds = seconds
             case "--save-loop":
                 guard let seconds = Double(try value()), seconds > 0 else { throw BenchError("--save-loop needs seconds") }
                 options.codecSaveLoopSeconds = seconds

@@ -3,10 +3,13 @@ import RouteLog
 
 /// `routelog-bench --query`: a pass-through query over 100,000 routes (10,000 with
 /// `--quick`) that matches about 1% of them, against the aim of 5 ms; with the index's
-/// bytes per route, which the grid cells, stats and previews it holds make larger.
+/// bytes per route, which the grid cells, stats and previews it holds make larger; and
+/// the totals (all, weekly, monthly) against the aim of 1 ms.
 enum QueryScenario {
     /// The aim for a pass-through query matching 1% of 100,000 routes.
     static let aimSeconds = 0.005
+    /// The aim for `totals()` and `weeklyTotals()` at 100,000 routes.
+    static let totalsAimSeconds = 0.001
 
     static func run(_ options: BenchOptions) throws {
         let routeCount = options.quick ? 10_000 : 100_000
@@ -65,6 +68,35 @@ enum QueryScenario {
         byBox.boundingBoxIntersects = query.passesThrough
         let (boxed, boxSeconds) = try Stopwatch.time { try store.summaries(matching: byBox) }
         print("  bounding boxes meeting the same square: \(Format.count(boxed.count)) routes in \(String(format: "%.2f", boxSeconds * 1000)) ms")
+        try totals(store, routeCount: routeCount)
+    }
+
+    /// `totals()`, `weeklyTotals()` and monthly totals: the first call (which may build
+    /// what later calls keep), then the median of 25.
+    static func totals(_ store: RouteStore, routeCount: Int) throws {
+        var calendar = Calendar.mondayFirst
+        calendar.timeZone = TimeZone(identifier: "Europe/Rome")!
+        let cases: [(String, () throws -> Int)] = [
+            ("totals()", { try store.totals().routeCount }),
+            ("weeklyTotals()", { try store.weeklyTotals(calendar: calendar).count }),
+            ("totals(by: .month)", { try store.totals(by: .month, calendar: calendar).count }),
+        ]
+        for (name, call) in cases {
+            let (_, first) = try Stopwatch.time { try call() }
+            var times: [Double] = []
+            var answer = 0
+            for _ in 0..<25 {
+                let (result, seconds) = try Stopwatch.time { try call() }
+                answer = result
+                times.append(seconds)
+            }
+            times.sort()
+            let median = times[times.count / 2]
+            let met = routeCount == 100_000 ? (median <= totalsAimSeconds ? "met" : "not met") : "not measured at 100,000 routes"
+            print("  \(name): \(Format.count(answer)) \(name == "totals()" ? "routes" : "periods"), first call "
+                  + "\(String(format: "%.2f", first * 1000)) ms, median of 25 \(String(format: "%.3f", median * 1000)) ms; "
+                  + "aim at most 1 ms at 100,000 routes: \(met)")
+        }
     }
 }
 

@@ -24,6 +24,10 @@ struct RouteIndex: Sendable {
     /// Valid only while `sortedCacheValid`; kept non-optional so appends happen in place.
     private var sortedCache: [RouteSummary] = []
     private var sortedCacheValid = true
+    /// Totals per local day, once asked for (``totalsLedger(zone:)``), then kept.
+    private var ledger: TotalsLedger?
+    /// Cell → routes, once a pass-through query asked (``withCellMap(_:)``), then kept.
+    private var cellMap: CellMap?
 
     /// An index holding only `route` and `recording` under `id`, without counters: the
     /// scratch state a writer checks a group of changes against.
@@ -55,16 +59,20 @@ struct RouteIndex: Sendable {
             addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location))
         case .delete(let id, _):
             guard let old = routes.removeValue(forKey: id) else { return }
-            release(old)
+            release(id, old)
             bury(id, Tombstone(deleting: id, old, at: location))
             invalidateSortedCache()
         case .edit(let id, let metadata, _):
             guard var route = routes[id] else { return }
+            ledger?.remove(id)
+            cellMap?.remove(id, route.metadata.derived.cells)
             if let previous = route.editLocation { liveBytes.add(-Int64(previous.length), to: previous.segment) }
             let sameStart = route.metadata.shiftMs == metadata.shiftMs
             route.edited(metadata, at: location)
             liveBytes.add(Int64(location.length), to: location.segment)
             routes[id] = route
+            ledger?.add(id, route)
+            cellMap?.add(id, route.metadata.derived.cells)
             if sameStart, let index = cachedIndex(of: id, startMs: route.shape.firstMs + metadata.shiftMs) {
                 sortedCache[index] = route.summary(id)  // same place in the order
             } else {
@@ -92,9 +100,11 @@ struct RouteIndex: Sendable {
 
     private mutating func addRoute(_ id: RouteID, _ route: IndexedRoute) {
         if let old = routes.updateValue(route, forKey: id) {
-            release(old)  // a second RoutePut of one id (only in a forged log): the last wins
+            release(id, old)  // a second RoutePut of one id (only in a forged log): the last wins
             invalidateSortedCache()
         }
+        ledger?.add(id, route)
+        cellMap?.add(id, route.metadata.derived.cells)
         liveBytes.add(Int64(route.location.length), to: route.location.segment)
         // A recorded route's start and chunks were counted live as they arrived.
         if route.recorded != nil { chunkedBytes += Self.bytes(of: route) }
@@ -108,7 +118,9 @@ struct RouteIndex: Sendable {
         }
     }
 
-    private mutating func release(_ route: IndexedRoute) {
+    private mutating func release(_ id: RouteID, _ route: IndexedRoute) {
+        ledger?.remove(id)
+        cellMap?.remove(id, route.metadata.derived.cells)
         liveBytes.add(-Int64(route.location.length), to: route.location.segment)
         if let edit = route.editLocation { liveBytes.add(-Int64(edit.length), to: edit.segment) }
         if route.recorded != nil {
@@ -147,17 +159,48 @@ struct RouteIndex: Sendable {
         return low < cache.count && cache[low].id == id ? low : nil
     }
 
+    /// The zone of the totals ledger kept, if any.
+    var totalsZone: TimeZone? { ledger?.zone }
+
+    /// Runs `body` on the totals ledger of `zone`: made from every route the first time
+    /// (or when another zone was asked for last), in start order, then maintained by
+    /// ``apply(_:)``.
+    mutating func withTotalsLedger<T>(zone: TimeZone, _ body: (inout TotalsLedger) -> T) -> T {
+        if ledger?.zone != zone {
+            var fresh = TotalsLedger(zone: zone)
+            for (_, id) in startOrder() { fresh.add(id, routes[id]!) }
+            ledger = fresh
+        }
+        return body(&ledger!)
+    }
+
+    /// Runs `body` on the cell map: made from every route the first time, then
+    /// maintained by ``apply(_:)``.
+    mutating func withCellMap<T>(_ body: (inout CellMap) -> T) -> T {
+        if cellMap == nil {
+            var fresh = CellMap()
+            for (id, route) in routes { fresh.add(id, route.metadata.derived.cells) }
+            cellMap = fresh
+        }
+        return body(&cellMap!)
+    }
+
     /// All summaries sorted by start date, then id.
     mutating func sortedSummaries() -> [RouteSummary] {
         if sortedCacheValid { return sortedCache }
         // Sort small keys, then build the summaries once, in order.
+        let sorted = startOrder().map { routes[$0.id]!.summary($0.id) }
+        sortedCache = sorted
+        sortedCacheValid = true
+        return sorted
+    }
+
+    /// Every route's start (ms) and id, sorted by start, then id.
+    private func startOrder() -> [(start: Int64, id: RouteID)] {
         var keys: [(start: Int64, id: RouteID)] = []
         keys.reserveCapacity(routes.count)
         for (id, route) in routes { keys.append((route.shape.firstMs + route.metadata.shiftMs, id)) }
         keys.sort { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
-        let sorted = keys.map { routes[$0.id]!.summary($0.id) }
-        sortedCache = sorted
-        sortedCacheValid = true
-        return sorted
+        return keys
     }
 }

@@ -51,7 +51,14 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
     /// to the stored units.
     /// - Parameter segmentStarts: indices where a new segment starts (not travelled).
     public static func compute(_ points: [TrackPoint], segmentStarts: [Int] = []) -> RouteStats {
-        let (moving, maxSpeed) = movingTimeAndMaxSpeed(points, segmentStarts: segmentStarts)
+        compute(points, segmentStarts: segmentStarts, movingTime: nil)
+    }
+
+    /// ``compute(_:segmentStarts:)`` for a save that has measured the moving time
+    /// already (``RouteMetrics/movingTime(of:segmentStarts:minimumSpeed:)``'s, to the
+    /// bit): when the points report their speed, no step is measured again.
+    static func compute(_ points: [TrackPoint], segmentStarts: [Int], movingTime: TimeInterval?) -> RouteStats {
+        let (moving, maxSpeed) = movingTimeAndMaxSpeed(points, segmentStarts: segmentStarts, knownMovingTime: movingTime)
         var gain: Double?, loss: Double?
         var start = 0
         // Each segment is measured alone: the jump across a break is not climbed, as
@@ -113,8 +120,12 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
     /// step is measured once): the points' own largest speed when any has one, else the
     /// largest median step speed over windows of consecutive travelled steps spanning at
     /// least ``maxSpeedWindow`` seconds. The moving time is exactly ``RouteMetrics/movingTime(of:segmentStarts:minimumSpeed:)``'s.
-    static func movingTimeAndMaxSpeed(_ points: [TrackPoint], segmentStarts: [Int]) -> (moving: TimeInterval, maxSpeed: Double) {
+    static func movingTimeAndMaxSpeed(_ points: [TrackPoint], segmentStarts: [Int],
+                                      knownMovingTime: TimeInterval? = nil) -> (moving: TimeInterval, maxSpeed: Double) {
         guard points.count > 1 else { return (0, max(0, points.first?.speed ?? 0)) }
+        var reported = -1.0
+        for point in points { if let speed = point.speed, speed.isFinite { reported = Swift.max(reported, speed) } }
+        if reported >= 0, let knownMovingTime { return (knownMovingTime, reported) }
         var steps = [Double](repeating: 0, count: points.count)
         var travelled = [Bool](repeating: false, count: points.count)
         var moving = 0.0
@@ -122,10 +133,8 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
             steps[i] = length
             travelled[i] = true
             let seconds = points[i].timestamp.timeIntervalSince(points[i - 1].timestamp)
-            if seconds > 0, length / seconds >= RouteMetrics.defaultMinimumMovingSpeed { moving += seconds }
+            if RouteMetrics.isMoving(length, seconds, RouteMetrics.defaultMinimumMovingSpeed) { moving += seconds }
         }
-        var reported = -1.0
-        for point in points { if let speed = point.speed, speed.isFinite { reported = Swift.max(reported, speed) } }
         if reported >= 0 { return (moving, reported) }
         // A window (start, end] of travelled steps spanning at least the minimum; its
         // speed is the median of its steps' speeds, so a fix or two jittered far away

@@ -7,7 +7,8 @@ struct QueryMatcher {
     private let fromMs: Int64?, toMs: Int64?
     private let foldedName: String?
     private let box: QueryArea?
-    private let pass: QueryArea?
+    /// The pass-through area, if the query has one.
+    let pass: QueryArea?
 
     /// How an index entry stands against the query.
     enum Answer { case no, yes, needsPoints }
@@ -26,6 +27,11 @@ struct QueryMatcher {
         foldedName = query.nameContains.flatMap { $0.isEmpty ? nil : Self.fold($0) }
         box = query.boundingBoxIntersects.map(QueryArea.init)
         pass = query.passesThrough.map(QueryArea.init)
+    }
+
+    /// True when the query's filters let every route through (sort, limit and offset aside).
+    var selectsEverything: Bool {
+        fromMs == nil && toMs == nil && query.activities == nil && query.tags.isEmpty && foldedName == nil && box == nil && pass == nil
     }
 
     static func fold(_ text: String) -> String {
@@ -53,8 +59,11 @@ struct QueryMatcher {
             guard let cells = metadata.derived.cells else { return .needsPoints }
             switch pass.test(cells) {
             case .none: return .no
-            case .edge: return .needsPoints
             case .inside: return .yes
+            case .edge:
+                // The first and last points are in the shape, exactly as stored.
+                let start = pass.contains(lat: Int64(shape.startLat), lon: Int64(shape.startLon))
+                return start || pass.contains(lat: Int64(shape.endLat), lon: Int64(shape.endLon)) ? .yes : .needsPoints
             }
         }
         return .yes
@@ -64,6 +73,12 @@ struct QueryMatcher {
     func passes(_ route: Route) -> Bool {
         guard let pass else { return true }
         return route.points.contains { pass.contains($0) }
+    }
+
+    /// The pass-through test on a route's coordinates in stored units.
+    func passes(latitudes: [Int64], longitudes: [Int64]) -> Bool {
+        guard let pass else { return true }
+        return latitudes.indices.contains { pass.contains(lat: latitudes[$0], lon: longitudes[$0]) }
     }
 
     /// `summaries` sorted, offset and limited as the query says.

@@ -23,18 +23,29 @@ extension RouteStore {
         let (sure, unsure, segments) = try state.withLock { s in
             try s.checkOpen()
             var sure: [(id: RouteID, route: IndexedRoute)] = [], unsure: [(id: RouteID, route: IndexedRoute)] = []
-            for (id, route) in s.index.routes {
+            func sort(_ id: RouteID, _ route: IndexedRoute) {
                 switch matcher.test(route) {
                 case .no: break
                 case .yes: sure.append((id, route))
                 case .needsPoints: unsure.append((id, route))
                 }
             }
+            if let area = matcher.pass {
+                // Only the routes of the cells the area meets can pass through it.
+                for id in s.index.withCellMap({ $0.candidates(area) }) {
+                    if let route = s.index.routes[id] { sort(id, route) }
+                }
+            } else {
+                for (id, route) in s.index.routes { sort(id, route) }
+            }
             return (sure, unsure, s.segments)
         }
         guard !unsure.isEmpty else { return sure }
         let reader = RecordReader(segments: segments)
-        return try sure + unsure.filter { try matcher.passes(reader.route($0.id, $0.route)) }
+        return try sure + unsure.filter {
+            let (latitudes, longitudes) = try reader.coordinates($0.id, $0.route)
+            return matcher.passes(latitudes: latitudes, longitudes: longitudes)
+        }
     }
 
     /// Deletes every route `query` selects (its sort, offset and limit included) in one
@@ -67,6 +78,15 @@ extension RouteStore {
         all.limit = nil
         all.offset = 0
         let matcher = try QueryMatcher(all)
+        if matcher.selectsEverything {
+            // Every route: the index's totals ledger, a pass over days rather than routes.
+            return try state.withLock { s in
+                try s.checkOpen()
+                return s.index.withTotalsLedger(zone: calendar.timeZone) { ledger in
+                    ledger.grouped(.period(period), calendar: calendar).map { PeriodTotals(start: $0.start, period: period, totals: $0.totals) }
+                }
+            }
+        }
         return PeriodTotals.group(try selected(matcher).map { $0.route.summary($0.id) }, by: period, calendar: calendar)
     }
 }

@@ -106,7 +106,7 @@ struct CompactionCopy {
             case .merged(let id, let route):
                 let (finish, points) = try reader.recordedRoute(id, route)
                 var metadata = route.metadata
-                if metadata.derived.isEmpty, let columns = try? PointColumns(points, validating: false) {
+                if metadata.derived.isEmpty, let columns = try? PointColumns(points, validating: false, measuring: finish.layout.segmentStarts) {
                     metadata.derived = DerivedFields(points: points, columns: columns, segmentStarts: finish.layout.segmentStarts)
                 }
                 mergedMetadata[id] = metadata

@@ -35,6 +35,24 @@ struct RecordReader {
         return try parse(id, at: indexed.location, what: "the point block of route \(id)") { try record.route() }
     }
 
+    /// Route `id`'s coordinates in stored units (1e-7 degree), decoding nothing else
+    /// when its block allows: what a pass-through test reads.
+    func coordinates(_ id: RouteID, _ indexed: IndexedRoute) throws -> (latitudes: [Int64], longitudes: [Int64]) {
+        let record = indexed.recorded == nil ? try routeRecord(id, at: indexed.location) : nil
+        if let block = record?.pointBlock, block.first == FormatConstants.Compression.columnsV2.rawValue {
+            let columns = try parse(id, at: indexed.location, what: "the point block of route \(id)") {
+                try PointBlockV2.decodeCoordinates(block)
+            }
+            guard columns.latitudes.count == Int(indexed.shape.pointCount) else {
+                throw RouteLogError.corrupted("route \(id)'s point block holds \(columns.latitudes.count) points, its record says \(indexed.shape.pointCount)",
+                                              path: path(of: indexed.location), offset: indexed.location.offset)
+            }
+            return (columns.latitudes.values, columns.longitudes.values)
+        }
+        let points = try route(id, indexed).points
+        return (points.map { Quantization.degrees($0.latitude) }, points.map { Quantization.degrees($0.longitude) })
+    }
+
     /// The points and layout of a recording's chunks, each checked against the index.
     /// With `skippingDamage`, a chunk that does not read back (or a gap between chunks)
     /// is noted in `missing` instead of failing the whole recording.

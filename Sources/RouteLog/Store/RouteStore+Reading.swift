@@ -88,19 +88,28 @@ extension RouteStore {
         get throws { try state.withLock { s in try s.checkOpen(); return s.index.routes.count } }
     }
 
-    /// Totals over every route: what the home screen's header shows.
+    /// Totals over every route: what the home screen's header shows. Kept by the index
+    /// as routes come and go (a pass over the days that have routes, not the routes).
     /// - Throws: `.closed`.
     public func totals() throws -> RouteTotals {
-        var totals = RouteTotals()
-        for summary in try summaries() { totals.add(summary) }
-        return totals
+        try state.withLock { s in
+            try s.checkOpen()
+            // Any zone's days sum to the same routes: the ledger already kept, if any.
+            return s.index.withTotalsLedger(zone: s.index.totalsZone ?? TimeZone(identifier: "UTC")!) { $0.all }
+        }
     }
 
     /// Totals per week, newest first; weeks start on `calendar.firstWeekday` (Monday with
-    /// the default calendar, whatever the locale) in `calendar`'s time zone.
+    /// the default calendar, whatever the locale) in `calendar`'s time zone. Kept by the
+    /// index as routes come and go, per day of the last time zone asked for.
     /// - Throws: `.closed`.
     public func weeklyTotals(calendar: Calendar = .mondayFirst) throws -> [WeeklyTotals] {
-        WeeklyTotals.group(try summaries(), calendar: calendar)
+        try state.withLock { s in
+            try s.checkOpen()
+            return s.index.withTotalsLedger(zone: calendar.timeZone) { ledger in
+                ledger.grouped(.weeklyTotals, calendar: calendar).map { WeeklyTotals(weekStart: $0.start, totals: $0.totals) }
+            }
+        }
     }
 
     static func notFound(_ id: RouteID, _ directory: String) -> RouteLogError {

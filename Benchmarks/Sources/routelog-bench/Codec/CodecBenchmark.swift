@@ -12,6 +12,11 @@ enum CodecBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if !options.keepStores { try? FileManager.default.removeItem(at: directory) } }
         let walks = SaveCost.walks(count: 8, points: options.pointsPerRoute)
+        if let seconds = options.codecLoadLoopSeconds {
+            let loads = try LoadCost.loop(walks, seconds: seconds, directory: directory)
+            print("\(loads) loads of \(options.pointsPerRoute)-point walks (v2 blocks) in \(Format.decimal(seconds, 0)) s")
+            return
+        }
         if let seconds = options.codecSaveLoopSeconds {
             let saves = try SaveCost.loop(walks, seconds: seconds, version: options.codecLoopVersion, directory: directory)
             print("\(saves) buffered saves (v\(options.codecLoopVersion) blocks) of \(options.pointsPerRoute)-point walks "

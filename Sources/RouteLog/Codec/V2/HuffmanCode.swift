@@ -13,17 +13,13 @@ struct HuffmanCode {
     func codes() -> (bits: [UInt32], lengths: [UInt8]) {
         var bits = [UInt32](repeating: 0, count: Self.symbolCount)
         var next = Self.firstCodes(lengths)
-        for symbol in Self.canonicalOrder(lengths) {
+        // Canonical order within each length: value tokens, then run tokens (symbol order).
+        for symbol in 0..<Self.symbolCount where lengths[symbol] > 0 {
             let length = Int(lengths[symbol])
             bits[symbol] = Self.reversed(next[length], length)
             next[length] += 1
         }
         return (bits, lengths)
-    }
-
-    /// Symbols in canonical order within each length: value tokens, then run tokens.
-    private static func canonicalOrder(_ lengths: [UInt8]) -> [Int] {
-        (0..<symbolCount).filter { lengths[$0] > 0 }
     }
 
     /// DEFLATE's first code of each length.

@@ -28,9 +28,18 @@ enum PointBlockV2 {
         var optional: [(tag: FormatConstants.ColumnTag, column: ColumnDecoderV2.Column)]
     }
 
-    /// Decodes the columns of `block` (method byte included).
+    /// The coordinates alone of a version 2 block (what a pass-through test needs): the
+    /// other columns are skipped, not decoded.
     /// - Throws: ``ByteReader/Malformed`` for bytes that are not a valid block.
-    static func decodeColumns(_ block: ArraySlice<UInt8>) throws -> Columns {
+    static func decodeCoordinates(_ block: ArraySlice<UInt8>) throws -> (latitudes: Int64Column, longitudes: Int64Column) {
+        let columns = try decodeColumns(block, coordinatesOnly: true)
+        return (columns.latitudes, columns.longitudes)
+    }
+
+    /// Decodes the columns of `block` (method byte included); with `coordinatesOnly`,
+    /// latitudes and longitudes only (`times` is then an empty column).
+    /// - Throws: ``ByteReader/Malformed`` for bytes that are not a valid block.
+    static func decodeColumns(_ block: ArraySlice<UInt8>, coordinatesOnly: Bool = false) throws -> Columns {
         guard block.first == FormatConstants.Compression.columnsV2.rawValue else {
             throw ByteReader.Malformed(reason: "not a version 2 point block", offset: 0)
         }
@@ -57,8 +66,9 @@ enum PointBlockV2 {
             let bodyLength = try cursor.count(max: cursor.remaining, "column length")
             let end = cursor.position + bodyLength
             guard seen.insert(rawTag).inserted else { throw cursor.fail("column \(rawTag) appears twice") }
-            guard let tag = FormatConstants.ColumnTag(rawValue: rawTag) else {
-                cursor.position = end  // a newer column: skip it
+            guard let tag = FormatConstants.ColumnTag(rawValue: rawTag),
+                  !coordinatesOnly || tag == .latitude || tag == .longitude else {
+                cursor.position = end  // a newer column, or one not asked for: skip it
                 continue
             }
             var body = BlockCursor(base: copy, end: end, position: cursor.position)
@@ -72,20 +82,25 @@ enum PointBlockV2 {
                 optional.append((tag, column))
             }
         }
-        guard let lats = required[.latitude], let lons = required[.longitude], let times = required[.time] else {
+        guard let lats = required[.latitude], let lons = required[.longitude],
+              let times = coordinatesOnly ? Int64Column(capacity: 0) : required[.time] else {
             throw cursor.fail("a required column (latitude, longitude or time) is missing")
         }
         guard cursor.remaining == 0 else { throw cursor.fail("bytes after the last column") }
-        try checkRanges(lats, lons, times, cursor)
+        try checkRanges(lats, lons, coordinatesOnly ? nil : times, cursor)
         optional.sort { $0.tag.rawValue < $1.tag.rawValue }
         return Columns(count: n, latitudes: lats, longitudes: lons, times: times, optional: optional)
     }
 
     /// Coordinates and times a writer cannot have stored are damage (as in version 1).
-    private static func checkRanges(_ lats: Int64Column, _ lons: Int64Column, _ times: Int64Column, _ cursor: BlockCursor) throws {
+    private static func checkRanges(_ lats: Int64Column, _ lons: Int64Column, _ times: Int64Column?, _ cursor: BlockCursor) throws {
         let maxLatitude: Int64 = 900_000_000, maxLongitude: Int64 = 1_800_000_000
+        // Without times (a coordinates-only decode) every time is taken as 0, in range.
+        let zero = Int64Column([0])
+        let timeBase = times?.base ?? zero.base, step = times == nil ? 0 : 1
+        defer { withExtendedLifetime(zero) {} }
         for i in 0..<lats.count {
-            let lat = lats.base[i], lon = lons.base[i], t = times.base[i]
+            let lat = lats.base[i], lon = lons.base[i], t = timeBase[i &* step]
             guard lat >= -maxLatitude, lat <= maxLatitude, lon >= -maxLongitude, lon <= maxLongitude else {
                 throw cursor.fail("point \(i) has a coordinate out of range")
             }

@@ -17,9 +17,8 @@ struct DerivedFields: Equatable, Sendable {
     /// made at save equals the one a later open makes.
     init(points: [TrackPoint], columns: PointColumns, segmentStarts: [Int]) {
         var fields = DerivedFields()
-        fields.stats = RouteStats.compute(points, segmentStarts: segmentStarts)
-        fields.cells = GridCells(latitudes: columns.latitudes.values,
-                                 longitudes: columns.longitudes.values)
+        fields.stats = RouteStats.compute(points, segmentStarts: segmentStarts, movingTime: columns.statistics?.movingTime)
+        fields.cells = GridCells(latitudes: columns.latitudes.buffer, longitudes: columns.longitudes.buffer)
         // The preview is of the stored coordinates, so that a route made from stored
         // points (a recording merged by compaction) gets the same one as its save would.
         fields.preview = Self.preview(of: (0..<columns.count).map {

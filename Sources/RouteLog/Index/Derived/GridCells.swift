@@ -30,12 +30,18 @@ struct GridCells: Equatable, Sendable {
 
     /// The cells of stored coordinates, at the finest level from 13 down to 8 that
     /// needs at most 256 cells; nil when even level 8 needs more.
-    init?(latitudes: [Int64], longitudes: [Int64]) {
+    init?(latitudes: UnsafeBufferPointer<Int64>, longitudes: UnsafeBufferPointer<Int64>) {
         var level = Self.preferredLevel
         while true {
             var set = Set<UInt32>()
+            // Shaped for speed: a track stays in one cell for many points, so only a
+            // change of cell is hashed.
+            var last = UInt32.max
             for i in latitudes.indices {
-                set.insert(Self.id(row: Self.row(latitudes[i], level: level), column: Self.column(longitudes[i], level: level), level: level))
+                let id = Self.id(row: Self.row(latitudes[i], level: level), column: Self.column(longitudes[i], level: level), level: level)
+                guard id != last else { continue }
+                last = id
+                set.insert(id)
                 if set.count > Self.maxCells { break }
             }
             if set.count <= Self.maxCells {
