@@ -35,6 +35,8 @@ public final class RouteStore: Sendable {
     let writer: StateLock<StoreWriter?>
     let queue = WriteQueue()
     let compaction = CompactionScheduler()
+    /// Where the async API runs its blocking work (Store/Async).
+    let work = StoreWorkQueue(label: "RouteLog.RouteStore")
     let lock: StoreLock?
     let fileSystem: any FileSystem
 
