@@ -37,6 +37,8 @@ public final class RouteStore: Sendable {
     let compaction = CompactionScheduler()
     /// Where the async API runs its blocking work (Store/Async).
     let work = StoreWorkQueue(label: "RouteLog.RouteStore")
+    /// The subscribers of `changes` and of observations (Store/Observation).
+    let changeHub = ChangeHub()
     let lock: StoreLock?
     let fileSystem: any FileSystem
 
@@ -193,6 +195,8 @@ public final class RouteStore: Sendable {
             (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = (segments, generation, indexNumber, indexBytes)
             s.writes = writes
         }
+        // Still under the writer lock: subscribers hear of commits in commit order.
+        changeHub.publish(StoreChange.of(events))
     }
 
     // MARK: Lifecycle
@@ -228,6 +232,7 @@ public final class RouteStore: Sendable {
                 s.segments = SegmentSet()
             }
             lock?.release()
+            changeHub.finish()
         }
         try writer.withLock { w in
             try w?.closeFiles()
