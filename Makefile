@@ -3,7 +3,7 @@ SWIFT ?= swift
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h))
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check
+.PHONY: test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check install install-files uninstall
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing. Needs root and apt-get.
@@ -128,15 +128,40 @@ test-asan: deps
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 ROUTELOG_CRASH_CYCLES=10 ROUTELOG_CRASH_RANDOM=1 $(SWIFT) test --sanitize=address --scratch-path .build/asan
 
 # `make demo`: 1,000 walks and the real tracks into ./demo.routelog, then the inspector
-# on it, and a picture of one real route (the id the demo prints last).
+# on it (the last 12 weeks), a picture of one real route (the id the demo prints last)
+# and a chart of the weeks; the demo's own summary comes last, so that it stays on screen.
 demo: release
 	rm -rf demo.routelog
-	@out=$$(.build/release/routelog-demo demo.routelog) && echo "$$out" && \
+	@out=$$(.build/release/routelog-demo demo.routelog) && \
 	  id=$$(echo "$$out" | sed -n 's/^route to render *//p') && \
-	  .build/release/routelog inspect demo.routelog && \
-	  .build/release/routelog weeks demo.routelog && \
+	  .build/release/routelog inspect demo.routelog && echo && \
+	  .build/release/routelog weeks demo.routelog --limit 12 && echo && \
 	  .build/release/routelog render demo.routelog $$id -o demo-route.svg && \
-	  echo "demo-route.svg: route $$id drawn"
+	  .build/release/routelog chart demo.routelog --by week -o demo-weeks.svg && echo && \
+	  echo "$$out"
+
+# `make install PREFIX=/usr/local` (DESTDIR for staging): the routelog binary, its
+# manual page, and completions for bash, zsh and fish where those shells look.
+PREFIX ?= /usr/local
+BIN ?= .build/release/routelog
+install: deps
+	$(SWIFT) build -c release --product routelog
+	$(MAKE) install-files BIN=.build/release/routelog
+
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/routelog
+	install -m 644 man/routelog.1 $(DESTDIR)$(PREFIX)/share/man/man1/routelog.1
+	$(BIN) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/routelog
+	$(BIN) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_routelog
+	$(BIN) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/routelog.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/routelog $(DESTDIR)$(PREFIX)/share/man/man1/routelog.1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/routelog $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_routelog \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/routelog.fish
 
 # The benchmark against the baselines (see README: Benchmarks). Writes bench-results/.
 bench: deps
@@ -151,4 +176,4 @@ recording-bench: deps
 	$(SWIFT) run -c release routelog-recording-bench
 
 clean:
-	rm -rf .build demo.routelog demo-route.svg bench-results
+	rm -rf .build demo.routelog demo-route.svg demo-weeks.svg bench-results

@@ -7,8 +7,8 @@ enum Routelog {
     /// Every command, in the order `routelog --help` lists them.
     static var commands: [CommandEntry] { [
         InspectCommand.entry, ListCommand.entry, WeeksCommand.entry, ShowCommand.entry, DumpCommand.entry,
-        VerifyCommand.entry, SetCommand.entry, DeleteCommand.entry, CompactCommand.entry, RenderCommand.entry,
-        ImportCommand.entry, ExportCommand.entry, MigrateCommand.entry,
+        VerifyCommand.entry, SetCommand.entry, DeleteCommand.entry, CompactCommand.entry, RenderCommand.entry, ChartCommand.entry,
+        ImportCommand.entry, ExportCommand.entry, MigrateCommand.entry, CompletionsCommand.entry,
     ] }
 
     /// Runs `routelog` with `arguments` (without the program name); returns the exit code.
@@ -43,6 +43,9 @@ enum Routelog {
         case "--version":
             console.print("routelog \(RoutelogVersion.current)")
             return .success
+        case "--man":
+            console.writeOut(ManPage.render())
+            return .success
         case _ where first.hasPrefix("-"):
             throw CLIError.usage("unknown option \(first)")
         default:
@@ -73,7 +76,7 @@ enum Routelog {
         routelog \(RoutelogVersion.current): look inside a RouteLog store, edit it safely, picture a route.
 
         usage: routelog COMMAND STORE [ARGUMENTS] [OPTIONS]
-               routelog COMMAND --help | --help | --version
+               routelog COMMAND --help | --help | --version | --man
 
         commands:
         \(list.joined(separator: "\n"))

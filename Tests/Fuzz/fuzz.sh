@@ -21,6 +21,10 @@ SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
 TARGETS=(log-scanner index-loader codec gpx archive fit tcx)
 SANITIZE=-sanitize=fuzzer,address
+# lld links the sanitizer runtime quietly; gold (the default on Linux) warns "Cannot
+# export local symbol" for each of its ~140 local __asan symbols in every target.
+LINKER=()
+if command -v ld.lld >/dev/null 2>&1 || [ -x "$(dirname "$(command -v "$SWIFTC")")/ld.lld" ]; then LINKER=(-use-ld=lld); fi
 
 source_of() {
     case $1 in
@@ -60,7 +64,7 @@ MAP
     "$SWIFTC" "${flags[@]}" -module-name RouteLog -emit-module -emit-module-path "$OUT/lib/RouteLog.swiftmodule" \
         -emit-library -static -o "$OUT/lib/libRouteLog.a" $(find Sources/RouteLog -name '*.swift' | sort)
     for target in "${TARGETS[@]}"; do
-        "$SWIFTC" "${flags[@]}" -module-name "Fuzz_${target//-/_}" Tests/Fuzz/MemoryFileSystem.swift "$(source_of "$target")" \
+        "$SWIFTC" "${flags[@]}" "${LINKER[@]}" -module-name "Fuzz_${target//-/_}" Tests/Fuzz/MemoryFileSystem.swift "$(source_of "$target")" \
             "$OUT/lib/libRouteLog.a" "$OUT"/lib/*.o -llz4 -o "$OUT/fuzz-$target"
     done
     echo "fuzz targets built in $OUT: ${TARGETS[*]}"
@@ -89,7 +93,7 @@ can_fuzz() {
     local probe=$OUT/probe
     mkdir -p "$probe"
     printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>, _ n: Int) -> Int32 { 0 }\n' > "$probe/probe.swift"
-    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library "$probe/probe.swift" -o "$probe/probe" > "$probe/log" 2>&1
+    "$SWIFTC" -sanitize=fuzzer,address "${LINKER[@]}" -parse-as-library "$probe/probe.swift" -o "$probe/probe" > "$probe/log" 2>&1
 }
 
 case ${1:-} in

@@ -32,7 +32,8 @@ enum CLI {
     }
 
     /// Runs `routelog arguments` with TZ=UTC (so local dates are stable) and waits.
-    static func run(_ arguments: [String], timeZone: String = "UTC", in directory: URL? = nil) throws -> Result {
+    /// `input` is written to a file that becomes the command's standard input.
+    static func run(_ arguments: [String], timeZone: String = "UTC", in directory: URL? = nil, input: Data? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -49,7 +50,13 @@ enum CLI {
         try Data().write(to: err)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            let file = scratch.appendingPathComponent("in")
+            try input.write(to: file)
+            process.standardInput = try FileHandle(forReadingFrom: file)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         // A command that hangs fails its test instead of stalling the whole run.
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }

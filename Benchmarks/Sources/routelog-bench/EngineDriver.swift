@@ -55,7 +55,9 @@ final class EngineDriver {
         return String(answer.dropFirst(2)).trimmingCharacters(in: .whitespaces)
     }
 
-    /// Runs `command` and records the failure instead of throwing.
+    /// Runs `command` and records the failure instead of throwing; the reply, which most
+    /// steps do not need.
+    @discardableResult
     func attempt(_ command: String) -> String? {
         guard stopped == nil else { return nil }
         do {

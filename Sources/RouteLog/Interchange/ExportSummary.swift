@@ -1,7 +1,9 @@
 import Foundation
 
 /// The figures every export carries: the store's summary when there is one, else the
-/// same figures computed from the route.
+/// same figures computed from the route. For a route trimmed by privacy zones
+/// (``PrivacyTrim``) every figure is computed from the points left, and the calories,
+/// which cover the removed part, are left out.
 struct ExportSummary {
     var id: RouteID?
     var name: String?
@@ -9,20 +11,23 @@ struct ExportSummary {
     var duration: TimeInterval
     var distance: Double
     var movingTime: TimeInterval
-    var calories: Double
+    /// Nil when withheld (a trimmed route): the member is then left out.
+    var calories: Double?
     var pointCount: Int
     var boundingBox: BoundingBox
 
-    init(route: Route, summary: RouteSummary?) {
+    init(route: Route, summary: RouteSummary?, trimmed: Bool = false) {
         let measures = RouteMetrics.measure(route)
         let lats = route.points.map(\.latitude), lons = route.points.map(\.longitude)
         id = summary?.id
         name = summary?.name ?? route.metadata.name
+        // The store's figures describe the whole stored route; a trimmed one has its own.
+        let summary = trimmed ? nil : summary
         startDate = summary?.startDate ?? route.points.first?.timestamp ?? Date(timeIntervalSince1970: 0)
         duration = summary?.duration ?? measures.duration
         distance = summary?.distance ?? route.metadata.distance ?? measures.distance
         movingTime = measures.movingTime
-        calories = summary?.calories ?? route.metadata.calories ?? 0
+        calories = trimmed ? nil : summary?.calories ?? route.metadata.calories ?? 0
         pointCount = route.points.count
         boundingBox = summary?.boundingBox ?? BoundingBox(
             southWest: Coordinate(latitude: lats.min() ?? 0, longitude: lons.min() ?? 0),
@@ -42,7 +47,7 @@ struct ExportSummary {
         members.append("\"distance\":" + DecimalText.format(distance, places: 3))
         members.append("\"movingTime\":" + DecimalText.format(movingTime, places: 3))
         members.append("\"averageSpeed\":" + DecimalText.format(averageSpeed, places: 4))
-        members.append("\"calories\":" + DecimalText.format(calories, places: 3))
+        if let calories { members.append("\"calories\":" + DecimalText.format(calories, places: 3)) }
         members.append("\"pointCount\":\(pointCount)")
         return members
     }

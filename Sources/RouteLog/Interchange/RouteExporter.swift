@@ -27,19 +27,39 @@ public enum RouteExporter {
     /// store's (id, app distance, calories); without, they are computed from the route.
     public static func data(for route: Route, summary: RouteSummary? = nil,
                             format: RouteExportFormat) -> Data {
-        let figures = ExportSummary(route: route, summary: summary)
+        write(route, figures: ExportSummary(route: route, summary: summary), format: format)
+    }
+
+    /// The route in `format`, with the points inside `privacyZones` at its start and end
+    /// left out (``PrivacyTrim`` says exactly what is removed, and which figures are then
+    /// computed from the points left or withheld). With no zones this is
+    /// ``data(for:summary:format:)``.
+    /// - Throws: ``RouteLogError`` `.invalidArgument` when every point lies inside a zone:
+    ///   an empty track is never written.
+    public static func data(for route: Route, summary: RouteSummary? = nil, format: RouteExportFormat,
+                            privacyZones: [PrivacyZone]) throws -> Data {
+        let trim = PrivacyTrim(route, zones: privacyZones)
+        guard let kept = trim.route else { throw PrivacyTrim.nothingLeft(summary?.id) }
+        return write(kept, figures: ExportSummary(route: kept, summary: summary, trimmed: trim.removedPoints > 0),
+                     format: format)
+    }
+
+    private static func write(_ route: Route, figures: ExportSummary, format: RouteExportFormat) -> Data {
         switch format {
-        case .gpx: return GPXWriter.write(route, name: summary?.name)
+        case .gpx: return GPXWriter.write(route, name: figures.name)
         case .geojson: return GeoJSONWriter.write(route, summary: figures)
         case .csv: return CSVWriter.write(route)
         case .json: return RouteJSONWriter.write(route, summary: figures)
         }
     }
 
-    /// Route `id` of `store` in `format`.
-    /// - Throws: ``RouteLogError`` `.notFound` for an unknown id; the store's read errors.
-    public static func data(for id: RouteID, in store: RouteStore, format: RouteExportFormat) throws -> Data {
-        try data(for: store.route(id), summary: store.summary(id), format: format)
+    /// Route `id` of `store` in `format`, with the points inside `privacyZones` at its
+    /// start and end left out (none by default).
+    /// - Throws: ``RouteLogError`` `.notFound` for an unknown id; `.invalidArgument` when
+    ///   every point lies inside a zone; the store's read errors.
+    public static func data(for id: RouteID, in store: RouteStore, format: RouteExportFormat,
+                            privacyZones: [PrivacyZone] = []) throws -> Data {
+        try data(for: store.route(id), summary: store.summary(id), format: format, privacyZones: privacyZones)
     }
 
     /// The file name a route is exported to: `route-<id>.<extension>`. Made from the id
@@ -51,12 +71,15 @@ public enum RouteExporter {
 
     /// Writes every route of `store` into `directory` (created if missing), one file a
     /// route, each written atomically. Existing files of the same name are replaced.
+    /// With `privacyZones`, each route's points inside them at its start and end are left
+    /// out; a route lying wholly inside the zones gets no file (and an older file of its
+    /// name is left as it is).
     /// - Returns: The files written, in the order of ``RouteStore/summaries()``.
     /// - Throws: ``RouteLogError`` `.io` when the directory or a file cannot be written;
     ///   `.invalidArgument` when `directory` is a file.
     @discardableResult
-    public static func exportAll(from store: RouteStore, to directory: URL,
-                                 format: RouteExportFormat) throws -> [URL] {
+    public static func exportAll(from store: RouteStore, to directory: URL, format: RouteExportFormat,
+                                 privacyZones: [PrivacyZone] = []) throws -> [URL] {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
@@ -73,7 +96,10 @@ public enum RouteExporter {
         var written: [URL] = []
         for summary in try store.summaries() {
             let url = directory.appendingPathComponent(fileName(for: summary.id, format: format))
-            let bytes = try data(for: summary.id, in: store, format: format)
+            let trim = PrivacyTrim(try store.route(summary.id), zones: privacyZones)
+            guard let kept = trim.route else { continue }
+            let bytes = write(kept, figures: ExportSummary(route: kept, summary: summary, trimmed: trim.removedPoints > 0),
+                              format: format)
             do {
                 try bytes.write(to: url, options: .atomic)
             } catch {

@@ -12,10 +12,13 @@ enum DumpCommand: Command {
         options: [.value("format", "csv|json|gpx|geojson",
                          "csv (the default): a header and one line a point; json: the summary and the points; "
                              + "gpx: GPX 1.1; geojson: an RFC 7946 Feature"),
-                  .flag("json", "the same as --format json")],
+                  .flag("json", "the same as --format json"), ExportPrivacy.option],
         discussion: """
         Values are exactly as stored: 1e-7 degree, 1 ms, 1 cm. A missing value is an empty CSV field or null.
         GPX validates against the GPX 1.1 schema and imports back to the same points.
+        With --privacy-zone, the points inside a zone at the start and at the end are left
+        out, and the figures are computed from the points left (calories withheld); a
+        route wholly inside the zones is refused. The store is not changed.
         """)
 
     /// The `--format` (or `--json`) value, checked.
@@ -28,18 +31,20 @@ enum DumpCommand: Command {
     }
 
     /// A route in one of ``formats``, as `dump` prints it and `export` writes it.
-    static func render(_ route: Route, _ summary: RouteSummary, format: String) -> String {
+    /// - Throws: ``RouteLogError`` from the library's exporter.
+    static func render(_ exported: ExportedRoute, format: String) throws -> String {
         switch format {
-        case "gpx": return String(decoding: RouteExporter.data(for: route, summary: summary, format: .gpx), as: UTF8.self)
-        case "geojson": return String(decoding: RouteExporter.data(for: route, summary: summary, format: .geojson), as: UTF8.self)
+        case "gpx": return String(decoding: try exported.data(.gpx), as: UTF8.self)
+        case "geojson": return String(decoding: try exported.data(.geojson), as: UTF8.self)
         case "json":
+            let route = exported.route
             let segments = segmentNumbers(route)
             return JSON.object([
-                ("route", JSONFields.summary(summary)),
+                ("route", JSONFields.summary(exported.summary, calories: exported.removedPoints > 0 ? nil : exported.summary.calories)),
                 ("points", .array(route.points.indices.map { JSONFields.point(route.points[$0], segment: segments[$0]) })),
             ]).rendered() + "\n"
         default:
-            return csvLines(route).joined(separator: "\n") + "\n"
+            return csvLines(exported.route).joined(separator: "\n") + "\n"
         }
     }
 
@@ -49,10 +54,10 @@ enum DumpCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let id = try arguments.routeIDs(from: 1)[0]
         let format = try Self.format(arguments, spec, default: "csv")
+        let given = try arguments.privacyZones()
         let store = try StoreAccess.openForReading(arguments)
-        let summary = try store.summary(id)
-        let route = try store.route(id)
-        console.writeOut(render(route, summary, format: format))
+        let exported = try ExportedRoute.load(id, in: store, zones: ExportPrivacy.zones(given: given, store: store))
+        console.writeOut(try render(exported, format: format))
         return .success
     }
 

@@ -8,11 +8,13 @@ enum ExportCommand: Command {
         summary: "write every route into a directory, one file each (GPX by default)",
         positionals: [PositionalSpec(name: "STORE"), PositionalSpec(name: "DIR")],
         options: [.value("format", "gpx|geojson|csv|json", "gpx (the default), geojson, or dump's csv and json"),
-                  .flag("json", "print what was written as JSON")],
+                  .flag("json", "print what was written as JSON"), ExportPrivacy.option],
         discussion: """
         Files are named route-ID.EXT from the route's id alone, so nothing read from a
         route can place a file outside DIR; DIR is created if missing, and existing files
         of the same name are replaced. Works while an app writes the store.
+        With --privacy-zone, each route's points inside a zone at its start and at its end
+        are left out (as in dump); a route wholly inside the zones is skipped and named.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
@@ -21,7 +23,9 @@ enum ExportCommand: Command {
             throw CLIError.usage("bad format '\(format)' for --format", spec, todo: "use gpx, geojson, csv or json")
         }
         let directory = URL(fileURLWithPath: arguments.positionals[1], isDirectory: true)
+        let given = try arguments.privacyZones()
         let store = try StoreAccess.openForReading(arguments)
+        let zones = ExportPrivacy.zones(given: given, store: store)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
@@ -35,21 +39,32 @@ enum ExportCommand: Command {
             }
         }
         var written: [String] = []
+        var skipped: [RouteID] = []
         for summary in try store.summaries() {
-            let text = DumpCommand.render(try store.route(summary.id), summary, format: format)
+            guard let exported = ExportedRoute(try store.route(summary.id), summary: summary, zones: zones) else {
+                skipped.append(summary.id)
+                continue
+            }
+            let text = try DumpCommand.render(exported, format: format)
             let file = directory.appendingPathComponent(RouteExporter.fileName(for: summary.id, format: exportFormat))
             do {
                 try Data(text.utf8).write(to: file, options: .atomic)
             } catch {
-                throw CLIError.failure("cannot write \(file.lastPathComponent)", path: directory.path,
+                throw CLIError.failure("cannot write the file", path: file.path,
                                        todo: "check the free space and the permissions; files already written stay")
             }
             written.append(file.path)
         }
         if arguments.has("json") {
-            console.print(JSON.object([("files", .array(written.map { .string($0) }))]).rendered())
+            console.print(JSON.object([("files", .array(written.map { .string($0) })),
+                                       ("skippedRoutes", .array(skipped.map { .integer($0.rawValue) }))]).rendered())
         } else {
-            console.print("wrote \(written.count) \(format) file\(written.count == 1 ? "" : "s") into \(TerminalText.quoted(directory.path))")
+            var lines = ["wrote \(written.count) \(format) file\(written.count == 1 ? "" : "s") into \(TerminalText.quoted(directory.path))"]
+            if !skipped.isEmpty {
+                lines.append("skipped \(skipped.count) route\(skipped.count == 1 ? "" : "s") lying wholly inside the privacy zones: "
+                             + skipped.map(\.description).joined(separator: ", "))
+            }
+            console.print(lines: lines)
         }
         return .success
     }

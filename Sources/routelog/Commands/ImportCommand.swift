@@ -30,22 +30,25 @@ enum ImportCommand: Command {
         A malformed file is reported with its line and column (XML) or byte offset (FIT)
         and nothing from it is saved; the other files are still imported (exit code 1
         when any file failed).
+        A FILE that does not exist stops the command before anything is imported. FILE '-'
+        reads standard input (once).
         Refused with exit code 3 while another process (an app) holds the store for writing.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
-        let files = arguments.positionals.dropFirst().map { URL(fileURLWithPath: $0) }
+        let input = try ImportInput(Array(arguments.positionals.dropFirst()), command: spec)
+        defer { input.removeScratch() }
         var options = RouteImportOptions()
         options.breaksJumps = !arguments.has("keep-jumps")
         options.importsDespiteBadCRC = arguments.has("ignore-crc")
         let store = try InterchangeStoreAccess.openForImport(arguments)
-        let outcomes = RouteImporter.importFiles(files, into: store, options: options)
+        let outcomes = RouteImporter.importFiles(input.files, into: store, options: options)
         try store.close()
         var failed = false
         var json: [JSON] = []
         var lines: [String] = []
         for outcome in outcomes {
-            let name = outcome.file.path
+            let name = input.name(of: outcome.file)
             let shown = TerminalText.quoted(name)
             switch outcome.result {
             case .success(let report):
@@ -63,7 +66,9 @@ enum ImportCommand: Command {
             case .failure(let error):
                 failed = true
                 json.append(.object([("file", .string(name)), ("error", .string(error.message))]))
-                console.report(CLIError(error))
+                var line = CLIError(error)
+                if line.path == outcome.file.path { line.path = name }
+                console.report(line)
             }
         }
         if arguments.has("json") {
@@ -79,10 +84,12 @@ enum ImportCommand: Command {
 /// (``StoreAccess/openForWriting(_:)``), and with `--create` also a new one.
 enum InterchangeStoreAccess {
     static func openForImport(_ arguments: ParsedArguments) throws -> RouteStore {
-        let exists = FileManager.default.fileExists(atPath: arguments.storeURL.path)
-        if arguments.has("create") && !exists {
-            return try RouteStore(at: arguments.storeURL, options: .init(durability: .full, compaction: .manual))
+        let mode: RouteStore.OpenMode = arguments.has("create") ? .createIfMissing : .mustExist
+        do {
+            return try RouteStore(at: arguments.storeURL, options: .init(mode: mode, durability: .full, compaction: .manual))
+        } catch let error as RouteLogError where error.code == .notFound && mode == .mustExist {
+            throw CLIError.failure("there is no RouteLog store here", path: arguments.storeURL.path,
+                                   todo: "check the path, or add --create to make a new store there")
         }
-        return try StoreAccess.openForWriting(arguments)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import RouteLog
 
-/// `routelog ls STORE [--from DATE] [--to DATE] [--json]`: route summaries from the
-/// index; no coordinates are read.
+/// `routelog ls STORE [--from DATE] [--to DATE] [--sort KEY] [--reverse] [--limit N]
+/// [--json]`: route summaries from the index; no coordinates are read.
 enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "ls",
@@ -11,9 +11,18 @@ enum ListCommand: Command {
         options: [
             .value("from", "DATE", "only routes that start at or after DATE"),
             .value("to", "DATE", "only routes that start before DATE; a DATE without a time includes that whole day"),
+            .value("sort", "date|distance|duration|name", "the order: by start date (the default), distance, duration or name"),
+            .flag("reverse", "the other way round: newest, longest or Z first"),
+            .value("limit", "N", "only the first N routes of that order"),
             .units, .json,
         ],
-        discussion: "Oldest first. Dates are local (the TZ environment variable's zone). Opens the store read-only.")
+        discussion: """
+        Oldest first unless told otherwise; distance and duration sort shortest first, name
+        from A to Z (routes without a name last); ties go by start date. --reverse turns
+        the order round, then --limit keeps its first N: '--sort distance --reverse
+        --limit 5' lists the five longest. The totals line adds up the routes listed.
+        Dates are local (the TZ environment variable's zone). Opens the store read-only.
+        """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let from = try arguments.date("from")?.date
@@ -24,8 +33,12 @@ enum ListCommand: Command {
             throw CLIError.usage("--from \(arguments.value("from")!) is not before --to \(arguments.value("to")!)", spec)
         }
         let units = try arguments.units()
+        let order = try sortOrder(arguments)
+        let limit = try arguments.count("limit")
         let store = try StoreAccess.openForReading(arguments)
-        let summaries = try store.summaries(from: from, to: to)
+        var summaries = try store.summaries(from: from, to: to)
+        summaries = sorted(summaries, by: order, reverse: arguments.has("reverse"))
+        if let limit { summaries = Array(summaries.prefix(limit)) }
         var totals = RouteTotals()
         for summary in summaries { totals.add(summary) }
         if arguments.has("json") {
@@ -39,6 +52,41 @@ enum ListCommand: Command {
         }
         console.print(lines: table(summaries, units).lines() + ["", totalsLine(totals, units)])
         return .success
+    }
+
+    enum SortKey: String, CaseIterable { case date, distance, duration, name }
+
+    static func sortOrder(_ arguments: ParsedArguments) throws -> SortKey {
+        let text = arguments.value("sort") ?? "date"
+        guard let key = SortKey(rawValue: text) else {
+            throw CLIError.usage("bad sort key '\(text)' for --sort", spec, todo: "use date, distance, duration or name")
+        }
+        return key
+    }
+
+    /// `summaries` (oldest first, as the index gives them) in the order asked; ties keep
+    /// the start-date order, the other way round too with `reverse`.
+    static func sorted(_ summaries: [RouteSummary], by key: SortKey, reverse: Bool) -> [RouteSummary] {
+        func before(_ a: RouteSummary, _ b: RouteSummary) -> Bool? {
+            switch key {
+            case .date: return nil
+            case .distance: return a.distance == b.distance ? nil : a.distance < b.distance
+            case .duration: return a.duration == b.duration ? nil : a.duration < b.duration
+            case .name:
+                switch (a.name, b.name) {
+                case (nil, nil): return nil
+                case (nil, _): return false
+                case (_, nil): return true
+                case let (x?, y?):
+                    let order = x.localizedCaseInsensitiveCompare(y)
+                    return order == .orderedSame ? nil : order == .orderedAscending
+                }
+            }
+        }
+        let ordered = summaries.sorted { a, b in
+            before(a, b) ?? ((a.startDate, a.id) < (b.startDate, b.id))
+        }
+        return reverse ? ordered.reversed() : ordered
     }
 
     /// The route table `ls` prints, one row a route; `set` and `delete` reuse it.

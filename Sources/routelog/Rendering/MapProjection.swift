@@ -19,6 +19,15 @@ struct MapProjection {
         return (earthRadius * c.longitude * .pi / 180, earthRadius * log(tan(.pi / 4 + lat / 2)))
     }
 
+    /// Height over width of `box` as the projection draws it (with the same minimum
+    /// ground span as ``init(fitting:into:margin:minimumMetres:)``).
+    static func aspect(of box: BoundingBox, minimumMetres: Double = 300) -> Double {
+        let sw = project(box.southWest), ne = project(box.northEast)
+        let groundFactor = cos((box.southWest.latitude + box.northEast.latitude) / 2 * .pi / 180)
+        let minimum = minimumMetres / max(groundFactor, 0.01)
+        return max(ne.y - sw.y, minimum) / max(ne.x - sw.x, minimum)
+    }
+
     /// Fits `box` into `frame` with a margin, showing at least `minimumMetres` of ground
     /// across (a route of one point, or a few steps, still gets a sensible scale).
     init(fitting box: BoundingBox, into frame: (x: Double, y: Double, width: Double, height: Double),

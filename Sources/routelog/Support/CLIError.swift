@@ -67,9 +67,12 @@ struct CLIError: Error, Equatable, Sendable {
             todo = "quit that app (or wait for it to close the store) and try again; read-only commands such as ls and inspect work meanwhile"
         case .notFound where what.hasPrefix("no route with id"):
             todo = "run 'routelog ls STORE' to list the ids"
-        case .notFound:
+        case .notFound where what.hasPrefix("there is no RouteLog store here"):
             what = "there is no RouteLog store here"
             todo = "check the path: a store is a directory holding a MANIFEST"
+        case .notFound:
+            // A missing file, a recording: the library's own words name it.
+            todo = todo ?? "check the path"
         case .invalidArgument where what.hasPrefix("this is a file"):
             todo = "pass the store's directory"
         case .invalidArgument:

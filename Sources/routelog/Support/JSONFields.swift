@@ -14,7 +14,10 @@ enum JSONFields {
         .object([("latitude", .number(c.latitude)), ("longitude", .number(c.longitude))])
     }
 
-    static func summary(_ s: RouteSummary) -> JSON {
+    /// A summary; `calories` replaces the stored figure (nil prints null: withheld).
+    static func summary(_ s: RouteSummary) -> JSON { summary(s, calories: s.calories) }
+
+    static func summary(_ s: RouteSummary, calories: Double?) -> JSON {
         .object([
             ("id", .integer(s.id.rawValue)),
             ("name", .string(s.name)),
@@ -22,7 +25,7 @@ enum JSONFields {
             ("endDate", date(s.endDate)),
             ("durationSeconds", .rounded(s.duration, 3)),
             ("distanceMetres", .rounded(s.distance, 2)),
-            ("calories", .rounded(s.calories, 2)),
+            ("calories", calories.map { .rounded($0, 2) } ?? .null),
             ("averageSpeedMetresPerSecond", .rounded(s.averageSpeed, 3)),
             ("pointCount", .integer(s.pointCount)),
             ("startCoordinate", coordinate(s.startCoordinate)),

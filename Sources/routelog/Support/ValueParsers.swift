@@ -98,6 +98,14 @@ enum ValueParsers {
         return sign * total
     }
 
+    /// A privacy zone from `LAT,LON,METRES`: `45.4642,9.19,200`.
+    static func privacyZone(_ text: String) -> PrivacyZone? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, let lat = parts[0], let lon = parts[1], let metres = parts[2] else { return nil }
+        return try? PrivacyZone(center: Coordinate(latitude: lat, longitude: lon), radius: metres)
+    }
+
     /// A route id: a positive decimal integer.
     static func routeID(_ text: String) -> RouteID? { RouteID(text) }
 
@@ -132,6 +140,26 @@ extension ParsedArguments {
         guard let text = value(option) else { return nil }
         guard let number = ValueParsers.nonNegative(text) else {
             throw CLIError.usage("bad number '\(text)' for --\(option)", command, todo: "give a number of at least 0, like 250 or 4200.5")
+        }
+        return number
+    }
+
+    /// Every `--privacy-zone`.
+    func privacyZones() throws -> [PrivacyZone] {
+        try values("privacy-zone").map { text in
+            guard let zone = ValueParsers.privacyZone(text) else {
+                throw CLIError.usage("bad privacy zone '\(text)' for --privacy-zone", command,
+                                     todo: "give LAT,LON,METRES: a latitude, a longitude and a radius of more than 0 and at most 100000 metres, like 45.4642,9.19,200")
+            }
+            return zone
+        }
+    }
+
+    /// A whole number of at least 1 (`--limit`).
+    func count(_ option: String) throws -> Int? {
+        guard let text = value(option) else { return nil }
+        guard let number = Int(text), number >= 1 else {
+            throw CLIError.usage("bad count '\(text)' for --\(option)", command, todo: "give a whole number of at least 1, like 12")
         }
         return number
     }
