@@ -39,6 +39,8 @@ public final class RouteStore: Sendable {
     let work = StoreWorkQueue(label: "RouteLog.RouteStore")
     /// The subscribers of `changes` and of observations (Store/Observation).
     let changeHub = ChangeHub()
+    /// A read-only handle's watch on the writer process's files (Store/Observation).
+    let following = WriterFollowing()
     let lock: StoreLock?
     let fileSystem: any FileSystem
 
@@ -82,11 +84,14 @@ public final class RouteStore: Sendable {
         self.fileSystem = fileSystem
         self.state = StateLock(state)
         self.writer = StateLock(writer)
+        if isReadOnly {
+            changeHub.onFirstSubscriber.withLock { $0 = { [weak self] in self?.startFollowingWriter() } }
+        }
     }
 
     /// A compaction in the writer's process may replace the files between reading the
     /// manifest and opening them: try again with the new manifest.
-    private static func openForReading(_ opener: StoreOpener) throws -> (StoreState, StoreWriter?) {
+    static func openForReading(_ opener: StoreOpener) throws -> (StoreState, StoreWriter?) {
         var attempt = 0
         while true {
             do {
@@ -202,13 +207,13 @@ public final class RouteStore: Sendable {
     // MARK: Lifecycle
 
     /// For a read-only handle: picks up what the writer saved, deleted or compacted
-    /// since the handle opened (or last refreshed). A no-op for a writer's handle.
+    /// since the handle opened (or last refreshed), and tells the handle's subscribers
+    /// (``changes``, the observations) what changed. A no-op for a writer's handle.
+    /// A handle with subscribers does this by itself when the files change.
     /// - Throws: `.closed` after ``close()``; what opening throws.
     public func refresh() throws {
         try state.withLock { try $0.checkOpen() }
-        guard isReadOnly else { return }
-        let (fresh, _) = try Self.openForReading(StoreOpener(directory: directory, options: options, fileSystem: fileSystem))
-        state.withLock { $0 = fresh }
+        try catchUpWithWriter()
     }
 
     /// Syncs the index (and, with buffered durability, the segment being appended to),
@@ -226,6 +231,7 @@ public final class RouteStore: Sendable {
         guard first else { return }
         // From here no compaction can start, and a running one gives up at its next step.
         compaction.waitUntilIdle()
+        following.stop()
         defer {
             state.withLock { s in
                 s.lifecycle = .closed
