@@ -62,7 +62,8 @@ SLOW_SUITES := \
 	KillTests \
 	LZ4BlockIndependentDecoderTests \
 	RouteRecorderCrashTests \
-	RouteStoreRecoveryTests
+	RouteStoreRecoveryTests \
+	SegmentFileLimitTests
 empty :=
 space := $(empty) $(empty)
 # Test ids are `Module.Suite/test()` (and `Module.Outer/Suite/...` for nested suites).

@@ -8,7 +8,8 @@ enum Routelog {
     static var commands: [CommandEntry] { [
         InspectCommand.entry, ListCommand.entry, WeeksCommand.entry, ShowCommand.entry, DumpCommand.entry,
         VerifyCommand.entry, SetCommand.entry, DeleteCommand.entry, CompactCommand.entry, BackupCommand.entry, RenderCommand.entry,
-        ChartCommand.entry, ImportCommand.entry, ExportCommand.entry, MigrateCommand.entry, CompletionsCommand.entry,
+        ChartCommand.entry, ImportCommand.entry, ExportCommand.entry, MigrateCommand.entry, SettingsCommand.entry,
+        CompletionsCommand.entry,
     ] }
 
     /// Runs `routelog` with `arguments` (without the program name); returns the exit code.

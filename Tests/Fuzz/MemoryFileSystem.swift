@@ -25,6 +25,11 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     }
 
     func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
+        // The directory itself, opened for the writer's flock (a no-op here).
+        if path == directory {
+            defer { nextDescriptor += 1 }
+            return FileRef(fd: nextDescriptor, path: path)
+        }
         let name = self.name(path)
         if files[name] == nil {
             guard flags & O_CREAT != 0 else { throw Errno(code: ENOENT) }

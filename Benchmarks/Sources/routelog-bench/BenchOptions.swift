@@ -7,6 +7,8 @@ struct BenchOptions: Sendable {
     var compaction = false
     /// Run the reads-beside-a-writer and group-commit scenario.
     var concurrency = false
+    /// Run the GeoParquet export scenario instead of the growth benchmark.
+    var export = false
     var engines: [EngineKind] = EngineKind.allCases
     var checkpoints: [Int] = [100, 1_000, 10_000, 100_000]
     /// The Core Data layout writes ~90 bytes and one B-tree row per point: growing it to
@@ -44,6 +46,8 @@ struct BenchOptions: Sendable {
                  (save latency while compact() runs on 10,000 routes, half deleted)
                routelog-bench --concurrency [--quick] [--data DIR] [--keep]
                  (summaries() and route(id) beside a durable writer; 8 threads saving)
+               routelog-bench --export [--quick] [--data DIR] [--keep]
+                 (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
         """
@@ -67,6 +71,7 @@ struct BenchOptions: Sendable {
             case "--quick": options.quick = true
             case "--compaction": options.compaction = true
             case "--concurrency": options.concurrency = true
+            case "--export": options.export = true
             case "--engines":
                 options.engines = try value().split(separator: ",").map {
                     guard let kind = EngineKind(rawValue: String($0)) else { throw BenchError("unknown engine \($0)\n\(usage)") }

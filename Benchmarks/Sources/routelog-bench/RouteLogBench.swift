@@ -18,6 +18,8 @@ struct RouteLogBench {
                 try CompactionScenario.run(options)
             } else if options.concurrency {
                 try ConcurrencyScenario.run(options)
+            } else if options.export {
+                try ExportScenario.run(options)
             } else if let kind = options.child {
                 try runChild(kind, options: options)
             } else if let file = options.fromJSON {

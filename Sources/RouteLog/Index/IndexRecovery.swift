@@ -104,7 +104,7 @@ struct IndexRecovery {
     /// Reads the records of `segment` from `start` to its end, noting damage and the torn
     /// tail; records at `vouched` offsets (located by the index) are never a torn tail.
     static func scan(_ segment: LogSegment, from start: Int64, vouched: Set<Int64> = []) throws -> SegmentScan {
-        var scanner = LogScanner(file: segment.file, from: start, fileSize: segment.end, version: segment.version, vouched: vouched)
+        var scanner = LogScanner(file: try segment.file, from: start, fileSize: segment.end, version: segment.version, vouched: vouched)
         var scan = SegmentScan(validEnd: start)
         while let record = try scanner.next() {
             do {

@@ -14,7 +14,6 @@ final class GPXReader: NSObject, XMLParserDelegate {
     private let source: String
     let limits: ImportLimits
     private let feed: XMLInputFeed
-
     // Where we are.
     var depth = 0
     var path: GPXPath?
@@ -80,6 +79,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
         parser.delegate = self
         let finished = parser.parse()
         if error == nil, let refused = declarationError() { error = refused }
+        if let hazard = feed.instructionHazard { error = hazard.error("GPX", source: source) }
         // libxml2 reports some errors (undeclared prefixes, a file cut short) while
         // parse() still returns true: our own record of the first error decides.
         if let error { throw error }

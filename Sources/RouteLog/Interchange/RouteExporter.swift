@@ -53,13 +53,15 @@ public enum RouteExporter {
         }
     }
 
-    /// Route `id` of `store` in `format`, with the points inside `privacyZones` at its
-    /// start and end left out (none by default).
+    /// Route `id` of `store` in `format`, with the points inside the privacy zones at its
+    /// start and end left out: `privacyZones` and, unless `storedZones` is false, the
+    /// zones kept in the store's settings (``StoreSettings/privacyZones``).
     /// - Throws: ``RouteLogError`` `.notFound` for an unknown id; `.invalidArgument` when
     ///   every point lies inside a zone; the store's read errors.
     public static func data(for id: RouteID, in store: RouteStore, format: RouteExportFormat,
-                            privacyZones: [PrivacyZone] = []) throws -> Data {
-        try data(for: store.route(id), summary: store.summary(id), format: format, privacyZones: privacyZones)
+                            privacyZones: [PrivacyZone] = [], storedZones: Bool = true) throws -> Data {
+        let zones = try store.exportZones(adding: privacyZones, stored: storedZones)
+        return try data(for: store.route(id), summary: store.summary(id), format: format, privacyZones: zones)
     }
 
     /// The file name a route is exported to: `route-<id>.<extension>`. Made from the id
@@ -71,15 +73,17 @@ public enum RouteExporter {
 
     /// Writes every route of `store` into `directory` (created if missing), one file a
     /// route, each written atomically. Existing files of the same name are replaced.
-    /// With `privacyZones`, each route's points inside them at its start and end are left
-    /// out; a route lying wholly inside the zones gets no file (and an older file of its
-    /// name is left as it is).
+    /// Each route's points inside the privacy zones at its start and end are left out:
+    /// `privacyZones` and, unless `storedZones` is false, the zones kept in the store's
+    /// settings. A route lying wholly inside the zones gets no file (and an older file of
+    /// its name is left as it is).
     /// - Returns: The files written, in the order of ``RouteStore/summaries()``.
     /// - Throws: ``RouteLogError`` `.io` when the directory or a file cannot be written;
     ///   `.invalidArgument` when `directory` is a file.
     @discardableResult
     public static func exportAll(from store: RouteStore, to directory: URL, format: RouteExportFormat,
-                                 privacyZones: [PrivacyZone] = []) throws -> [URL] {
+                                 privacyZones: [PrivacyZone] = [], storedZones: Bool = true) throws -> [URL] {
+        let zones = try store.exportZones(adding: privacyZones, stored: storedZones)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
@@ -96,7 +100,7 @@ public enum RouteExporter {
         var written: [URL] = []
         for summary in try store.summaries() {
             let url = directory.appendingPathComponent(fileName(for: summary.id, format: format))
-            let trim = PrivacyTrim(try store.route(summary.id), zones: privacyZones)
+            let trim = PrivacyTrim(try store.route(summary.id), zones: zones)
             guard let kept = trim.route else { continue }
             let bytes = write(kept, figures: ExportSummary(route: kept, summary: summary, trimmed: trim.removedPoints > 0),
                               format: format)

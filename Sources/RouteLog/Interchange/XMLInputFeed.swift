@@ -12,7 +12,9 @@ import Darwin
 /// bytes before libxml2 does. This feed first passes the bytes before the root element
 /// through an ``XMLDeclarationGuard``, which stops it at a DTD declaration that would
 /// change what the document says, and ends the input the moment a reader refuses the
-/// file: after a refusal nothing more is read, whatever the parser does.
+/// file: after a refusal nothing more is read, whatever the parser does. It also stops
+/// before the `?>` of a processing instruction without data (``instructionHazard``),
+/// which crashes FoundationXML on Linux wherever it stands in the file.
 final class XMLInputFeed: InputStream {
     private enum Source {
         case file(Int32)
@@ -24,6 +26,10 @@ final class XMLInputFeed: InputStream {
     /// Bytes handed to the parser so far.
     private(set) var bytesRead = 0
     private var declarations = XMLDeclarationGuard()
+    private var instructions = GuardedXMLStream.InstructionScan()
+    private var line = 1
+    /// Set when the feed stopped before a processing instruction without data.
+    private(set) var instructionHazard: InstructionHazard?
 
     /// Why the feed stopped itself (a refused declaration), with where it is.
     var refusal: XMLDeclarationGuard.Refusal? { declarations.refusal }
@@ -85,8 +91,36 @@ final class XMLInputFeed: InputStream {
                 count = passed
             }
         }
+        // Every byte, root element included: libxml2 crashes FoundationXML on an empty
+        // processing instruction wherever it stands (GuardedXMLStream, the same scan).
+        for i in 0..<count {
+            let byte = buffer[i]
+            if let what = instructions.step(byte) {
+                instructionHazard = InstructionHazard(offset: Int64(bytesRead + i), line: line, what: what)
+                stopped = true
+                count = i
+                break
+            }
+            if byte == 0x0A { line += 1 }
+        }
         bytesRead += count
         return count
+    }
+}
+
+/// Where the feed stopped before an input that crashes the XML parser.
+struct InstructionHazard: Equatable {
+    /// Byte offset of the `>` that would have completed it.
+    var offset: Int64
+    /// 1-based line of that byte.
+    var line: Int
+    var what: String
+
+    /// The refusal of a `kind` file (GPX) at `source`. It takes precedence over what the
+    /// parser said after the feed stopped (a file cut short).
+    func error(_ kind: String, source: String) -> RouteLogError {
+        RouteLogError(.invalidArgument, "\(kind) refused at line \(line), byte \(offset): \(what); "
+                          + "nothing from this file was imported", path: source, offset: offset)
     }
 }
 

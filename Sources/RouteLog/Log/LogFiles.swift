@@ -11,6 +11,8 @@ struct LogFiles: Sendable {
     let fileSystem: any FileSystem
     /// The Data Protection class every file made here gets (no effect on Linux).
     var protection = RouteStore.FileProtection.completeUntilFirstUserAuthentication
+    /// The store's open segment descriptors; nil keeps every segment's file open.
+    var segmentFiles: SegmentFileCache? = nil
 
     func path(_ name: String) -> String { directory + "/" + name }
 

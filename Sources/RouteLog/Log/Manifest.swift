@@ -11,6 +11,8 @@ struct Manifest: Equatable, Sendable {
     var nextRouteID: UInt64
     var indexFile: UInt32
     var segments: [UInt32]
+    /// The store's settings, carried into every rewrite.
+    var settings = StoreSettings()
 
     func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: 32 + 4 * segments.count)
@@ -20,6 +22,7 @@ struct Manifest: Equatable, Sendable {
         w.u32(indexFile)
         w.u32(UInt32(segments.count))
         for segment in segments { w.u32(segment) }
+        settings.write(to: &w)
         return FileHeader(kind: .manifest, fileNumber: 0).encoded()
             + RecordFrame.encode(type: .manifestState, payload: w.bytes)
     }
@@ -41,8 +44,9 @@ struct Manifest: Equatable, Sendable {
             var m = Manifest(generation: try r.u64(), nextFileNumber: try r.u32(), nextRouteID: try r.u64(),
                              indexFile: try r.u32(), segments: [])
             let count = Int(try r.u32())
-            guard count >= 1, count * 4 == r.remaining else { throw r.fail("segment count \(count) does not match the record") }
+            guard count >= 1, count * 4 <= r.remaining else { throw r.fail("segment count \(count) does not match the record") }
             for _ in 0..<count { m.segments.append(try r.u32()) }
+            m.settings = try StoreSettings(from: &r)
             guard Set(m.segments).count == count, !m.segments.contains(m.indexFile),
                   m.segments.allSatisfy({ $0 < m.nextFileNumber }), m.indexFile < m.nextFileNumber
             else { throw r.fail("file numbers repeat or exceed the next file number") }

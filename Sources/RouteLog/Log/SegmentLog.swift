@@ -82,8 +82,9 @@ struct SegmentLog: Sendable {
     }
 
     /// Takes a new, empty segment (created and listed in the manifest) as the active one.
-    mutating func adopt(_ file: DurableFile, number: UInt32) {
-        segments.append(LogSegment(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize)))
+    mutating func adopt(_ file: DurableFile, number: UInt32, cache: SegmentFileCache?) {
+        segments.append(LogSegment(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize),
+                                   cache: cache, writable: true))
     }
 
     /// Takes the segments of a compaction's switch.

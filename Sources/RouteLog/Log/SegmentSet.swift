@@ -2,12 +2,28 @@
 /// (the append position, for the last one).
 struct LogSegment: Sendable {
     let number: UInt32
-    let file: DurableFile
+    /// Its file, open or reopened on demand (see ``SegmentFileCache``).
+    let handle: SegmentFile
     var end: Int64
     /// The format version in its header (how its payloads are stored).
     var version: UInt16 = FormatConstants.version
 
-    var path: String { file.path }
+    /// A segment whose file was just opened or created; with `cache`, the descriptor
+    /// may be closed when unused and opened again (read-write when `writable`).
+    init(number: UInt32, file: DurableFile, end: Int64, version: UInt16 = FormatConstants.version,
+         cache: SegmentFileCache? = nil, writable: Bool = false, headerDamaged: Bool = false) {
+        self.number = number
+        self.handle = SegmentFile(file, number: number, cache: cache, writable: writable, headerDamaged: headerDamaged)
+        self.end = end
+        self.version = version
+    }
+
+    /// The open file, for one operation or one scan.
+    ///
+    /// - Throws: `.io` or `.corrupted` when it had to be opened again and could not be.
+    var file: DurableFile { get throws { try handle.open() } }
+
+    var path: String { handle.path }
     /// Record bytes, without the file header.
     var recordBytes: Int64 { end - Int64(FormatConstants.fileHeaderSize) }
     var isEmpty: Bool { recordBytes <= 0 }
@@ -16,7 +32,8 @@ struct LogSegment: Sendable {
 /// The live segments in manifest (replay) order: what every reader reads records
 /// from. A value: the writer publishes a new one after each change, and a reader keeps
 /// using the one it took (its files stay open while it holds them, even once a
-/// compaction has removed them from the directory).
+/// compaction has removed them from the directory, unless the store's segment file
+/// cache closed one: see ``SegmentFileCache``).
 struct SegmentSet: Sendable {
     private(set) var segments: [LogSegment] = []
     private var positions: [UInt32: Int] = [:]

@@ -19,7 +19,8 @@ struct CompactionOutput {
     mutating func startSegment() throws {
         let number = try reserveNumber()
         let file = try files.create(.segment, number: number)
-        segments.append(LogSegment(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize)))
+        segments.append(LogSegment(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize),
+                                   cache: files.segmentFiles, writable: true))
     }
 
     /// Appends one frame; rolls to a new segment when the current one is full.

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension RouteStore {
     /// The route with `id`, its points exactly as saved (at stored precision) and moved
@@ -6,12 +11,23 @@ extension RouteStore {
     /// - Throws: `.notFound` for an unknown or deleted id; `.corrupted` naming the file
     ///   and offset when its bytes are damaged (other routes stay readable); `.closed`.
     public func route(_ id: RouteID) throws -> Route {
-        let (route, segments) = try state.withLock { s in
-            try s.checkOpen()
-            guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
-            return (route, s.segments)
+        func located() throws -> (IndexedRoute, SegmentSet) {
+            try state.withLock { s in
+                try s.checkOpen()
+                guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
+                return (route, s.segments)
+            }
         }
-        var loaded = try RecordReader(segments: segments).route(id, route)
+        var (route, segments) = try located()
+        var loaded: Route
+        do {
+            loaded = try RecordReader(segments: segments).route(id, route)
+        } catch let error as RouteLogError where error.errno == ENOENT {
+            // A compaction removed a segment whose descriptor the segment file cache had
+            // closed: the route has moved; read it where the index says now.
+            (route, segments) = try located()
+            loaded = try RecordReader(segments: segments).route(id, route)
+        }
         if loaded.metadata.uuid == nil { loaded.metadata.uuid = route.shape.derivedUUID(id: id) }
         return loaded
     }

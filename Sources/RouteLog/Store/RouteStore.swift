@@ -43,9 +43,13 @@ public final class RouteStore: Sendable {
     let following = WriterFollowing()
     let lock: StoreLock?
     let fileSystem: any FileSystem
+    /// The open segment descriptors, at most ``Options/openSegmentFileLimit`` unused.
+    let segmentFiles: SegmentFileCache
 
     var directory: String { url.path }
-    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
+    var files: LogFiles {
+        LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles)
+    }
 
     /// Opens the store at `url`. With the default ``OpenMode/createIfMissing`` it is
     /// created when the directory is missing or empty (or its creation was cut short);
@@ -68,6 +72,9 @@ public final class RouteStore: Sendable {
         guard options.segmentSizeLimit >= 4096 else {
             throw RouteLogError.invalid("segmentSizeLimit must be at least 4096 bytes, not \(options.segmentSizeLimit)")
         }
+        guard options.openSegmentFileLimit >= 1 else {
+            throw RouteLogError.invalid("openSegmentFileLimit must be at least 1, not \(options.openSegmentFileLimit)")
+        }
         guard (0...1).contains(options.compactionRewriteThreshold) else {
             throw RouteLogError.invalid("compactionRewriteThreshold must be within 0...1, not \(options.compactionRewriteThreshold)")
         }
@@ -82,6 +89,7 @@ public final class RouteStore: Sendable {
         self.options = options
         self.lock = lock
         self.fileSystem = fileSystem
+        self.segmentFiles = opener.segmentFiles
         self.state = StateLock(state)
         self.writer = StateLock(writer)
         if isReadOnly {

@@ -77,6 +77,12 @@ extension RouteStore {
         /// ``CompactionReport`` says so. Lower reclaims more, rewriting more live bytes.
         public var compactionRewriteThreshold: Double = 0.25
 
+        /// Default 32: how many segment files a store keeps open when it is not reading
+        /// them. Reads of other segments open them again (the least recently used is
+        /// closed first), so a store of any number of segments works under a small
+        /// limit of open files (`ulimit -n`). At least 1.
+        public var openSegmentFileLimit: Int = 32
+
         /// The defaults.
         public init() {}
 

@@ -13,8 +13,19 @@ struct StoreOpener {
     let directory: String
     let options: RouteStore.Options
     let fileSystem: any FileSystem
+    /// The store's open segment descriptors, shared with the handle it opens.
+    let segmentFiles: SegmentFileCache
 
-    var files: LogFiles { LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection) }
+    init(directory: String, options: RouteStore.Options, fileSystem: any FileSystem, segmentFiles: SegmentFileCache? = nil) {
+        self.directory = directory
+        self.options = options
+        self.fileSystem = fileSystem
+        self.segmentFiles = segmentFiles ?? SegmentFileCache(capacity: options.openSegmentFileLimit)
+    }
+
+    var files: LogFiles {
+        LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles)
+    }
     var writable: Bool { options.mode != .readOnly }
 
     /// Makes sure the directory is there (creating it when the mode allows).
@@ -71,6 +82,7 @@ struct StoreOpener {
             }
             let headerBytes = try file.read(at: 0, count: FormatConstants.fileHeaderSize)
             var version = FormatConstants.version
+            var headerDamaged = false
             do {
                 let header = try FileHeader.decode(headerBytes, path: path, expecting: .segment)
                 version = header.version
@@ -82,11 +94,13 @@ struct StoreOpener {
                 // damaged header costs only the header (its version field, if plausible,
                 // still says how payloads are stored).
                 damage.append(DamagedRange(path: path, offset: 0, length: Int64(FormatConstants.fileHeaderSize)))
+                headerDamaged = true
                 if headerBytes.count >= 12, (1...FormatConstants.version).contains(UInt16(headerBytes[10]) | UInt16(headerBytes[11]) << 8) {
                     version = UInt16(headerBytes[10]) | UInt16(headerBytes[11]) << 8
                 }
             }
-            set.append(LogSegment(number: number, file: file, end: try file.size(), version: version))
+            set.append(LogSegment(number: number, file: file, end: try file.size(), version: version,
+                                  cache: segmentFiles, writable: writable, headerDamaged: headerDamaged))
         }
         return (set, damage)
     }
@@ -109,6 +123,7 @@ struct StoreOpener {
         for (number, end) in recovery.segmentEnds { segments.setEnd(end, of: number) }
         var state = StoreState(index: recovery.index, segments: segments, generation: manifest.generation,
                                indexFileNumber: manifest.indexFile, indexBytes: recovery.indexEnd, directory: directory)
+        state.settings = manifest.settings
         state.openDamage = headerDamage + recovery.damage
         state.tornTails = recovery.tornTails
         state.indexRebuilt = recovery.indexUnusable

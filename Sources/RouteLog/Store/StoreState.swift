@@ -26,6 +26,8 @@ struct StoreState: Sendable {
     var indexDamaged = false
     /// Leftover files the writer moved into `lost/` when it opened the store.
     var movedToLost: [String] = []
+    /// The store's settings as its manifest holds them.
+    var settings = StoreSettings()
     /// What the writer has done since the store opened (for statistics).
     var writes = StoreStatistics.Writes()
 

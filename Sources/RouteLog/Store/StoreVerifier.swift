@@ -45,14 +45,22 @@ struct StoreVerifier {
         let totalBytes = max(1, snapshot.segments.totalBytes)
         var done: Int64 = 0
         for segment in snapshot.segments.segments {
+            let file: DurableFile
             do {
-                _ = try FileHeader.decode(try segment.file.read(at: 0, count: FormatConstants.fileHeaderSize), path: segment.path, expecting: .segment)
+                file = try segment.file
+            } catch {
+                report.problems.append(.init(kind: .damagedBytes, path: segment.path, offset: 0, length: nil, routeID: nil,
+                                             message: "the segment could not be opened: \((error as? RouteLogError)?.message ?? "\(error)")"))
+                continue
+            }
+            do {
+                _ = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: segment.path, expecting: .segment)
             } catch {
                 report.problems.append(.init(kind: .damagedBytes, path: segment.path, offset: 0,
                                              length: Int64(FormatConstants.fileHeaderSize), routeID: nil,
                                              message: "the segment's file header is damaged: \((error as? RouteLogError)?.message ?? "\(error)")"))
             }
-            var scanner = LogScanner(file: segment.file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end,
+            var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end,
                                      version: segment.version, vouched: vouched[segment.number] ?? [])
             do {
                 while let record = try scanner.next() {

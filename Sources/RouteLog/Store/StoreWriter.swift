@@ -56,7 +56,7 @@ struct StoreWriter: Sendable {
             if manifest.uncertain == nil { try? files.fileSystem.unlink(file.path) }
             throw error
         }
-        log.adopt(file, number: number)
+        log.adopt(file, number: number, cache: files.segmentFiles)
     }
 
     /// Makes everything durable that close() promises: the index, and the last segment

@@ -39,19 +39,14 @@ enum ChartCommand: Command {
     }
 }
 
-/// Where `render` and `chart` put a picture: a file (written atomically) or stdout.
+/// Where `render` and `chart` put a picture: a regular file replaced whole, or stdout
+/// for `-o -`; a link, FIFO or device at the path is refused (``OutputFile``).
 enum PictureFile {
     static func write(_ svg: String, to output: String, console: Console) throws {
         if output == "-" {
             console.writeOut(svg)
             return
         }
-        let url = URL(fileURLWithPath: output)
-        do {
-            try Data(svg.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw CLIError.failure("cannot write the picture", path: url.path,
-                                   todo: "check that the directory exists and is writable")
-        }
+        try OutputFile.write(Data(svg.utf8), to: output, what: "the picture")
     }
 }

@@ -12,7 +12,7 @@ enum DumpCommand: Command {
         options: [.value("format", "csv|json|gpx|geojson",
                          "csv (the default): a header and one line a point; json: the summary and the points; "
                              + "gpx: GPX 1.1; geojson: an RFC 7946 Feature"),
-                  .flag("json", "the same as --format json"), ExportPrivacy.option],
+                  .flag("json", "the same as --format json")] + ExportPrivacy.options,
         discussion: """
         Values are exactly as stored: 1e-7 degree, 1 ms, 1 cm. A missing value is an empty CSV field or null.
         GPX validates against the GPX 1.1 schema and imports back to the same points.
@@ -56,7 +56,7 @@ enum DumpCommand: Command {
         let format = try Self.format(arguments, spec, default: "csv")
         let given = try arguments.privacyZones()
         let store = try StoreAccess.openForReading(arguments)
-        let exported = try ExportedRoute.load(id, in: store, zones: ExportPrivacy.zones(given: given, store: store))
+        let exported = try ExportedRoute.load(id, in: store, zones: ExportPrivacy.zones(given: given, store: store, arguments))
         console.writeOut(try render(exported, format: format))
         return .success
     }

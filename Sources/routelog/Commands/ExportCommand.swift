@@ -1,31 +1,36 @@
 import Foundation
 import RouteLog
 
-/// `routelog export STORE DIR [--format gpx|geojson|csv|json]`: every route, one file each.
+/// `routelog export STORE DIR [--format gpx|geojson|csv|json|parquet]`: every route, one
+/// file each, or the whole store as two Parquet tables (ExportCommand+Parquet.swift).
 enum ExportCommand: Command {
     static let spec = CommandSpec(
         name: "export",
         summary: "write every route into a directory, one file each (GPX by default)",
         positionals: [PositionalSpec(name: "STORE"), PositionalSpec(name: "DIR")],
-        options: [.value("format", "gpx|geojson|csv|json", "gpx (the default), geojson, or dump's csv and json"),
-                  .flag("json", "print what was written as JSON"), ExportPrivacy.option],
+        options: [.value("format", "gpx|geojson|csv|json|parquet",
+                         "gpx (the default), geojson, dump's csv and json, or parquet (two GeoParquet tables)"),
+                  .flag("json", "print what was written as JSON")] + ExportPrivacy.options + ParquetExportFlags.options,
         discussion: """
         Files are named route-ID.EXT from the route's id alone, so nothing read from a
         route can place a file outside DIR; DIR is created if missing, and existing files
         of the same name are replaced. Works while an app writes the store.
         With --privacy-zone, each route's points inside a zone at its start and at its end
         are left out (as in dump); a route wholly inside the zones is skipped and named.
+        \(ParquetExportFlags.discussion)
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
         let format = arguments.value("format") ?? "gpx"
+        if format == "parquet" { return try ParquetExportFlags.run(arguments, spec: spec, console: console) }
+        try ParquetExportFlags.refuseWithoutParquet(arguments, spec: spec)
         guard let exportFormat = RouteExportFormat(rawValue: format) else {
-            throw CLIError.usage("bad format '\(format)' for --format", spec, todo: "use gpx, geojson, csv or json")
+            throw CLIError.usage("bad format '\(format)' for --format", spec, todo: "use gpx, geojson, csv, json or parquet")
         }
         let directory = URL(fileURLWithPath: arguments.positionals[1], isDirectory: true)
         let given = try arguments.privacyZones()
         let store = try StoreAccess.openForReading(arguments)
-        let zones = ExportPrivacy.zones(given: given, store: store)
+        let zones = try ExportPrivacy.zones(given: given, store: store, arguments)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
@@ -47,12 +52,8 @@ enum ExportCommand: Command {
             }
             let text = try DumpCommand.render(exported, format: format)
             let file = directory.appendingPathComponent(RouteExporter.fileName(for: summary.id, format: exportFormat))
-            do {
-                try Data(text.utf8).write(to: file, options: .atomic)
-            } catch {
-                throw CLIError.failure("cannot write the file", path: file.path,
-                                       todo: "check the free space and the permissions; files already written stay")
-            }
+            // A link, FIFO or device of that name is refused, never followed or replaced.
+            try OutputFile.write(Data(text.utf8), to: file.path, what: "the file")
             written.append(file.path)
         }
         if arguments.has("json") {

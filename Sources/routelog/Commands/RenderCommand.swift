@@ -7,8 +7,7 @@ enum RenderCommand: Command {
         name: "render",
         summary: "an SVG picture of one route: its figures, the track with distance pins, its elevation and speed",
         positionals: [PositionalSpec(name: "STORE"), PositionalSpec(name: "ID")],
-        options: [.value("output", "FILE.svg", "where to write the picture ('-' for stdout); required", short: "o"), .units,
-                  ExportPrivacy.option],
+        options: [.value("output", "FILE.svg", "where to write the picture ('-' for stdout); required", short: "o"), .units] + ExportPrivacy.options,
         discussion: """
         The track is drawn in Web Mercator, north up, on a map whose height follows the
         route's shape. Pins stand every 1, 2, 5, 10, 20, 50 or 100 km (or miles): the
@@ -28,7 +27,7 @@ enum RenderCommand: Command {
         let units = try arguments.units()
         let given = try arguments.privacyZones()
         let store = try StoreAccess.openForReading(arguments)
-        let shown = try ExportedRoute.load(id, in: store, zones: ExportPrivacy.zones(given: given, store: store))
+        let shown = try ExportedRoute.load(id, in: store, zones: ExportPrivacy.zones(given: given, store: store, arguments))
         let svg = RouteSVG(summary: shown.summary, route: shown.route, units: units, calories: shown.calories).render()
         try PictureFile.write(svg, to: output, console: console)
         if output == "-" { return .success }

@@ -61,15 +61,20 @@ struct ExportedRoute {
 }
 
 /// Where `dump`, `export` and `render` get their privacy zones: every `--privacy-zone`
-/// (parsed before the store is opened, so that a bad one is a usage error). Kept in one
-/// place so that the zones kept in a store's settings join them here.
+/// (parsed before the store is opened, so that a bad one is a usage error) and the zones
+/// kept in the store's settings, unless `--no-stored-zones`.
 enum ExportPrivacy {
     static let option = OptionSpec(
         name: "privacy-zone", valueName: "LAT,LON,METRES",
         help: "leave out the points within METRES of LAT,LON at the route's start and end (repeatable)", repeatable: true)
+    static let options = [
+        option,
+        OptionSpec.flag("no-stored-zones", "leave the privacy zones kept in the store's settings out (see routelog settings)"),
+    ]
 
-    /// The zones to apply: `given` (the command line's).
-    static func zones(given: [PrivacyZone], store: RouteStore) -> [PrivacyZone] {
-        given
+    /// The zones to apply: `given` (the command line's), then the store's own.
+    static func zones(given: [PrivacyZone], store: RouteStore, _ arguments: ParsedArguments) throws -> [PrivacyZone] {
+        guard !arguments.has("no-stored-zones") else { return given }
+        return given + (try store.settings().privacyZones).filter { !given.contains($0) }
     }
 }

@@ -145,10 +145,10 @@ extension ParsedArguments {
     }
 
     /// Every `--privacy-zone`.
-    func privacyZones() throws -> [PrivacyZone] {
-        try values("privacy-zone").map { text in
+    func privacyZones(_ option: String = "privacy-zone") throws -> [PrivacyZone] {
+        try values(option).map { text in
             guard let zone = ValueParsers.privacyZone(text) else {
-                throw CLIError.usage("bad privacy zone '\(text)' for --privacy-zone", command,
+                throw CLIError.usage("bad privacy zone '\(text)' for --\(option)", command,
                                      todo: "give LAT,LON,METRES: a latitude, a longitude and a radius of more than 0 and at most 100000 metres, like 45.4642,9.19,200")
             }
             return zone

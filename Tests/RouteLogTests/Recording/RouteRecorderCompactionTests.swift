@@ -8,7 +8,7 @@ import Testing
         let segments = store.state.withLock { $0.segments }
         var types: [UInt8] = []
         for segment in segments.segments {
-            var scanner = LogScanner(file: segment.file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end)
+            var scanner = LogScanner(file: try segment.file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end)
             while let record = try scanner.next() { types.append(record.type) }
         }
         return types

@@ -22,7 +22,7 @@ import Testing
         return try store.state.withLock { state in
             var owners: [(Range<Int64>, RouteID)] = []
             for segment in state.segments.segments {
-                let file = segment.file
+                let file = try segment.file
                 var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: try file.size())
                 while let record = try scanner.next() {
                     var r = ByteReader(record.payload)

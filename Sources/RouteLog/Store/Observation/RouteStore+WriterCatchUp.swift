@@ -18,7 +18,7 @@ extension RouteStore {
         following.catchUpLock.lock()
         defer { following.catchUpLock.unlock() }
         try state.withLock { try $0.checkOpen() }
-        let opener = StoreOpener(directory: directory, options: options, fileSystem: fileSystem)
+        let opener = StoreOpener(directory: directory, options: options, fileSystem: fileSystem, segmentFiles: segmentFiles)
         let manifest = try opener.readOrCreateManifest()
         let (segments, indexFile) = state.withLock { ($0.segments, $0.indexFileNumber) }
         let changes: [StoreChange]

@@ -1,0 +1,50 @@
+/// How ``ParquetExporter`` writes a store.
+public struct ParquetExportOptions: Sendable, Equatable {
+    /// How the files are laid out in the export directory.
+    public enum Partitioning: Sendable, Equatable {
+        /// `routes.parquet` and `points.parquet` in the directory itself.
+        case none
+        /// One Hive-style folder per month a route starts in (UTC):
+        /// `start_month=YYYY-MM/routes.parquet` and `.../points.parquet`, which DuckDB,
+        /// Spark and pyarrow read as one dataset with a `start_month` column.
+        case month
+    }
+
+    /// How each page is compressed.
+    public enum Compression: Sendable, Equatable {
+        /// Parquet's LZ4_RAW codec: a raw LZ4 block per page, the store's own LZ4.
+        case lz4Raw
+        /// No compression, for readers without LZ4_RAW (Parquet readers before format 2.9).
+        case none
+    }
+
+    /// The default: no partitions.
+    public var partitioning: Partitioning = .none
+    /// The default: LZ4_RAW.
+    public var compression: Compression = .lz4Raw
+    /// Points per row group (the default, 1,048,576, is about 8 MB of LZ4_RAW pages for
+    /// phone walks: large enough for fast scans, small enough that readers can split a
+    /// file among threads). Groups end between routes: at the first batch of routes
+    /// (up to 65,536 points) that reaches this count, so one route's points share a group.
+    public var pointsPerRowGroup = 1 << 20
+    /// Routes per row group (default 65,536, ended the same way). A routes group also
+    /// ends once it holds 64 MiB of geometries, whichever comes first.
+    public var routesPerRowGroup = 1 << 16
+    /// Privacy zones applied to every route as ``RouteExporter`` applies them
+    /// (``PrivacyTrim``): a trimmed route's row and points are its trimmed self, with
+    /// figures of its own and no calories; a route wholly inside is left out and named in
+    /// ``ParquetExportReport/withheldRoutes``. None by default; the zones kept in the
+    /// store's settings are applied besides these unless ``storedPrivacyZones`` is false.
+    public var privacyZones: [PrivacyZone] = []
+    /// Whether the zones kept in the store's settings (``StoreSettings/privacyZones``)
+    /// are applied too (the default), as every store-based export applies them.
+    public var storedPrivacyZones = true
+
+    /// Creates options; the defaults write two LZ4_RAW files without partitions.
+    public init(partitioning: Partitioning = .none, compression: Compression = .lz4Raw) {
+        self.partitioning = partitioning
+        self.compression = compression
+    }
+
+    var codec: ParquetFormat.Codec { compression == .none ? .uncompressed : .lz4Raw }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// What ``ParquetExporter/export(_:to:options:progress:)`` wrote.
+public struct ParquetExportReport: Sendable, Equatable {
+    /// Routes written (one row each in the routes files).
+    public var routeCount = 0
+    /// Points written (one row each in the points files).
+    public var pointCount = 0
+    /// Every file written, routes file before points file, partitions in month order.
+    public var files: [URL] = []
+    /// Their total size in bytes.
+    public var bytes: Int64 = 0
+    /// The partitions written ("2024-05"), in order; empty without partitioning.
+    public var partitions: [String] = []
+    /// Routes listed when the export began but deleted before they were read (an app
+    /// may be writing the store); they are in no file.
+    public var vanishedRoutes: [RouteID] = []
+    /// Routes lying wholly inside the privacy zones (``ParquetExportOptions/privacyZones``):
+    /// in no file.
+    public var withheldRoutes: [RouteID] = []
+    /// Files of an earlier partitioned export into the same directory, for months that
+    /// no longer have routes, removed so the dataset holds only this export.
+    public var removedFiles: [URL] = []
+
+    /// An empty report.
+    public init() {}
+}

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes one Parquet file, row group by row group: "PAR1", the column chunks, the
+/// footer (FileMetaData in Thrift's compact protocol), its length and "PAR1".
+///
+/// The file is written under a temporary name beside the final one and renamed over it
+/// by ``finish(keyValues:)``, so a reader never sees half a file and a failed export
+/// leaves any earlier file in place. The temporary file is opened without following a
+/// symbolic link.
+final class ParquetFileWriter {
+    let url: String
+    private let temporaryPath: String
+    private let schema: ParquetSchema
+    private let sortedBy: [Int32]
+    private let fileSystem = PosixFileSystem.shared
+    private var file: FileRef?
+    private var offset: Int64 = 0
+    private var rowGroups: [ParquetRowGroup] = []
+    private(set) var rowCount: Int64 = 0
+
+    /// Creates the temporary file and writes the leading magic.
+    /// - Parameter sortedBy: leaf columns (by index) every row group is sorted by, ascending.
+    /// - Throws: ``RouteLogError`` `.io` when the file cannot be created or written.
+    init(path: String, schema: ParquetSchema, sortedBy: [Int32]) throws {
+        url = path
+        temporaryPath = path + ".tmp"
+        self.schema = schema
+        self.sortedBy = sortedBy
+        do {
+            file = try fileSystem.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o644)
+        } catch let error as Errno {
+            throw RouteLogError.io("creating the Parquet file", path: temporaryPath, errno: error.code)
+        }
+        try write(ParquetFormat.magic)
+    }
+
+    deinit { abandon() }
+
+    /// Ends the chunk of every column (in schema order) and writes them as one row group;
+    /// nothing when the columns hold no rows. Each chunk is written as soon as it is
+    /// encoded, so only one is in memory at a time.
+    /// - Throws: ``RouteLogError`` `.io` when the write fails.
+    func writeRowGroup(_ writers: [any ColumnChunkWriter]) throws {
+        let leaves = schema.leaves
+        precondition(writers.count == leaves.count)
+        let rows = writers[0].rowCount
+        guard rows > 0 else { return }
+        var columns: [ParquetColumnChunk] = []
+        for (writer, leaf) in zip(writers, leaves) {
+            precondition(writer.column.path == leaf.path && writer.rowCount == rows,
+                         "\(leaf.path) has \(writer.rowCount) values in a group of \(rows) rows")
+            let chunk = writer.finishChunk()
+            let start = offset
+            try write(chunk.bytes)
+            columns.append(ParquetColumnChunk(
+                type: leaf.type, encodings: chunk.encodings, path: leaf.path, codec: chunk.codec,
+                valueCount: chunk.valueCount, uncompressedSize: chunk.uncompressedSize,
+                compressedSize: Int64(chunk.bytes.count), dataPageOffset: start + Int64(chunk.dictionaryPageSize),
+                dictionaryPageOffset: chunk.dictionaryPageSize > 0 ? start : nil, statistics: chunk.statistics))
+        }
+        rowGroups.append(ParquetRowGroup(columns: columns, rowCount: Int64(rows),
+                                         ordinal: Int16(exactly: rowGroups.count), sortedBy: sortedBy))
+        rowCount += Int64(rows)
+    }
+
+    /// Writes the footer and renames the file into place.
+    /// - Returns: The file's size in bytes.
+    /// - Throws: ``RouteLogError`` `.io` when the write or the rename fails.
+    func finish(keyValues: [(key: String, value: String)]) throws -> Int64 {
+        let footer = ParquetFileMetadata(schema: schema.elements, rowCount: rowCount, rowGroups: rowGroups,
+                                         keyValues: keyValues, leafCount: schema.leaves.count).encoded()
+        try write(footer)
+        try write(withUnsafeBytes(of: UInt32(footer.count).littleEndian) { Array($0) })
+        try write(ParquetFormat.magic)
+        guard let open = file else { throw RouteLogError(.invalidArgument, "the Parquet file is already closed", path: url) }
+        fileSystem.close(open)
+        file = nil
+        do {
+            try fileSystem.rename(temporaryPath, to: url)
+        } catch let error as Errno {
+            try? fileSystem.unlink(temporaryPath)
+            throw RouteLogError.io("renaming the Parquet file into place", path: url, errno: error.code)
+        }
+        return offset
+    }
+
+    /// Closes and removes the temporary file (after a failure; nothing once finished).
+    func abandon() {
+        guard let open = file else { return }
+        fileSystem.close(open)
+        file = nil
+        try? fileSystem.unlink(temporaryPath)
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        guard let open = file else { throw RouteLogError(.invalidArgument, "the Parquet file is already closed", path: url) }
+        var done = 0
+        while done < bytes.count {
+            do {
+                let n = try bytes.withUnsafeBytes { raw in
+                    try fileSystem.pwrite(open, UnsafeRawBufferPointer(rebasing: raw[done...]), at: offset + Int64(done))
+                }
+                guard n > 0 else { throw Errno(code: EIO) }
+                done += n
+            } catch let error as Errno where error.code == EINTR {
+                continue
+            } catch let error as Errno {
+                abandon()
+                throw RouteLogError.io("writing the Parquet file", path: temporaryPath, errno: error.code)
+            }
+        }
+        offset += Int64(bytes.count)
+    }
+}

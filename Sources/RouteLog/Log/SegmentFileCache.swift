@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The open descriptors of one store's segments, at most ``capacity`` of them, least
+/// recently used closed first (issue: "any number of segments under a small file
+/// limit"). A store of a thousand segments then needs a few dozen descriptors, not a
+/// thousand. A file taken from here stays open while its user holds it (a scan, a read):
+/// eviction only drops the cache's reference, and the descriptor closes with the last one.
+final class SegmentFileCache: Sendable {
+    /// Most descriptors kept open when no one is using them.
+    let capacity: Int
+    private let state: StateLock<Entries>
+
+    private struct Entries {
+        var files: [String: (file: DurableFile, used: UInt64)] = [:]
+        var clock: UInt64 = 0
+        var opens = 0
+    }
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        state = StateLock(Entries())
+    }
+
+    /// Descriptors the cache holds now.
+    var openCount: Int { state.withLock { $0.files.count } }
+    /// Files opened again after eviction, since the cache was made (for tests and statistics).
+    var reopenCount: Int { state.withLock { $0.opens } }
+
+    /// Keeps a file just opened or created under its path, as the most recently used.
+    func insert(_ file: DurableFile) {
+        let capacity = self.capacity
+        state.withLock { entries in
+            entries.clock += 1
+            entries.files[file.path] = (file, entries.clock)
+            Self.evict(&entries, keeping: capacity)
+        }
+    }
+
+    /// The open file of `segment`, opened again when it was evicted.
+    ///
+    /// - Throws: `.corrupted` when the path now holds something else (no regular file,
+    ///   or a header naming another file number); `.io` when it cannot be opened (ENOENT
+    ///   when a compaction has removed it since the caller took its segment list).
+    func file(for segment: SegmentFile) throws -> DurableFile {
+        let capacity = self.capacity
+        return try state.withLock { entries in
+            entries.clock += 1
+            if let hit = entries.files[segment.path] {
+                entries.files[segment.path] = (hit.file, entries.clock)
+                return hit.file
+            }
+            let file = try Self.reopen(segment, entries: &entries)
+            entries.opens += 1
+            entries.files[segment.path] = (file, entries.clock)
+            Self.evict(&entries, keeping: capacity)
+            return file
+        }
+    }
+
+    /// Drops every descriptor no one else holds (at close, and before a rename of the
+    /// directory's files would matter).
+    func removeAll() {
+        state.withLock { $0.files.removeAll() }
+    }
+
+    private static func reopen(_ segment: SegmentFile, entries: inout Entries) throws -> DurableFile {
+        let file: DurableFile
+        do {
+            file = try DurableFile.open(segment.path, flags: segment.writable ? O_RDWR : O_RDONLY, fileSystem: segment.fileSystem)
+        } catch let error as RouteLogError where error.errno == EMFILE || error.errno == ENFILE {
+            // Out of descriptors elsewhere in the process: give back half of ours once.
+            evict(&entries, keeping: entries.files.count / 2)
+            file = try DurableFile.open(segment.path, flags: segment.writable ? O_RDWR : O_RDONLY, fileSystem: segment.fileSystem)
+        }
+        // Numbers are never reused, so a header naming another number means the name now
+        // holds a different file: never read another file's bytes as this segment's.
+        let header = try file.read(at: 0, count: FormatConstants.fileHeaderSize)
+        if header.count >= 16 {
+            let number = UInt32(header[12]) | UInt32(header[13]) << 8 | UInt32(header[14]) << 16 | UInt32(header[15]) << 24
+            guard number == segment.number || segment.headerDamaged else {
+                throw RouteLogError.corrupted("segment \(segment.number) was replaced by another file (its header says \(number)) while the store was open",
+                                              path: segment.path, offset: 12)
+            }
+        }
+        return file
+    }
+
+    private static func evict(_ entries: inout Entries, keeping limit: Int) {
+        while entries.files.count > limit,
+              let oldest = entries.files.min(by: { $0.value.used < $1.value.used })?.key {
+            entries.files[oldest] = nil
+        }
+    }
+}
