@@ -61,7 +61,7 @@ extension RouteStore {
         let adopted = state.withLock { s -> Bool in
             guard s.lifecycle == .open else { return false }
             for event in events { s.index.apply(event) }
-            (s.segments, s.generation) = (segments, manifest.generation)
+            (s.segments, s.generation, s.settings) = (segments, manifest.generation, manifest.settings)
             return true
         }
         guard adopted else { throw RouteLogError.closed(directory) }
