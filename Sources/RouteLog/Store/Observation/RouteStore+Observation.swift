@@ -11,8 +11,14 @@ extension RouteStore {
     /// A subscriber that never reads cannot make the store hold memory without bound:
     /// its buffer keeps at most ``changeBufferLimit`` changes, and when it would take
     /// one more the stream delivers what it holds and then throws `.fellBehind`, so a
-    /// missed change is never silent. On a read-only handle the changes are those the
-    /// writer process made, seen from the store's files within about 100 ms.
+    /// missed change is never silent.
+    ///
+    /// On a read-only handle (an app's widget or extension, another process) the changes
+    /// are those the writer process made, read from the store's files: on Linux as soon
+    /// as inotify reports the write, elsewhere within about 100 ms (polling, for now).
+    /// They come in commit order while the writer only appends; when a compaction
+    /// replaced the files the handle reads the store again and delivers what differs
+    /// (by kind, then id), then ``StoreChange/compacted``.
     ///
     /// ```swift
     /// for try await change in store.changes {
