@@ -33,6 +33,8 @@ extension RouteStore {
     ///
     /// - Parameter fetch: Reads the value; an error other than `.closed` ends the
     ///   stream with that error (`.closed` ends it quietly).
+    /// - Throws: Nothing when called: what `fetch` throws reaches the caller through
+    ///   the stream, which ends with it.
     public func observe<Value: Equatable & Sendable>(
         _ fetch: @escaping @Sendable (RouteStore) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
