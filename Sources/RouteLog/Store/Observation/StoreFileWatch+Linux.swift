@@ -1,4 +1,4 @@
-#if os(Linux) || os(Android)
+#if os(Linux)
 import Dispatch
 import Glibc
 

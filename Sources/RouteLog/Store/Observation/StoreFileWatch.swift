@@ -17,7 +17,7 @@ enum StoreFileWatchKind: Sendable {
 
     /// Starts a watch on `directory` that calls `onChange` from a queue of its own.
     func start(directory: String, onChange: @escaping @Sendable () -> Void) -> any StoreFileWatch {
-        #if os(Linux) || os(Android)
+        #if os(Linux)
         if self == .platform, let watch = InotifyStoreWatch(directory: directory, onChange: onChange) { return watch }
         #endif
         return PollingStoreWatch(directory: directory, onChange: onChange)
