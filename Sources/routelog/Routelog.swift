@@ -7,8 +7,9 @@ enum Routelog {
     /// Every command, in the order `routelog --help` lists them.
     static var commands: [CommandEntry] { [
         InspectCommand.entry, ListCommand.entry, WeeksCommand.entry, ShowCommand.entry, DumpCommand.entry,
-        VerifyCommand.entry, SetCommand.entry, DeleteCommand.entry, CompactCommand.entry, RenderCommand.entry, ChartCommand.entry,
-        ImportCommand.entry, ExportCommand.entry, MigrateCommand.entry, SettingsCommand.entry, CompletionsCommand.entry,
+        VerifyCommand.entry, SetCommand.entry, DeleteCommand.entry, CompactCommand.entry, BackupCommand.entry, RenderCommand.entry,
+        ChartCommand.entry, ImportCommand.entry, ExportCommand.entry, MigrateCommand.entry, SettingsCommand.entry,
+        CompletionsCommand.entry,
     ] }
 
     /// Runs `routelog` with `arguments` (without the program name); returns the exit code.

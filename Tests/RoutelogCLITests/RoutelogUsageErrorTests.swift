@@ -6,10 +6,10 @@ import Testing
 @Suite struct RoutelogUsageErrorTests {
     static let cases: [([String], String)] = [
         ([], "routelog: no command given: run 'routelog --help'"),
-        (["frobnicate"], "routelog: unknown command 'frobnicate': the commands are inspect, ls, weeks, show, dump, verify, set, delete, compact, render"),
+        (["frobnicate"], "routelog: unknown command 'frobnicate': the commands are inspect, ls, weeks, show, dump, verify, set, delete, compact, backup, render"),
         (["help", "frobnicate"], "routelog: unknown command 'frobnicate'"),
         (["--frob"], "routelog: unknown option --frob"),
-        (["ls"], "routelog: missing STORE: usage: routelog ls STORE [--from DATE] [--to DATE] [--sort date|distance|duration|name] [--reverse] [--limit N] [--units km|mi] [--json]"),
+        (["ls"], "routelog: missing STORE: usage: routelog ls STORE [--from DATE] [--to DATE] [--sort date|distance|duration|name] [--reverse] [--limit N] [--follow] [--units km|mi] [--json]"),
         (["ls", "s.routelog", "extra"], "routelog: unexpected argument 'extra'"),
         (["ls", "s.routelog", "--frmo", "2026-01-01"], "routelog: unknown option --frmo for ls: usage: routelog ls STORE"),
         (["ls", "s.routelog", "--from"], "routelog: --from needs a value (DATE)"),
@@ -59,7 +59,7 @@ import Testing
         }
         let ls = try CLI.run(["ls", "--help"])
         #expect(ls.status == 0)
-        #expect(ls.stdout.hasPrefix("usage: routelog ls STORE [--from DATE] [--to DATE] [--sort date|distance|duration|name] [--reverse] [--limit N] [--units km|mi] [--json]\n"))
+        #expect(ls.stdout.hasPrefix("usage: routelog ls STORE [--from DATE] [--to DATE] [--sort date|distance|duration|name] [--reverse] [--limit N] [--follow] [--units km|mi] [--json]\n"))
         #expect(try CLI.run(["help", "set"]).stdout.contains("--shift DURATION"))
         let version = try CLI.run(["--version"])
         #expect(version.status == 0)

@@ -27,6 +27,10 @@ public struct RouteLogError: Error, Sendable, Equatable, Codable, CustomStringCo
         /// The handle was closed (``RouteStore/close()``): every later call on it fails
         /// with this; open the store again.
         case closed
+        /// A subscriber to ``RouteStore/changes`` read too slowly and its buffer filled:
+        /// the changes after what it read were dropped. Read the store again and
+        /// subscribe again.
+        case fellBehind
     }
 
     /// The kind of failure.

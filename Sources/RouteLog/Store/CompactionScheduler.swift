@@ -71,6 +71,7 @@ final class CompactionScheduler: Sendable {
                 s.notBefore = nil
                 s.idleAtDeadBytes = report.segmentsCompacted == 0 ? dead : nil
             }
+            if report.segmentsCompacted > 0 { store.changeHub.publish([.compacted]) }
             return report
         } catch {
             status.withLock { s in

@@ -35,6 +35,12 @@ public final class RouteStore: Sendable {
     let writer: StateLock<StoreWriter?>
     let queue = WriteQueue()
     let compaction = CompactionScheduler()
+    /// Where the async API runs its blocking work (Store/Async).
+    let work = StoreWorkQueue(label: "RouteLog.RouteStore")
+    /// The subscribers of `changes` and of observations (Store/Observation).
+    let changeHub = ChangeHub()
+    /// A read-only handle's watch on the writer process's files (Store/Observation).
+    let following = WriterFollowing()
     let lock: StoreLock?
     let fileSystem: any FileSystem
     /// The open segment descriptors, at most ``Options/openSegmentFileLimit`` unused.
@@ -86,11 +92,14 @@ public final class RouteStore: Sendable {
         self.segmentFiles = opener.segmentFiles
         self.state = StateLock(state)
         self.writer = StateLock(writer)
+        if isReadOnly {
+            changeHub.onFirstSubscriber.withLock { $0 = { [weak self] in self?.startFollowingWriter() } }
+        }
     }
 
     /// A compaction in the writer's process may replace the files between reading the
     /// manifest and opening them: try again with the new manifest.
-    private static func openForReading(_ opener: StoreOpener) throws -> (StoreState, StoreWriter?) {
+    static func openForReading(_ opener: StoreOpener) throws -> (StoreState, StoreWriter?) {
         var attempt = 0
         while true {
             do {
@@ -199,19 +208,20 @@ public final class RouteStore: Sendable {
             (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = (segments, generation, indexNumber, indexBytes)
             s.writes = writes
         }
+        // Still under the writer lock: subscribers hear of commits in commit order.
+        changeHub.publish(StoreChange.of(events))
     }
 
     // MARK: Lifecycle
 
     /// For a read-only handle: picks up what the writer saved, deleted or compacted
-    /// since the handle opened (or last refreshed). A no-op for a writer's handle.
+    /// since the handle opened (or last refreshed), and tells the handle's subscribers
+    /// (``changes``, the observations) what changed. A no-op for a writer's handle.
+    /// A handle with subscribers does this by itself when the files change.
     /// - Throws: `.closed` after ``close()``; what opening throws.
     public func refresh() throws {
         try state.withLock { try $0.checkOpen() }
-        guard isReadOnly else { return }
-        let (fresh, _) = try Self.openForReading(StoreOpener(directory: directory, options: options, fileSystem: fileSystem,
-                                                             segmentFiles: segmentFiles))
-        state.withLock { $0 = fresh }
+        try catchUpWithWriter()
     }
 
     /// Syncs the index (and, with buffered durability, the segment being appended to),
@@ -229,12 +239,14 @@ public final class RouteStore: Sendable {
         guard first else { return }
         // From here no compaction can start, and a running one gives up at its next step.
         compaction.waitUntilIdle()
+        following.stop()
         defer {
             state.withLock { s in
                 s.lifecycle = .closed
                 s.segments = SegmentSet()
             }
             lock?.release()
+            changeHub.finish()
         }
         try writer.withLock { w in
             try w?.closeFiles()

@@ -2,7 +2,7 @@ import Foundation
 import RouteLog
 
 /// `routelog ls STORE [--from DATE] [--to DATE] [--sort KEY] [--reverse] [--limit N]
-/// [--json]`: route summaries from the index; no coordinates are read.
+/// [--follow] [--json]`: route summaries from the index; no coordinates are read.
 enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "ls",
@@ -14,6 +14,7 @@ enum ListCommand: Command {
             .value("sort", "date|distance|duration|name", "the order: by start date (the default), distance, duration or name"),
             .flag("reverse", "the other way round: newest, longest or Z first"),
             .value("limit", "N", "only the first N routes of that order"),
+            .flag("follow", "after the listing, print a line for each change as the store's writer makes it, until interrupted"),
             .units, .json,
         ],
         discussion: """
@@ -22,6 +23,13 @@ enum ListCommand: Command {
         the order round, then --limit keeps its first N: '--sort distance --reverse
         --limit 5' lists the five longest. The totals line adds up the routes listed.
         Dates are local (the TZ environment variable's zone). Opens the store read-only.
+        --follow keeps running after the listing and prints one line per change an app
+        (or another routelog) commits: 'saved 12: ...', 'edited', 'deleted',
+        'recording-started', 'recording-flushed', 'recording-finished',
+        'recording-discarded' or 'compacted', for every route whatever the other options;
+        with --json the output is JSON Lines: the listing's object on the first line,
+        then one object per change ({"change": "saved", "id": 12, "route": {...}}).
+        Ctrl-C (SIGINT) or SIGTERM ends it with exit code 0.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
@@ -42,16 +50,16 @@ enum ListCommand: Command {
         var totals = RouteTotals()
         for summary in summaries { totals.add(summary) }
         if arguments.has("json") {
-            console.print(JSON.object([("routes", .array(summaries.map(JSONFields.summary))),
-                                       ("totals", JSONFields.totals(totals))]).rendered())
-            return .success
-        }
-        guard !summaries.isEmpty else {
+            let listing = JSON.object([("routes", .array(summaries.map(JSONFields.summary))), ("totals", JSONFields.totals(totals))])
+            // With --follow the output is JSON Lines: the listing is its first line.
+            console.print(arguments.has("follow") ? listing.renderedOnOneLine() : listing.rendered())
+        } else if summaries.isEmpty {
             console.print("no routes" + (from != nil || to != nil ? " in that range" : ""))
-            return .success
+        } else {
+            console.print(lines: table(summaries, units).lines() + ["", totalsLine(totals, units)])
         }
-        console.print(lines: table(summaries, units).lines() + ["", totalsLine(totals, units)])
-        return .success
+        guard arguments.has("follow") else { return .success }
+        return try follow(store, json: arguments.has("json"), units: units, console: console)
     }
 
     enum SortKey: String, CaseIterable { case date, distance, duration, name }

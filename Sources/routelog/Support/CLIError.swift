@@ -83,7 +83,7 @@ struct CLIError: Error, Equatable, Sendable {
             todo = todo ?? "use a newer routelog"
         case .io:
             todo = todo ?? "check the disk and the permissions, then try again"
-        case .closed:
+        case .closed, .fellBehind:
             todo = todo ?? "run the command again"
         }
         self.what = what

@@ -1,0 +1,32 @@
+/// What a backup copies, taken in one step under the store's locks: the live segments
+/// with their files held open (a compaction that removes them from the directory
+/// meanwhile does not take them from the backup), each up to its committed end, the
+/// index up to what it held then, and the manifest that names them.
+struct BackupSnapshot: Sendable {
+    var manifest: Manifest
+    var segments: [LogSegment]
+    var index: DurableFile?
+    var indexEnd: Int64
+    /// Routes in the store when the snapshot was taken.
+    var routeCount: Int
+
+    /// Takes the snapshot. For a writer's handle the writer lock is held, so the
+    /// manifest and the published state agree; a read-only handle builds the manifest
+    /// from what it last read.
+    static func take(_ store: RouteStore) throws -> BackupSnapshot {
+        try store.writer.withLock { writer in
+            try store.state.withLock { s in
+                try s.checkOpen()
+                let numbers = s.segments.numbers
+                var manifest = writer?.manifest.current ?? Manifest(
+                    generation: s.generation, nextFileNumber: (numbers + [s.indexFileNumber]).max()! + 1,
+                    nextRouteID: s.index.maxSeenID + 1, indexFile: s.indexFileNumber, segments: numbers)
+                manifest.segments = numbers
+                manifest.indexFile = s.indexFileNumber
+                let index = try? store.files.open(.index, number: s.indexFileNumber, writable: false)
+                return BackupSnapshot(manifest: manifest, segments: s.segments.segments, index: index,
+                                      indexEnd: s.indexBytes, routeCount: s.index.routes.count)
+            }
+        }
+    }
+}

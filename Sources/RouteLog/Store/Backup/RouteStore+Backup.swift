@@ -1,0 +1,61 @@
+import Foundation
+
+extension RouteStore {
+    /// Writes a consistent copy of the store into the directory `destination` while
+    /// saves go on: every route acknowledged before the call began is in it. The copy
+    /// is a store of its own (open it like any other). Segments are copied up to their
+    /// committed end, the index and the manifest after them, and the manifest is
+    /// switched in last, so an interrupted backup leaves the earlier one behind.
+    /// Incremental: segment files an earlier backup left in `destination` are compared
+    /// byte for byte with the store's and kept when equal; only the others are written.
+    /// Files of the earlier backup the new one does not need are removed. At the end
+    /// the backup is opened read-only and verified.
+    ///
+    /// ```swift
+    /// let report = try store.backup(to: URL(fileURLWithPath: "/Volumes/Backup/Routes.routelog"))
+    /// ```
+    ///
+    /// - Parameter destination: A missing path (it is made), an empty directory, or an
+    ///   earlier backup. Never a symbolic link, a file, the store itself, or a directory
+    ///   holding anything but a store's files.
+    /// - Returns: What was copied and kept, and the verification report.
+    /// - Throws: `.invalidArgument` for a destination it refuses (nothing is written);
+    ///   `.locked` when a process has the destination open for writing; `.closed` when
+    ///   the store is closed before or while it runs (the destination keeps the earlier
+    ///   backup); `.corrupted` when the written backup does not verify clean; `.io`.
+    @discardableResult
+    public func backup(to destination: URL) throws -> BackupReport {
+        let target = destination.standardizedFileURL.path
+        try state.withLock { try $0.checkOpen() }
+        let place = try BackupDestination.prepare(target, source: directory, fileSystem: fileSystem)
+        // The destination's lock: no app writes it and no other backup runs into it meanwhile.
+        let lock = try StoreLock.acquire(in: target, fileSystem: fileSystem, protection: options.fileProtection)
+        let snapshot: BackupSnapshot
+        let written: (copied: Int, reused: Int, bytes: Int64)
+        do {
+            defer { lock.release() }
+            snapshot = try BackupSnapshot.take(self)
+            written = try BackupWriter(snapshot: snapshot, destination: place) {
+                try self.state.withLock { try $0.checkOpen() }
+            }.run()
+        }
+        let copy = try RouteStore(at: URL(fileURLWithPath: target), options: Options(mode: .readOnly))
+        defer { try? copy.close() }
+        let verification = try copy.verify()
+        guard verification.isClean else {
+            throw RouteLogError(.corrupted, "the backup does not verify clean: \(verification.problems.count) problem(s), the first: \(verification.problems[0])", path: target)
+        }
+        return BackupReport(segmentsCopied: written.copied, segmentsReused: written.reused, bytesCopied: written.bytes,
+                            routeCount: try copy.count, verification: verification)
+    }
+}
+
+extension AsyncRouteStore {
+    /// Backs the store up without blocking the caller; see ``RouteStore/backup(to:)``.
+    /// - Throws: `CancellationError` when the task was cancelled before the backup
+    ///   began; otherwise what ``RouteStore/backup(to:)`` throws.
+    @discardableResult
+    public func backup(to destination: URL) async throws -> BackupReport {
+        try await store.work.run { try store.backup(to: destination) }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+extension RouteStore {
+    /// For a read-only handle: brings what it sees up to the store's files and hands the
+    /// changes it finds to its subscribers (``changes``, the observations). A writer's
+    /// handle already knows everything: nothing to do.
+    ///
+    /// While the manifest only grew (segments appended, by the writer's rolls) the new
+    /// records are read in log order from where the handle stopped, so the changes come
+    /// in commit order, one per record, as the writer's own subscribers hear them. When
+    /// the files were replaced (a compaction, or a writer that rebuilt the index) the
+    /// store is read again and the changes are the difference, then ``StoreChange/compacted``.
+    ///
+    /// - Throws: `.closed`; what opening the store throws.
+    @discardableResult
+    func catchUpWithWriter() throws -> [StoreChange] {
+        guard isReadOnly else { return [] }
+        following.catchUpLock.lock()
+        defer { following.catchUpLock.unlock() }
+        try state.withLock { try $0.checkOpen() }
+        let opener = StoreOpener(directory: directory, options: options, fileSystem: fileSystem, segmentFiles: segmentFiles)
+        let manifest = try opener.readOrCreateManifest()
+        let (segments, indexFile) = state.withLock { ($0.segments, $0.indexFileNumber) }
+        let changes: [StoreChange]
+        if manifest.indexFile == indexFile, manifest.segments.starts(with: segments.numbers) {
+            changes = try readAppended(manifest, segments: segments, opener: opener)
+        } else {
+            changes = try readReplaced(opener, oldSegments: segments.numbers)
+        }
+        changeHub.publish(changes)
+        return changes
+    }
+
+    /// The records appended since the handle last looked, applied in log order.
+    private func readAppended(_ manifest: Manifest, segments known: SegmentSet, opener: StoreOpener) throws -> [StoreChange] {
+        var added = manifest
+        added.segments = Array(manifest.segments.dropFirst(known.numbers.count))
+        var (segments, fresh) = (known, try opener.openSegments(added).0)
+        var events: [LogEvent] = []
+        for number in manifest.segments {
+            let isNew = !segments.contains(number)
+            guard var segment = segments.segment(number) ?? fresh.segment(number) else { continue }
+            let from = isNew ? Int64(FormatConstants.fileHeaderSize) : segment.end
+            segment.end = try segment.file.size()
+            // A record being written shows as a torn tail: the scan stops before it, and
+            // the write's own file event brings the handle back for it.
+            var end = min(segment.end, from)
+            if segment.end > from {
+                let scan = try IndexRecovery.scan(segment, from: from)
+                events += scan.events
+                end = scan.validEnd
+            }
+            if isNew {
+                segment.end = end
+                segments.append(segment)
+                fresh.setEnd(end, of: number)
+            } else {
+                segments.setEnd(end, of: number)
+            }
+        }
+        let adopted = state.withLock { s -> Bool in
+            guard s.lifecycle == .open else { return false }
+            for event in events { s.index.apply(event) }
+            (s.segments, s.generation, s.settings) = (segments, manifest.generation, manifest.settings)
+            return true
+        }
+        guard adopted else { throw RouteLogError.closed(directory) }
+        return StoreChange.of(events)
+    }
+
+    /// The store read again from its new files; the changes are the difference.
+    private func readReplaced(_ opener: StoreOpener, oldSegments: [UInt32]) throws -> [StoreChange] {
+        let (fresh, _) = try Self.openForReading(opener)
+        let old = try state.withLock { s -> RouteIndex in
+            try s.checkOpen()
+            defer { s = fresh }
+            return s.index
+        }
+        var changes = StoreChange.between(old, fresh.index)
+        if !Set(oldSegments).isSubset(of: fresh.segments.numbers) { changes.append(.compacted) }
+        return changes
+    }
+
+    /// Follows the writer process from now on (called when a read-only handle gets its
+    /// first subscriber).
+    func startFollowingWriter() {
+        following.start(directory: directory) { [weak self] in
+            guard let self else { return true }
+            do {
+                try self.catchUpWithWriter()
+                return true
+            } catch let error as RouteLogError where error.code == .closed {
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// Tells a read-only handle that the store's files changed, so that it can catch up
+/// with the writer process (Store/Observation/WriterFollowing.swift). A watch only
+/// says "something changed, look": it may call more often than the writer commits,
+/// and several commits may come as one call; the catch-up reads what is new.
+protocol StoreFileWatch: Sendable {
+    /// Stops calling. No call begins after this returns (one already running may end).
+    func stop()
+}
+
+/// Which kind of watch a handle starts.
+enum StoreFileWatchKind: Sendable {
+    /// The platform's file events where they exist (inotify on Linux), polling elsewhere
+    /// or when the events cannot be had (say, the inotify watch limit is reached).
+    case platform
+    /// Polling, wherever it runs (the tests use it to check the fallback).
+    case polling
+
+    /// Starts a watch on `directory` that calls `onChange` from a queue of its own.
+    func start(directory: String, onChange: @escaping @Sendable () -> Void) -> any StoreFileWatch {
+        #if os(Linux)
+        if self == .platform, let watch = InotifyStoreWatch(directory: directory, onChange: onChange) { return watch }
+        #endif
+        return PollingStoreWatch(directory: directory, onChange: onChange)
+    }
+}

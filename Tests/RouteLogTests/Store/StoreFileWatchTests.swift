@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// The watches themselves, on a plain directory: each wakes its handle for a file
+/// growing and for a file replaced by rename (how the manifest is switched), and stops.
+@Suite(.timeLimit(.minutes(1))) struct StoreFileWatchTests {
+    static var kinds: [StoreFileWatchKind] { [.platform, .polling] }
+
+    @Test(arguments: kinds) func aWatchWakesForGrowthAndRenameAndStops(kind: StoreFileWatchKind) async throws {
+        let dir = TemporaryDirectory()
+        let calls = StateLock(0)
+        let segment = dir.url.appendingPathComponent("seg-000001.rlseg")
+        try Data([1, 2, 3]).write(to: segment)
+        let watch = kind.start(directory: dir.url.path) { calls.withLock { $0 += 1 } }
+        try await Task.sleep(nanoseconds: 150_000_000)  // the poller's first look
+        let before = calls.withLock { $0 }
+        let handle = try FileHandle(forWritingTo: segment)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([4, 5]))
+        try handle.close()
+        try await waitFor { calls.withLock { $0 } > before }
+        let afterGrowth = calls.withLock { $0 }
+        let staged = dir.url.appendingPathComponent("MANIFEST.tmp")
+        try Data("new".utf8).write(to: staged)
+        #expect(rename(staged.path, dir.url.appendingPathComponent("MANIFEST").path) == 0)
+        try await waitFor { calls.withLock { $0 } > afterGrowth }
+        watch.stop()
+        try await Task.sleep(nanoseconds: 150_000_000)
+        let stopped = calls.withLock { $0 }
+        try Data([9]).write(to: segment)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(calls.withLock { $0 } == stopped, "a stopped watch called again")
+    }
+
+    #if os(Linux)
+    /// On Linux the platform watch is inotify, not the fallback.
+    @Test func linuxWatchesWithInotify() throws {
+        let dir = TemporaryDirectory()
+        let watch = StoreFileWatchKind.platform.start(directory: dir.url.path) {}
+        defer { watch.stop() }
+        #expect(watch is InotifyStoreWatch)
+        #expect(InotifyStoreWatch(directory: dir.url.appendingPathComponent("missing").path) {} == nil)
+    }
+    #endif
+
+    private func waitFor(_ condition: @Sendable () -> Bool) async throws {
+        while !condition() { try await Task.sleep(nanoseconds: 2_000_000) }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import RouteLog
+
+/// `routelog ls STORE --follow`: the listing, then a line per change that another
+/// process commits, until SIGINT or SIGTERM, which end it with exit code 0.
+@Suite(.timeLimit(.minutes(2))) struct RoutelogFollowCommandTests {
+    static let gpx = CLI.packageRoot.appendingPathComponent("Tests/Fixtures/gpx/gpxgo__visnjan.gpx").path
+
+    @Test func followPrintsEachChangeAnotherProcessMakesAndEndsCleanlyOnSIGINT() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let follower = try Follower(["ls", store.path, "--follow"])
+        try follower.waitForOutput { $0.contains("4 routes, ") }
+        let imported = try CLI.run(["import", store.path, Self.gpx])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        try follower.waitForOutput { $0.contains("\nsaved 6: ") }
+        let deleted = try CLI.run(["delete", store.path, "6"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        try follower.waitForOutput { $0.hasSuffix("deleted 6\n") }
+        let ended = try follower.stop(with: SIGINT)
+        #expect(ended.status == 0 && ended.reason == .exit)
+        #expect(ended.stderr.isEmpty)
+        let lines = ended.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.suffix(2).first?.hasPrefix("saved 6: Fri 2014-08-22 16:48, 30:50, 4.45 km, 413 points") == true)
+        #expect(lines.last == "deleted 6")
+    }
+
+    @Test func followWithJSONPrintsOneObjectPerChangeAndEndsCleanlyOnSIGTERM() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let follower = try Follower(["ls", store.path, "--follow", "--json"])
+        try follower.waitForOutput { $0.contains("\"totals\"") }
+        #expect(try CLI.run(["set", store.path, "1", "--name", "Renamed"]).status == 0)
+        try follower.waitForOutput { $0.contains("\"change\": \"edited\"") }
+        let ended = try follower.stop(with: SIGTERM)
+        #expect(ended.status == 0 && ended.reason == .exit)
+        let lines = ended.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "the listing and one change, each one line: \(lines)")
+        #expect((try parseJSON(lines[0])["routes"] as? [Any])?.count == 4)
+        let change = try parseJSON(lines[1])
+        #expect(change["change"] as? String == "edited")
+        #expect(change["id"] as? Int == 1)
+        #expect((change["route"] as? [String: Any])?["name"] as? String == "Renamed")
+    }
+
+    @Test func followIsInTheHelpAndTheCompletions() throws {
+        #expect(try CLI.run(["ls", "--help"]).stdout.contains("--follow"))
+        for shell in ["bash", "zsh", "fish"] {
+            #expect(try CLI.run(["completions", shell]).stdout.contains("follow"), "\(shell)")
+        }
+    }
+}
+
+/// A `routelog` left running, its output read as it comes.
+final class Follower {
+    let process = Process()
+    private let output = StateLock("")
+    private let errors = StateLock("")
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = CLI.executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TZ"] = "UTC"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [errors] handle in
+            let data = handle.availableData
+            errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    /// Waits until the output so far satisfies `condition`; gives up (throwing) when the
+    /// process exits first or after a minute, so that a missing line fails the test.
+    func waitForOutput(_ condition: (String) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while !condition(output.withLock { $0 }) {
+            guard process.isRunning, Date() < deadline else {
+                throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
+                    "no such output; so far: \(output.withLock { $0 }) stderr: \(errors.withLock { $0 })"])
+            }
+            usleep(5_000)
+        }
+    }
+
+    /// Sends `signal` and waits for the process to end (killing it after a minute).
+    func stop(with signal: Int32) throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey: "routelog did not end on signal \(signal)"])
+        }
+        process.waitUntilExit()
+        usleep(50_000)  // the last bytes of the pipes
+        return (process.terminationStatus, process.terminationReason, output.withLock { $0 }, errors.withLock { $0 })
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
