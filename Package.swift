@@ -58,6 +58,17 @@ let package = Package(
             dependencies: ["routelog", "routelog-test-holder", "RouteLog", "RouteLogSamples"],
             exclude: ["Golden"]  // read by path, so that ROUTELOG_UPDATE_GOLDEN=1 can rewrite them
         ),
+        // Writes README.md's ```swift blocks as functions (Tests/ReadmeExamples), so that
+        // the test build compiles the README's examples: `swift run readme-examples`.
+        .executableTarget(name: "readme-examples", path: "tools/readme-examples"),
+        // The README's examples, compiled (and the runnable ones run), and a check that
+        // the generated file is the README's. Depends on readme-examples for its
+        // extractor, which it imports.
+        .testTarget(
+            name: "ReadmeExamplesTests",
+            dependencies: ["RouteLog", "RouteLogSamples", "readme-examples"],
+            path: "Tests/ReadmeExamples"
+        ),
         // The benchmark and its baselines. SQLite is linked here only, never by RouteLog.
         .systemLibrary(
             name: "CSQLite",
