@@ -65,8 +65,52 @@ func readmeExample3() async throws {
     }
 }
 
-// Queries, stats and previews
+// The async API
 func readmeExample4() async throws {
+    let (store, _) = try Given.storeWithWalk(), route = try store.route(store.summaries()[0].id)
+    let id = try await store.async.save(route)
+    let rows = try await store.async.summaries()
+    _ = rows
+    let walk = try await store.async.route(id)
+    _ = walk
+    try await store.async.edit(id, RouteEdit(name: "Lake loop"))
+    try await store.async.delete(id)
+    let report = try await store.async.compact()        // also verify(progress:) and backup(to:)
+    _ = report
+}
+
+// Observing changes
+func readmeExample5() async throws {
+    let store = try Given.store(); func reload(_ id: RouteID) {}; func remove(_ id: RouteID) {}; func refreshLiveTrack() {}
+    for try await change in store.changes {
+        switch change {
+        case .saved(let id), .edited(let id): reload(id)
+        case .deleted(let id): remove(id)
+        case .recordingStarted, .recordingFlushed, .recordingFinished, .recordingDiscarded: refreshLiveTrack()
+        case .compacted: break                      // the files changed, nothing a reader sees
+        }
+    }
+}
+
+// Observing changes
+func readmeExample6() async throws {
+    let store = try Given.store(); func show(_ rows: [RouteSummary]) {}
+    for try await rides in store.observeSummaries(matching: { $0.name?.contains("ride") == true },
+                                                  sortedBy: { $0.distance > $1.distance }) {
+        show(rides)                                  // the current list first, then one per change
+    }
+    for try await total in store.observe({ try $0.totals().distance }) { print(total) }
+}
+
+// Backups
+func readmeExample7() async throws {
+    let store = try Given.store()
+    let report = try store.backup(to: URL(fileURLWithPath: "/Volumes/Backup/Routes.routelog"))
+    print(report.routeCount, report.segmentsCopied, report.segmentsReused, report.bytesCopied)
+}
+
+// Queries, stats and previews
+func readmeExample8() async throws {
     let (store, id) = try Given.storeWithWalk()
     let s = try store.summary(id)
     _ = s.stats?.movingTime        // seconds moving (steps of at least 0.3 m/s)
@@ -77,7 +121,7 @@ func readmeExample4() async throws {
 }
 
 // Queries, stats and previews
-func readmeExample5() async throws {
+func readmeExample9() async throws {
     let (store, _) = try Given.storeWithWalk(), start = Date(timeIntervalSince1970: 0), end = Date()
     var q = RouteQuery(from: start, to: end)          // or RouteQuery(DateInterval)
     _ = q
@@ -98,7 +142,7 @@ func readmeExample5() async throws {
 }
 
 // Queries, stats and previews
-func readmeExample6() async throws {
+func readmeExample10() async throws {
     let (store, id) = try Given.storeWithWalk(), s = try store.summary(id)
     let simple = try store.route(id, tolerance: 20)   // metres; 0 returns every point
     _ = simple
@@ -107,7 +151,7 @@ func readmeExample6() async throws {
 }
 
 // Importing GPX
-func readmeExample7() async throws {
+func readmeExample11() async throws {
     let store = try Given.store(), url = Given.gpxFile, folder = Given.gpxFolder
     let report = try GPXImporter.importFile(url, into: store)        // one file, all or nothing
     print(report.summaryLine); report.notes.forEach { print("  " + $0) }
@@ -119,7 +163,7 @@ func readmeExample7() async throws {
 }
 
 // Importing FIT and TCX
-func readmeExample8() async throws {
+func readmeExample12() async throws {
     let store = try Given.store(), url = Given.gpxFile, urls = [url]
     let report = try RouteImporter.importFile(url, into: store)    // GPX, TCX or FIT, by content
     _ = report
@@ -133,7 +177,7 @@ func readmeExample8() async throws {
 }
 
 // Exporting
-func readmeExample9() async throws {
+func readmeExample13() async throws {
     let (store, id) = try Given.storeWithWalk(), folder = try Given.emptyFolder()
     let data = try RouteExporter.data(for: id, in: store, format: .gpx)   // .gpx .geojson .csv .json
     _ = data
@@ -142,7 +186,7 @@ func readmeExample9() async throws {
 }
 
 // Privacy zones
-func readmeExample10() async throws {
+func readmeExample14() async throws {
     let (store, id) = try Given.storeWithWalk(), folder = try Given.emptyFolder()
     let home = try PrivacyZone(center: Coordinate(latitude: 45.4642, longitude: 9.19), radius: 300)
     let gpx = try RouteExporter.data(for: id, in: store, format: .gpx, privacyZones: [home])
@@ -151,7 +195,7 @@ func readmeExample10() async throws {
 }
 
 // Privacy zones
-func readmeExample11() async throws {
+func readmeExample15() async throws {
     let store = try Given.store(), home = try Given.home
     try store.updateSettings { $0.privacyZones = [home] }   // at most 64 zones
     let zones = try store.settings().privacyZones
@@ -159,14 +203,14 @@ func readmeExample11() async throws {
 }
 
 // Migrating the old keyed archive
-func readmeExample12() async throws {
+func readmeExample16() async throws {
     let store = try Given.store(), archiveURL = Given.legacyArchive
     let report = try LegacyArchiveMigrator.migrate(archiveURL, into: store)
     report.notes.forEach { print($0) }
 }
 
 // From phones to a warehouse
-func readmeExample13() async throws {
+func readmeExample17() async throws {
     let (store, _) = try Given.storeWithWalk(), folder = try Given.emptyFolder()
     let report = try ParquetExporter.export(store, to: folder, options: .init(partitioning: .month))
     print(report.routeCount, report.pointCount, report.bytes)
@@ -174,13 +218,14 @@ func readmeExample13() async throws {
 
 /// The examples ReadmeExamplesRunTests runs; the others are only compiled.
 let readmeExamplesToRun: [RunnableReadmeExample] = [
-    RunnableReadmeExample(number: 4, section: "Queries, stats and previews", run: readmeExample4),
-    RunnableReadmeExample(number: 5, section: "Queries, stats and previews", run: readmeExample5),
-    RunnableReadmeExample(number: 6, section: "Queries, stats and previews", run: readmeExample6),
-    RunnableReadmeExample(number: 7, section: "Importing GPX", run: readmeExample7),
-    RunnableReadmeExample(number: 9, section: "Exporting", run: readmeExample9),
-    RunnableReadmeExample(number: 10, section: "Privacy zones", run: readmeExample10),
-    RunnableReadmeExample(number: 11, section: "Privacy zones", run: readmeExample11),
-    RunnableReadmeExample(number: 12, section: "Migrating the old keyed archive", run: readmeExample12),
-    RunnableReadmeExample(number: 13, section: "From phones to a warehouse", run: readmeExample13),
+    RunnableReadmeExample(number: 4, section: "The async API", run: readmeExample4),
+    RunnableReadmeExample(number: 8, section: "Queries, stats and previews", run: readmeExample8),
+    RunnableReadmeExample(number: 9, section: "Queries, stats and previews", run: readmeExample9),
+    RunnableReadmeExample(number: 10, section: "Queries, stats and previews", run: readmeExample10),
+    RunnableReadmeExample(number: 11, section: "Importing GPX", run: readmeExample11),
+    RunnableReadmeExample(number: 13, section: "Exporting", run: readmeExample13),
+    RunnableReadmeExample(number: 14, section: "Privacy zones", run: readmeExample14),
+    RunnableReadmeExample(number: 15, section: "Privacy zones", run: readmeExample15),
+    RunnableReadmeExample(number: 16, section: "Migrating the old keyed archive", run: readmeExample16),
+    RunnableReadmeExample(number: 17, section: "From phones to a warehouse", run: readmeExample17),
 ]

@@ -111,4 +111,24 @@ import Testing
         let files = try RouteExporter.exportAll(from: store, to: out, format: .csv)
         #expect(try Data(contentsOf: files[0]) == trimmed)
     }
+
+    @Test func aBackupKeepsTheSettingsFromAWriterAndFromAReader() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let store = try RouteStore(at: url)
+        try store.save(Self.walkFromHome())
+        try store.updateSettings { $0.privacyZones = [Self.home] }
+        let fromWriter = dir.store("writer-backup.routelog")
+        try store.backup(to: fromWriter)
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        let fromReader = dir.store("reader-backup.routelog")
+        try reader.backup(to: fromReader)
+        for copy in [fromWriter, fromReader] {
+            let opened = try RouteStore(at: copy, options: .init(mode: .readOnly))
+            #expect(try opened.settings().privacyZones == [Self.home], "\(copy.lastPathComponent)")
+            try opened.close()
+        }
+        try reader.close()
+        try store.close()
+    }
 }

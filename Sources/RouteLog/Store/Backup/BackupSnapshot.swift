@@ -22,6 +22,8 @@ struct BackupSnapshot: Sendable {
                     generation: s.generation, nextFileNumber: (numbers + [s.indexFileNumber]).max()! + 1,
                     nextRouteID: s.index.maxSeenID + 1, indexFile: s.indexFileNumber, segments: numbers)
                 manifest.segments = numbers
+                // A read-only handle's settings are the manifest's as it last read them.
+                if writer == nil { manifest.settings = s.settings }
                 manifest.indexFile = s.indexFileNumber
                 let index = try? store.files.open(.index, number: s.indexFileNumber, writable: false)
                 return BackupSnapshot(manifest: manifest, segments: s.segments.segments, index: index,
