@@ -14,6 +14,9 @@ struct Manifest: Equatable, Sendable {
     /// The store's settings, carried into every rewrite.
     var settings = StoreSettings()
 
+    /// The largest manifest a reader accepts (and a writer writes).
+    static let maximumSize = 1 << 20
+
     func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: 32 + 4 * segments.count)
         w.u64(generation)
@@ -67,7 +70,7 @@ struct Manifest: Equatable, Sendable {
             return nil
         }
         let size = try file.size()
-        guard size <= 1 << 20 else {
+        guard size <= Manifest.maximumSize else {
             throw RouteLogError.corrupted("the manifest is \(size) bytes, far larger than any manifest", path: path)
         }
         return try decode(try file.read(at: 0, count: Int(size)), path: path)

@@ -31,6 +31,12 @@ extension RouteStore {
             try change(&settings)
             try settings.validate()
             guard settings != writer.manifest.current.settings else { return }
+            var next = writer.manifest.current
+            next.settings = settings
+            // Settings a newer RouteLog kept could bring the manifest past what readers accept.
+            guard next.encoded().count <= Manifest.maximumSize else {
+                throw RouteLogError.invalid("these settings would make the manifest larger than \(Manifest.maximumSize) bytes")
+            }
             try writer.manifest.commit(nextRouteID: writer.nextRouteID) { $0.settings = settings }
             let generation = writer.manifest.current.generation
             state.withLock { s in

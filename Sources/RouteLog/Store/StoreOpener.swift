@@ -124,6 +124,8 @@ struct StoreOpener {
         var state = StoreState(index: recovery.index, segments: segments, generation: manifest.generation,
                                indexFileNumber: manifest.indexFile, indexBytes: recovery.indexEnd, directory: directory)
         state.settings = manifest.settings
+        state.manifestNextRouteID = manifest.nextRouteID
+        state.manifestNextFileNumber = manifest.nextFileNumber
         state.openDamage = headerDamage + recovery.damage
         state.tornTails = recovery.tornTails
         state.indexRebuilt = recovery.indexUnusable

@@ -28,6 +28,10 @@ struct StoreState: Sendable {
     var movedToLost: [String] = []
     /// The store's settings as its manifest holds them.
     var settings = StoreSettings()
+    /// The manifest's next route id and file number as this handle read them (a
+    /// read-only handle's backup keeps them, so ids of compacted routes stay retired).
+    var manifestNextRouteID: UInt64 = 1
+    var manifestNextFileNumber: UInt32 = 1
     /// What the writer has done since the store opened (for statistics).
     var writes = StoreStatistics.Writes()
 

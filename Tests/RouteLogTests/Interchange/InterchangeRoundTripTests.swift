@@ -39,8 +39,13 @@ import Testing
         let reread = try #require(GPXImporter.read(data: gpx).routes.first)
         #expect(RouteCodec.quantize(reread).points == stored.points)
         #expect(reread.segmentStarts == stored.segmentStarts)
-        let second = try GPXImporter.importFile(InterchangeFixtures.gpx("georust__garmin_with_extensions.gpx"), into: store)
-        #expect(try store.route(second.routeIDs[0]).points == stored.points)
+        var allowing = GPXImportOptions()
+        allowing.allowsDuplicates = true
+        let second = try GPXImporter.importFile(InterchangeFixtures.gpx("georust__garmin_with_extensions.gpx"), into: store,
+                                                options: allowing)
+        let secondID = try #require(second.routeIDs.first)
+        #expect(secondID != id)
+        #expect(try store.route(secondID).points == stored.points)
         try store.close()
     }
 }

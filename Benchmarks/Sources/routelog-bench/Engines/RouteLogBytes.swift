@@ -99,7 +99,8 @@ final class RouteLogBytes: @unchecked Sendable {
     }
 
     /// Cuts a RoutePut frame into its layout and point block: frame header (16), id
-    /// (8), RouteShape (60), Metadata (flags, shift, optional calories, distance, name),
+    /// (8), RouteShape (60), Metadata (flags, shift, optional calories, distance, name,
+    /// extension),
     /// Layout (splits, segment starts), then the point block to the end.
     static func split(frame: [UInt8]) throws -> EncodedRoute {
         var reader = Varint.Reader(frame)
@@ -112,6 +113,7 @@ final class RouteLogBytes: @unchecked Sendable {
             let length = Int(try reader.byte()) | Int(try reader.byte()) << 8
             reader.offset += length
         }
+        if flags & 8 != 0 { reader.offset += Int(try reader.next()) }  // the extension fields
         let layoutStart = reader.offset
         let splits = try reader.next()
         for _ in 0..<splits { _ = try reader.byte(); _ = try reader.next(); _ = try reader.next() }

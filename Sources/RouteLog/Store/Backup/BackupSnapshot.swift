@@ -19,11 +19,15 @@ struct BackupSnapshot: Sendable {
                 try s.checkOpen()
                 let numbers = s.segments.numbers
                 var manifest = writer?.manifest.current ?? Manifest(
-                    generation: s.generation, nextFileNumber: (numbers + [s.indexFileNumber]).max()! + 1,
-                    nextRouteID: s.index.maxSeenID + 1, indexFile: s.indexFileNumber, segments: numbers)
+                    generation: s.generation,
+                    nextFileNumber: max(s.manifestNextFileNumber, (numbers + [s.indexFileNumber]).max()! + 1),
+                    nextRouteID: max(s.manifestNextRouteID, s.index.maxSeenID + 1), indexFile: s.indexFileNumber,
+                    segments: numbers)
                 manifest.segments = numbers
-                // A read-only handle's settings are the manifest's as it last read them.
-                if writer == nil { manifest.settings = s.settings }
+                // A read-only handle's settings are the manifest's as it last read them; a
+                // writer's next id is ahead of its last manifest commit.
+                if let writer { manifest.nextRouteID = max(manifest.nextRouteID, writer.nextRouteID) }
+                else { manifest.settings = s.settings }
                 manifest.indexFile = s.indexFileNumber
                 let index = try? store.files.open(.index, number: s.indexFileNumber, writable: false)
                 return BackupSnapshot(manifest: manifest, segments: s.segments.segments, index: index,

@@ -19,7 +19,8 @@ extension RouteStore {
     ///   earlier backup. Never a symbolic link, a file, the store itself, or a directory
     ///   holding anything but a store's files.
     /// - Returns: What was copied and kept, and the verification report.
-    /// - Throws: `.invalidArgument` for a destination it refuses (nothing is written);
+    /// - Throws: `.invalidArgument` for a destination it refuses (nothing is written),
+    ///   among them another store that is not an earlier backup of this one;
     ///   `.locked` when a process has the destination open for writing; `.closed` when
     ///   the store is closed before or while it runs (the destination keeps the earlier
     ///   backup); `.corrupted` when the written backup does not verify clean; `.io`.
@@ -35,6 +36,7 @@ extension RouteStore {
         do {
             defer { lock.release() }
             snapshot = try BackupSnapshot.take(self)
+            try checkIsBackup(of: snapshot, at: target)
             written = try BackupWriter(snapshot: snapshot, destination: place) {
                 try self.state.withLock { try $0.checkOpen() }
             }.run()
@@ -57,5 +59,26 @@ extension AsyncRouteStore {
     @discardableResult
     public func backup(to destination: URL) async throws -> BackupReport {
         try await store.work.run { try store.backup(to: destination) }
+    }
+}
+
+extension RouteStore {
+    /// Refuses a destination store that is not an earlier backup of this one: one holding
+    /// a route id this store never gave, or an id this store gave to another route (its
+    /// uuid differs). Such a store would be overwritten, losing what only it holds.
+    /// - Throws: `.invalidArgument` naming the route; what opening the destination throws.
+    func checkIsBackup(of snapshot: BackupSnapshot, at target: String) throws {
+        guard fileSystem.isDirectory(target + "/" + FormatConstants.manifestName) == false else { return }
+        let earlier = try RouteStore(at: URL(fileURLWithPath: target), options: Options(mode: .readOnly))
+        defer { try? earlier.close() }
+        let mine = Dictionary(uniqueKeysWithValues: try summaries().map { ($0.id, $0.uuid) })
+        for route in try earlier.summaries() {
+            if route.id.rawValue >= snapshot.manifest.nextRouteID {
+                throw RouteLogError(.invalidArgument, "the backup destination is another store, not a backup of this one: it holds route \(route.id), which this store never saved; give a new path or an earlier backup of this store", path: target)
+            }
+            if let uuid = mine[route.id], uuid != route.uuid {
+                throw RouteLogError(.invalidArgument, "the backup destination is another store, not a backup of this one: its route \(route.id) is not this store's route \(route.id); give a new path or an earlier backup of this store", path: target)
+            }
+        }
     }
 }
