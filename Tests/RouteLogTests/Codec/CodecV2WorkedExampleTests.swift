@@ -17,23 +17,7 @@ import Testing
     /// The rows of the example: a 4-digit hex offset, then hex pairs up to the two
     /// spaces before the comment.
     static func specRows() throws -> [(offset: Int, bytes: [UInt8])] {
-        let spec = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("format-spec.md"), encoding: .utf8)
-        guard let start = spec.range(of: "### A version 2 block, byte by byte") else { return [] }
-        let section = spec[start.upperBound...]
-        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
-        var rows: [(Int, [UInt8])] = []
-        for line in section[..<end].split(separator: "\n") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: false)
-            guard parts.count > 2, parts[0].count == 4, let offset = Int(parts[0], radix: 16) else { continue }
-            var bytes: [UInt8] = []
-            for token in parts.dropFirst() {
-                if token.isEmpty { if bytes.isEmpty { continue } else { break } }
-                guard token.count == 2, let byte = UInt8(token, radix: 16) else { break }
-                bytes.append(byte)
-            }
-            rows.append((offset, bytes))
-        }
-        return rows
+        try FormatWorkedExampleTests.specBytes(under: "### A version 2 block, byte by byte")
     }
 
     @Test func theSpecShowsTheRealBytes() throws {

@@ -20,11 +20,13 @@ import Testing
 
     /// The bytes of the spec's worked example: hex pairs after a 4-digit offset,
     /// up to the two spaces before the comment.
-    static func specBytes() throws -> [(offset: Int, bytes: [UInt8])] {
+    static func specBytes(under heading: String = "## Worked example") throws -> [(offset: Int, bytes: [UInt8])] {
         let spec = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("format-spec.md"), encoding: .utf8)
-        guard let start = spec.range(of: "## Worked example") else { return [] }
+        guard let start = spec.range(of: heading) else { return [] }
+        let section = spec[start.upperBound...]
+        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
         var rows: [(Int, [UInt8])] = []
-        for line in spec[start.upperBound...].split(separator: "\n") {
+        for line in section[..<end].split(separator: "\n") {
             let parts = line.split(separator: " ", omittingEmptySubsequences: false)
             guard parts.count > 2, parts[0].count == 4, let offset = Int(parts[0], radix: 16) else { continue }
             var bytes: [UInt8] = []
