@@ -1,6 +1,6 @@
 /// Reads what ``ByteWriter`` wrote, checking every length against the bytes there are.
 /// A read past the end throws ``ByteReader/Malformed``; nothing is trusted.
-struct ByteReader {
+struct ByteReader: VarintReading {
     /// The bytes ran out or a value is out of its allowed range. `offset` is
     /// relative to the start of the reader's buffer.
     struct Malformed: Error {
@@ -66,18 +66,6 @@ struct ByteReader {
     mutating func i64() throws -> Int64 { Int64(bitPattern: try u64()) }
     mutating func f64() throws -> Double { Double(bitPattern: try u64()) }
 
-    mutating func varint() throws -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let byte = try u8()
-            if shift == 63 && byte > 1 { throw fail("varint overflows 64 bits") }
-            result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return result }
-            shift += 7
-            if shift > 63 { throw fail("varint longer than 10 bytes") }
-        }
-    }
 
     /// A varint that must be a count or index no larger than `limit`.
     mutating func count(max limit: Int) throws -> Int {

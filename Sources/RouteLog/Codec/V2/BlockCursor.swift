@@ -1,7 +1,7 @@
 /// Reads the fixed fields of a version 2 block (counts, tags, varints) from the
 /// decoder's padded copy of it, checking every read against the real bytes. Offsets in
 /// its errors count from the block's first byte (the method byte).
-struct BlockCursor {
+struct BlockCursor: VarintReading {
     /// The block's bytes after the method byte, followed by ``padding`` zero bytes.
     let base: UnsafePointer<UInt8>
     /// Bytes of the block after the method byte.
@@ -11,9 +11,11 @@ struct BlockCursor {
     /// Zero bytes after the block, so that a stream's 8-byte window never leaves the copy.
     static let padding = 32
 
-    func fail(_ reason: String, at offset: Int? = nil) -> ByteReader.Malformed {
-        ByteReader.Malformed(reason: reason, offset: 1 + (offset ?? position))
+    func fail(_ reason: String, at offset: Int) -> ByteReader.Malformed {
+        ByteReader.Malformed(reason: reason, offset: 1 + offset)
     }
+
+    func fail(_ reason: String) -> ByteReader.Malformed { fail(reason, at: position) }
 
     var remaining: Int { end - position }
 
@@ -23,17 +25,6 @@ struct BlockCursor {
         return base[position]
     }
 
-    mutating func varint() throws -> UInt64 {
-        var result: UInt64 = 0, shift: UInt64 = 0
-        while true {
-            let byte = try u8()
-            if shift == 63 && byte > 1 { throw fail("varint overflows 64 bits") }
-            result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return result }
-            shift += 7
-            if shift > 63 { throw fail("varint longer than 10 bytes") }
-        }
-    }
 
     /// A varint that must be a count no larger than `limit`.
     mutating func count(max limit: Int, _ what: String) throws -> Int {
