@@ -83,7 +83,13 @@ public final class RouteStore: Sendable {
         try opener.prepareDirectory()
         try opener.checkStoreExists()
         let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem, protection: options.fileProtection) : nil
-        let (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)
+        let (state, writer): (StoreState, StoreWriter?)
+        do {
+            (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)
+        } catch {
+            lock?.release()  // a failed open leaves the store to the next writer at once
+            throw error
+        }
         self.url = URL(fileURLWithPath: path, isDirectory: true)
         self.isReadOnly = !opener.writable
         self.options = options

@@ -84,7 +84,18 @@ import Testing
             } catch {}
             completedWithoutCrash = crashing.failures.isEmpty
             do {
-                let store = try RouteStore(at: url, options: .init(compaction: .manual))
+                // The cut handle lives on in this process (a real crash would have ended it):
+                // its teardown may still hold the lock for a moment.
+                var attempts = 0
+                func reopen() throws -> RouteStore {
+                    do { return try RouteStore(at: url, options: .init(compaction: .manual)) } catch let error as RouteLogError
+                        where error.code == .locked && attempts < 100 {
+                        attempts += 1
+                        usleep(20_000)
+                        return try reopen()
+                    }
+                }
+                let store = try reopen()
                 #expect(try store.count == 0, "cut at change \(n)")
                 let id = try store.save(Fixtures.sampleWalk(seed: UInt64(n), points: 20))
                 try store.close()
