@@ -71,6 +71,13 @@ struct XMLDeclarationGuard {
     }
 
     private mutating func decideWidth() {
+        // UCS-4 ('<' or a byte order mark in four bytes): libxml2 on Linux crashes on
+        // some such files, and RouteLog reads UTF-8 and UTF-16 only.
+        if head.count == 4, head.filter({ $0 == 0 }).count >= 2, head.contains(0x3C) || head.contains(0xFE) {
+            refusal = Refusal(what: "the file is UCS-4 (four bytes a character), which RouteLog does not read",
+                              line: 1, column: 1)
+            return
+        }
         switch (head[0], head[1]) {
         case (0xFE, 0xFF), (0x00, 0x3C): width = .utf16(bigEndian: true)
         case (0xFF, 0xFE), (0x3C, 0x00): width = .utf16(bigEndian: false)
