@@ -60,6 +60,7 @@ struct XMLDeclarationGuard {
                 head.append(byte)
                 guard head.count == 4 || (head.count == 2 && (head == [0xFE, 0xFF] || head == [0xFF, 0xFE])) else { continue }
                 decideWidth()
+                if refusal != nil { return 0 }  // not even the first bytes reach the parser
                 let decided = head
                 head = []
                 for b in decided { feedByte(b) }
