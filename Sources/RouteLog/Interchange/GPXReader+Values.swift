@@ -117,29 +117,4 @@ extension GPXReader {
         default: break
         }
     }
-
-    /// The encodings GPX files are written in. libxml2 converts others through iconv,
-    /// and crashes on some malformed ones (a UTF-7 file was seen to): refuse them first.
-    static let readableEncodings: Set<String> = [
-        "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "latin1", "iso-latin-1",
-        "us-ascii", "ascii", "windows-1252", "cp1252",
-    ]
-
-    /// Throws `.invalidArgument` when the XML declaration names an encoding other than
-    /// those of ``readableEncodings``.
-    static func checkDeclaredEncoding(_ head: Data, source: String) throws {
-        let text = String(decoding: head, as: UTF8.self)
-        guard text.hasPrefix("<?xml") || text.hasPrefix("\u{FEFF}<?xml"),
-              let declarationEnd = text.range(of: "?>"),
-              let attribute = text[..<declarationEnd.lowerBound].range(of: "encoding")
-        else { return }
-        let rest = text[attribute.upperBound..<declarationEnd.lowerBound].drop { $0 == " " || $0 == "=" }
-        guard let quote = rest.first, quote == "\"" || quote == "'" else { return }
-        let name = rest.dropFirst().prefix { $0 != quote }
-        guard !readableEncodings.contains(name.lowercased()) else { return }
-        throw RouteLogError(.invalidArgument,
-                            "The GPX file declares the encoding \"\(name)\", which RouteLog does not read; "
-                                + "convert it to UTF-8. Nothing from this file was imported",
-                            path: source)
-    }
 }

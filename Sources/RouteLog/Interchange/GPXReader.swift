@@ -46,11 +46,6 @@ final class GPXReader: NSObject, XMLParserDelegate {
         guard !isDirectory.boolValue else {
             throw RouteLogError(.invalidArgument, "This is a directory, not a GPX file", path: url.path)
         }
-        let head = (try? FileHandle(forReadingFrom: url)).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 512)
-        } ?? Data()
-        try checkDeclaredEncoding(head, source: url.path)
         let feed: XMLInputFeed
         do {
             feed = try XMLInputFeed(contentsOf: url)
@@ -62,8 +57,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
 
     /// Reads GPX from memory; `source` names it in errors.
     static func read(data: Data, source: String, limits: ImportLimits = .init()) throws -> GPXContents {
-        try checkDeclaredEncoding(data.prefix(512), source: source)
-        return try read(XMLInputFeed(bytes: data), source: source, limits: limits)
+        try read(XMLInputFeed(bytes: data), source: source, limits: limits)
     }
 
     /// Reads GPX from `feed` (which then tells how far it was read).
@@ -80,6 +74,10 @@ final class GPXReader: NSObject, XMLParserDelegate {
         let finished = parser.parse()
         if error == nil, let refused = declarationError() { error = refused }
         if let hazard = feed.instructionHazard { error = hazard.error("GPX", source: source) }
+        if let errno = feed.readError {
+            error = RouteLogError(.io, "Reading the GPX file failed: \(String(cString: strerror(errno))); "
+                                      + "nothing from this file was imported", path: source)
+        }
         // libxml2 reports some errors (undeclared prefixes, a file cut short) while
         // parse() still returns true: our own record of the first error decides.
         if let error { throw error }
@@ -103,11 +101,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
 
     /// The error for a DTD declaration the feed refused, if it refused one.
     private func declarationError() -> RouteLogError? {
-        guard let refusal = feed.refusal else { return nil }
-        return RouteLogError(.invalidArgument,
-                             "GPX refused at line \(refusal.line), column \(refusal.column): \(refusal.what), "
-                                 + "whose text XMLParser would silently drop or make up; RouteLog reads no DTD, "
-                                 + "so nothing from this file was imported", path: source)
+        feed.refusal?.error("GPX", source: source)
     }
 
     /// Records the first error and stops the parser and its input at once. (An error

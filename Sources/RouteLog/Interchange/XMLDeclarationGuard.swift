@@ -1,5 +1,12 @@
-/// Finds, in the bytes before a document's root element, the DTD declarations that
-/// would change what the document says: `<!ENTITY` and `<!ATTLIST`.
+/// Finds, in the bytes before a document's root element, what RouteLog refuses before
+/// libxml2 reads it: the DTD declarations that would change what the document says
+/// (`<!ENTITY` and `<!ATTLIST`), and every encoding other than those it reads.
+///
+/// Encodings: libxml2 on Linux crashes (a NULL read in `xmlParseChunk` or
+/// `xmlSwitchToEncoding`) on files in UCS-4 or EBCDIC, recognised from their first four
+/// bytes, and on UTF-16 files whose XML declaration names UCS-4, UTF-32 or UTF-7. So the
+/// first four bytes must not be UCS-4 or EBCDIC, and the declaration's `encoding`, read
+/// here in single bytes or UTF-16 alike, must be one of ``readableEncodings``.
 ///
 /// FoundationXML's `XMLParser` (libxml2 with entity substitution on) tells its delegate
 /// nothing about an internal entity: a reference to one is silently replaced by
@@ -14,13 +21,50 @@
 /// constant memory however long the prolog is, and it stops looking at the root
 /// element's `<`.
 struct XMLDeclarationGuard {
-    /// A declaration that made the file unreadable, with where it starts.
+    /// What made the file unreadable, with where it starts.
     struct Refusal: Equatable {
-        /// What the file declares, for a message.
+        enum Reason: Equatable {
+            /// A DTD declaration that changes the document's text.
+            case declaration
+            /// An encoding RouteLog does not read.
+            case encoding
+        }
+
+        /// What the file declares or is, for a message.
         var what: String
         var line: Int
         var column: Int
+        var reason = Reason.declaration
+
+        /// The error a reader of `kind` files ("GPX", "TCX") throws for this refusal.
+        func error(_ kind: String, source: String) -> RouteLogError {
+            switch reason {
+            case .encoding:
+                return RouteLogError(.invalidArgument, "The \(kind) file \(what), which RouteLog does not read; "
+                                         + "convert it to UTF-8. Nothing from this file was imported", path: source)
+            case .declaration:
+                return RouteLogError(.invalidArgument,
+                                     "\(kind) refused at line \(line), column \(column): \(what), whose text "
+                                         + "XMLParser would silently drop or make up; RouteLog reads no DTD, "
+                                         + "so nothing from this file was imported", path: source)
+            }
+        }
     }
+
+    /// The encodings an XML declaration may name (compared ignoring case).
+    static let readableEncodings: Set<String> = [
+        "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "latin1", "iso-latin-1",
+        "us-ascii", "ascii", "windows-1252", "cp1252",
+    ]
+    /// The first four bytes by which libxml2 recognises UCS-4: '<' or a byte order mark
+    /// in each of the four byte orders.
+    static let ucs4Signatures: Set<[UInt8]> = [
+        [0x00, 0x00, 0x00, 0x3C], [0x3C, 0x00, 0x00, 0x00], [0x00, 0x00, 0x3C, 0x00], [0x00, 0x3C, 0x00, 0x00],
+        [0x00, 0x00, 0xFE, 0xFF], [0xFF, 0xFE, 0x00, 0x00], [0x00, 0x00, 0xFF, 0xFE], [0xFE, 0xFF, 0x00, 0x00],
+    ]
+    /// The longest XML declaration read; a longer one is refused (a real one is under 100
+    /// characters).
+    static let maximumDeclarationLength = 1024
 
     private(set) var refusal: Refusal?
     /// True once the root element has started (or the prolog is not something this
@@ -41,6 +85,9 @@ struct XMLDeclarationGuard {
     private var markup: [UInt8] = []
     private var markupLine = 1, markupColumn = 1
     private var line = 1, column = 0
+    /// The characters of the processing instruction being read (non-ASCII ones as 0x80),
+    /// while it may be the XML declaration.
+    private var instruction: [UInt8]?
 
     private static let candidates: [(text: [UInt8], kind: String?)] = [
         (Array("!--".utf8), nil), (Array("!DOCTYPE".utf8), nil), (Array("!ELEMENT".utf8), nil),
@@ -58,7 +105,7 @@ struct XMLDeclarationGuard {
             switch width {
             case .undecided:
                 head.append(byte)
-                guard head.count == 4 || (head.count == 2 && (head == [0xFE, 0xFF] || head == [0xFF, 0xFE])) else { continue }
+                guard head.count == 4 else { continue }
                 decideWidth()
                 if refusal != nil { return 0 }  // not even the first bytes reach the parser
                 let decided = head
@@ -72,11 +119,16 @@ struct XMLDeclarationGuard {
     }
 
     private mutating func decideWidth() {
-        // UCS-4 ('<' or a byte order mark in four bytes): libxml2 on Linux crashes on
-        // some such files, and RouteLog reads UTF-8 and UTF-16 only.
-        if head.count == 4, head.filter({ $0 == 0 }).count >= 2, head.contains(0x3C) || head.contains(0xFE) {
-            refusal = Refusal(what: "the file is UCS-4 (four bytes a character), which RouteLog does not read",
-                              line: 1, column: 1)
+        // UCS-4 ('<' or a byte order mark in four bytes) and EBCDIC ("<?xm" in EBCDIC):
+        // libxml2 on Linux crashes on such files, and RouteLog reads UTF-8 and UTF-16 only.
+        // A UTF-32 little-endian byte order mark starts like UTF-16's, so two bytes
+        // decide only when a file is that short.
+        if Self.ucs4Signatures.contains(head) {
+            refusal = Refusal(what: "is UCS-4 (four bytes a character)", line: 1, column: 1, reason: .encoding)
+            return
+        }
+        if head == [0x4C, 0x6F, 0xA7, 0x94] {
+            refusal = Refusal(what: "is EBCDIC", line: 1, column: 1, reason: .encoding)
             return
         }
         switch (head[0], head[1]) {
@@ -128,8 +180,12 @@ struct XMLDeclarationGuard {
                 state = .comment(dashes: ascii == UInt8(ascii: "-") ? dashes + 1 : 0)
             }
         case .instruction(let question):
-            if question, ascii == UInt8(ascii: ">") { state = .text } else {
+            if question, ascii == UInt8(ascii: ">") {
+                state = .text
+                checkDeclaration()
+            } else {
                 state = .instruction(question: ascii == UInt8(ascii: "?"))
+                if instruction != nil, startsCharacter { readDeclaration(ascii ?? 0x80) }
             }
         case .doctype, .declaration:
             if let open = quote {
@@ -147,6 +203,56 @@ struct XMLDeclarationGuard {
         }
     }
 
+    /// Keeps the characters of an instruction while it may be the XML declaration.
+    private mutating func readDeclaration(_ character: UInt8) {
+        guard var text = instruction else { return }
+        instruction = nil  // no copy while appending
+        text.append(character)
+        if text.count >= 4, !text.starts(with: Array("xml".utf8)) || !Self.isBlank(text[3]) {
+            return  // another instruction: nothing to check
+        }
+        if text.count > Self.maximumDeclarationLength {
+            refusal = Refusal(what: "has an XML declaration longer than \(Self.maximumDeclarationLength) characters",
+                              line: markupLine, column: markupColumn, reason: .encoding)
+            return
+        }
+        instruction = text
+    }
+
+    /// Refuses the XML declaration just read if it names an encoding RouteLog does not
+    /// read.
+    private mutating func checkDeclaration() {
+        defer { instruction = nil }
+        guard var text = instruction, text.count >= 4 else { return }
+        text.removeLast()  // the '?' of "?>"
+        guard let name = Self.declaredEncoding(text) else { return }
+        let readable = name.allSatisfy { $0 < 0x80 }
+            && Self.readableEncodings.contains(String(decoding: name, as: UTF8.self).lowercased())
+        guard !readable else { return }
+        let shown = String(decoding: name.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        refusal = Refusal(what: "declares the encoding \"\(shown)\"", line: markupLine, column: markupColumn,
+                          reason: .encoding)
+    }
+
+    /// The value of `encoding="…"` in an XML declaration's characters, if it has one.
+    static func declaredEncoding(_ text: [UInt8]) -> [UInt8]? {
+        let key = Array("encoding".utf8)
+        guard let start = (0...max(0, text.count - key.count)).first(where: { index in
+            index + key.count <= text.count && text[index..<index + key.count].elementsEqual(key)
+                && (index == 0 || isBlank(text[index - 1]))
+        }) else { return nil }
+        var index = start + key.count
+        while index < text.count, isBlank(text[index]) || text[index] == UInt8(ascii: "=") { index += 1 }
+        guard index < text.count, text[index] == UInt8(ascii: "\"") || text[index] == UInt8(ascii: "'") else {
+            return nil
+        }
+        let quote = text[index]
+        let value = text[(index + 1)...].prefix { $0 != quote }
+        return Array(value)
+    }
+
+    private static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
     private mutating func readMarkup(_ ascii: UInt8?) {
         guard let ascii else {
             isDone = true
@@ -155,6 +261,7 @@ struct XMLDeclarationGuard {
         if markup.isEmpty {
             if ascii == UInt8(ascii: "?") {
                 state = .instruction(question: false)
+                instruction = []
                 return
             }
             if ascii != UInt8(ascii: "!") {

@@ -9,29 +9,40 @@ import Darwin
 /// 128 KiB, and nothing more once ``stop()`` is called.
 ///
 /// `XMLParser(contentsOf:)` reads the file itself, leaving no place to look at the
-/// bytes before libxml2 does. This feed first passes the bytes before the root element
-/// through an ``XMLDeclarationGuard``, which stops it at a DTD declaration that would
-/// change what the document says, and ends the input the moment a reader refuses the
-/// file: after a refusal nothing more is read, whatever the parser does. It also stops
-/// before the `?>` of a processing instruction without data (``instructionHazard``),
-/// which crashes FoundationXML on Linux wherever it stands in the file.
+/// bytes before libxml2 does. This feed first reads ahead the file's head (4 KiB, or
+/// more until the root element starts or the scan gives up) and passes the bytes before
+/// the root element through an ``XMLDeclarationGuard``, which refuses an encoding
+/// RouteLog does not read (libxml2 crashes on some) and a DTD declaration that would
+/// change what the document says: a refused head reaches the parser not at all, a
+/// declaration refused later stops the input before it. The feed ends the input the
+/// moment a reader refuses the file: after a refusal nothing more is read, whatever the
+/// parser does. It also stops before the `?>` of a processing instruction without data
+/// (``instructionHazard``), which crashes FoundationXML on Linux wherever it stands.
 final class XMLInputFeed: InputStream {
     private enum Source {
         case file(Int32)
         case memory(Data, position: Int)
     }
 
+    /// How much of the head is read ahead before the parser sees any of it.
+    static let headLength = 4096
+
     private var source: Source
     private(set) var stopped = false
     /// Bytes handed to the parser so far.
     private(set) var bytesRead = 0
+    /// The errno of a failed read, when reading stopped because of one.
+    private(set) var readError: Int32?
     private var declarations = XMLDeclarationGuard()
-    private var instructions = GuardedXMLStream.InstructionScan()
+    private var instructions = XMLInstructionScan()
     private var line = 1
+    /// The head, read ahead and scanned, not yet handed to the parser.
+    private var pending: [UInt8] = []
+    private var primed = false
     /// Set when the feed stopped before a processing instruction without data.
     private(set) var instructionHazard: InstructionHazard?
 
-    /// Why the feed stopped itself (a refused declaration), with where it is.
+    /// Why the feed stopped itself (a refused encoding or declaration), with where it is.
     var refusal: XMLDeclarationGuard.Refusal? { declarations.refusal }
 
     /// Opens `url` for reading.
@@ -65,34 +76,31 @@ final class XMLInputFeed: InputStream {
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
         guard !stopped, maxLength > 0 else { return 0 }
-        let wanted = min(maxLength, 128 << 10)
-        var count: Int
-        switch source {
-        case .file(let descriptor):
-            repeat { count = readDescriptor(descriptor, buffer, wanted) } while count < 0 && errno == EINTR
-            if count < 0 {
-                stopped = true
-                return -1
-            }
-        case .memory(let data, let position):
-            count = min(wanted, data.count - position)
-            data.withUnsafeBytes { raw in
-                let start = raw.baseAddress!.advanced(by: position)
-                buffer.update(from: start.assumingMemoryBound(to: UInt8.self), count: count)
-            }
-            source = .memory(data, position: position + count)
+        if !primed {
+            primed = true
+            readHead()
+            if stopped { return readError == nil ? 0 : -1 }
         }
-        guard count > 0 else { return 0 }
-        if !declarations.isDone {
-            // Hand the parser only the bytes before a refused declaration.
-            let passed = declarations.scan(UnsafeBufferPointer(start: buffer, count: count))
-            if declarations.refusal != nil {
-                stopped = true
-                count = passed
+        var count: Int
+        if !pending.isEmpty {
+            count = min(maxLength, pending.count)
+            pending.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: count) }
+            pending.removeFirst(count)
+        } else {
+            count = readSource(buffer, min(maxLength, 128 << 10))
+            if count < 0 { return -1 }
+            guard count > 0 else { return 0 }
+            if !declarations.isDone {
+                // Hand the parser only the bytes before a refused declaration.
+                let passed = declarations.scan(UnsafeBufferPointer(start: buffer, count: count))
+                if declarations.refusal != nil {
+                    stopped = true
+                    count = passed
+                }
             }
         }
         // Every byte, root element included: libxml2 crashes FoundationXML on an empty
-        // processing instruction wherever it stands (GuardedXMLStream, the same scan).
+        // processing instruction wherever it stands.
         for i in 0..<count {
             let byte = buffer[i]
             if let what = instructions.step(byte) {
@@ -105,6 +113,57 @@ final class XMLInputFeed: InputStream {
         }
         bytesRead += count
         return count
+    }
+
+    /// Reads the head ahead into `pending` and scans it; a refusal there stops the feed
+    /// before the parser has seen a byte.
+    private func readHead() {
+        var head = [UInt8](repeating: 0, count: Self.headLength)
+        var filled = 0
+        while true {
+            if filled == head.count {
+                guard !declarations.isDone, declarations.refusal == nil,
+                      head.count < 16 * Self.headLength else { break }
+                head.append(contentsOf: repeatElement(0, count: Self.headLength))
+            }
+            let count = head.withUnsafeMutableBufferPointer { all in
+                readSource(all.baseAddress! + filled, all.count - filled)
+            }
+            if count < 0 { return }
+            if count == 0 { break }
+            let start = filled
+            _ = head.withUnsafeBufferPointer { declarations.scan(UnsafeBufferPointer(rebasing: $0[start..<start + count])) }
+            filled += count
+            if declarations.refusal != nil {
+                stopped = true
+                return
+            }
+        }
+        pending = Array(head[0..<filled])
+    }
+
+    /// Reads up to `wanted` bytes from the file or memory; -1 (and ``readError``, and the
+    /// feed stopped) when the file cannot be read.
+    private func readSource(_ buffer: UnsafeMutablePointer<UInt8>, _ wanted: Int) -> Int {
+        switch source {
+        case .file(let descriptor):
+            var count: Int
+            repeat { count = readDescriptor(descriptor, buffer, wanted) } while count < 0 && errno == EINTR
+            if count < 0 {
+                readError = errno
+                stopped = true
+            }
+            return count
+        case .memory(let data, let position):
+            let count = min(wanted, data.count - position)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { raw in
+                let start = raw.baseAddress!.advanced(by: position)
+                buffer.update(from: start.assumingMemoryBound(to: UInt8.self), count: count)
+            }
+            source = .memory(data, position: position + count)
+            return count
+        }
     }
 }
 

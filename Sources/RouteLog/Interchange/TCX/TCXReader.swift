@@ -45,6 +45,7 @@ final class TCXReader: NSObject, XMLParserDelegate {
     private let source: String
     private var error: RouteLogError?
     private var parser: XMLParser?
+    private var feed: XMLInputFeed?
 
     // Where we are.
     var depth = 0
@@ -71,47 +72,33 @@ final class TCXReader: NSObject, XMLParserDelegate {
     }
 
     static func read(contentsOf url: URL, options: RouteImportOptions) throws -> TCXContents {
-        let head = (try? FileHandle(forReadingFrom: url)).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 512)
-        } ?? Data()
-        try checkDeclaredEncoding(head, source: url.path)
-        guard let stream = try? GuardedXMLStream(file: url) else {
+        let feed: XMLInputFeed
+        do {
+            feed = try XMLInputFeed(contentsOf: url)
+        } catch {
             throw RouteLogError(.notFound, "Cannot read the TCX file; check the path", path: url.path)
         }
-        return try TCXReader(source: url.path, options: options).run(stream)
+        return try TCXReader(source: url.path, options: options).run(feed)
     }
 
     static func read(data: Data, source: String, options: RouteImportOptions) throws -> TCXContents {
-        try checkDeclaredEncoding(data.prefix(512), source: source)
-        return try TCXReader(source: source, options: options).run(GuardedXMLStream(bytes: data))
+        try TCXReader(source: source, options: options).run(XMLInputFeed(bytes: data))
     }
 
-    /// The GPX reader's check of the declared encoding (libxml2 crashed on a malformed
-    /// UTF-7 file), in TCX's words.
-    private static func checkDeclaredEncoding(_ head: Data, source: String) throws {
-        do {
-            try GPXReader.checkDeclaredEncoding(head, source: source)
-        } catch let error as RouteLogError {
-            throw RouteLogError(error.code, error.message.replacingOccurrences(of: "GPX", with: "TCX"), path: source)
-        }
-    }
-
-    private func run(_ stream: GuardedXMLStream) throws -> TCXContents {
-        let parser = XMLParser(stream: stream)
+    private func run(_ feed: XMLInputFeed) throws -> TCXContents {
+        self.feed = feed
+        let parser = XMLParser(stream: feed)
         self.parser = parser
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = self
         let finished = parser.parse()
-        // What stopped the stream explains the parser's complaint about a cut-off file.
-        if let hazard = stream.hazard {
-            throw RouteLogError(.invalidArgument, "Malformed TCX at byte \(hazard.offset): \(hazard.what); "
-                + "nothing from this file was imported", path: source, offset: hazard.offset)
-        }
-        if let readError = stream.readError {
-            throw RouteLogError(.io, "Reading the TCX file failed: \(readError); nothing from this file was imported",
-                                path: source)
+        // What stopped the feed explains the parser's complaint about a cut-off file.
+        if let refusal = feed.refusal { throw refusal.error("TCX", source: source) }
+        if let hazard = feed.instructionHazard { throw hazard.error("TCX", source: source) }
+        if let errno = feed.readError {
+            throw RouteLogError(.io, "Reading the TCX file failed: \(String(cString: strerror(errno))); "
+                                    + "nothing from this file was imported", path: source)
         }
         if let error { throw error }
         if !finished || parser.parserError != nil {
@@ -133,6 +120,7 @@ final class TCXReader: NSObject, XMLParserDelegate {
     func stop(_ what: String) {
         guard error == nil, let parser else { return }
         error = fail(what, parser)
+        feed?.stop()
         parser.abortParsing()
     }
 
