@@ -9,6 +9,10 @@
 #                                          says SKIPPED, and succeeds, when this
 #                                          toolchain has no libFuzzer
 #
+# `smoke` runs with a fixed seed (FUZZ_SEED, default 1), so that a clean checkout's
+# smoke run tries the same inputs on every machine and a failure can be replayed;
+# `run` draws a new seed each time unless FUZZ_SEED is set, to explore.
+#
 # The library is compiled once, with -sanitize=fuzzer,address (coverage for libFuzzer,
 # and AddressSanitizer to catch any out-of-bounds access), as a static library that
 # each target links. Seeds come from Tests/Fuzz/corpus/<target>/ (read only); what the
@@ -79,7 +83,7 @@ run() {
         mkdir -p "$OUT/corpus/$target"
         rm -f "$OUT/artifacts/$target-"*
         echo "fuzz $target for ${seconds}s: $OUT/fuzz-$target -max_total_time=$seconds $OUT/corpus/$target Tests/Fuzz/corpus/$target"
-        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} "$OUT/fuzz-$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=$(max_len "$target") \
+        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} "$OUT/fuzz-$target" ${FUZZ_SEED:+-seed=$FUZZ_SEED} -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=$(max_len "$target") \
             -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target-" \
             "$OUT/corpus/$target" "Tests/Fuzz/corpus/$target" $(extra_seeds "$target") 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY|Test unit written|^fuzz|INFO: seed corpus|DONE|panic|Fatal|precondition" || true
         if ls "$OUT/artifacts/$target-"* >/dev/null 2>&1; then
@@ -104,7 +108,7 @@ case ${1:-} in
             exit 0
         fi
         build
-        run "$2" ;;
+        FUZZ_SEED=${FUZZ_SEED:-1} run "$2" ;;
     run) shift; run "$@" ;;
     *) echo "usage: $0 build | run SECONDS [target...]" >&2; exit 2 ;;
 esac

@@ -35,13 +35,15 @@ struct XMLDeclarationGuard {
         var line: Int
         var column: Int
         var reason = Reason.declaration
+        /// The byte offset of what was refused, when it lies past the declaration.
+        var offset: Int64?
 
         /// The error a reader of `kind` files ("GPX", "TCX") throws for this refusal.
         func error(_ kind: String, source: String) -> RouteLogError {
             switch reason {
             case .encoding:
-                return RouteLogError(.invalidArgument, "The \(kind) file \(what), which RouteLog does not read; "
-                                         + "convert it to UTF-8. Nothing from this file was imported", path: source)
+                return RouteLogError(.invalidArgument, "The \(kind) file \(what); convert it to UTF-8. "
+                                         + "Nothing from this file was imported", path: source, offset: offset)
             case .declaration:
                 return RouteLogError(.invalidArgument,
                                      "\(kind) refused at line \(line), column \(column): \(what), whose text "
@@ -89,6 +91,15 @@ struct XMLDeclarationGuard {
     /// while it may be the XML declaration.
     private var instruction: [UInt8]?
 
+    /// The encoding the XML declaration names (lowercased), once read and accepted.
+    private(set) var declaredEncoding: String?
+    /// Whether the file is UTF-16 (from its byte order mark or its first '<'), and its
+    /// byte order; nil while undecided or for single-byte files.
+    var utf16BigEndian: Bool? {
+        if case .utf16(let bigEndian) = width { return bigEndian }
+        return nil
+    }
+
     private static let candidates: [(text: [UInt8], kind: String?)] = [
         (Array("!--".utf8), nil), (Array("!DOCTYPE".utf8), nil), (Array("!ELEMENT".utf8), nil),
         (Array("!NOTATION".utf8), nil),
@@ -124,11 +135,11 @@ struct XMLDeclarationGuard {
         // A UTF-32 little-endian byte order mark starts like UTF-16's, so two bytes
         // decide only when a file is that short.
         if Self.ucs4Signatures.contains(head) {
-            refusal = Refusal(what: "is UCS-4 (four bytes a character)", line: 1, column: 1, reason: .encoding)
+            refusal = Refusal(what: "is UCS-4 (four bytes a character), which RouteLog does not read", line: 1, column: 1, reason: .encoding)
             return
         }
         if head == [0x4C, 0x6F, 0xA7, 0x94] {
-            refusal = Refusal(what: "is EBCDIC", line: 1, column: 1, reason: .encoding)
+            refusal = Refusal(what: "is EBCDIC, which RouteLog does not read", line: 1, column: 1, reason: .encoding)
             return
         }
         switch (head[0], head[1]) {
@@ -228,10 +239,21 @@ struct XMLDeclarationGuard {
         guard let name = Self.declaredEncoding(text) else { return }
         let readable = name.allSatisfy { $0 < 0x80 }
             && Self.readableEncodings.contains(String(decoding: name, as: UTF8.self).lowercased())
-        guard !readable else { return }
         let shown = String(decoding: name.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-        refusal = Refusal(what: "declares the encoding \"\(shown)\"", line: markupLine, column: markupColumn,
-                          reason: .encoding)
+        guard readable else {
+            refusal = Refusal(what: "declares the encoding \"\(shown)\", which RouteLog does not read",
+                              line: markupLine, column: markupColumn, reason: .encoding)
+            return
+        }
+        let lowercased = shown.lowercased()
+        if case .byte = width, lowercased.hasPrefix("utf-16") {
+            // libxml2 would switch to UTF-16 in mid-file, and crashes on what it then
+            // cannot convert.
+            refusal = Refusal(what: "declares the encoding \"\(shown)\" but is written in single bytes",
+                              line: markupLine, column: markupColumn, reason: .encoding)
+            return
+        }
+        declaredEncoding = lowercased
     }
 
     /// The value of `encoding="…"` in an XML declaration's characters, if it has one.

@@ -17,7 +17,9 @@ import Darwin
 /// declaration refused later stops the input before it. The feed ends the input the
 /// moment a reader refuses the file: after a refusal nothing more is read, whatever the
 /// parser does. It also stops before the `?>` of a processing instruction without data
-/// (``instructionHazard``), which crashes FoundationXML on Linux wherever it stands.
+/// (``instructionHazard``), which crashes FoundationXML on Linux wherever it stands,
+/// and before a character libxml2 cannot convert from the file's encoding
+/// (``XMLCharacterCheck``), on which it crashes near the start of a file.
 final class XMLInputFeed: InputStream {
     private enum Source {
         case file(Int32)
@@ -35,6 +37,8 @@ final class XMLInputFeed: InputStream {
     private(set) var readError: Int32?
     private var declarations = XMLDeclarationGuard()
     private var instructions = XMLInstructionScan()
+    private var characters = XMLCharacterCheck(.unchecked)
+    private var characterRefusal: XMLDeclarationGuard.Refusal?
     private var line = 1
     /// The head, read ahead and scanned, not yet handed to the parser.
     private var pending: [UInt8] = []
@@ -43,7 +47,7 @@ final class XMLInputFeed: InputStream {
     private(set) var instructionHazard: InstructionHazard?
 
     /// Why the feed stopped itself (a refused encoding or declaration), with where it is.
-    var refusal: XMLDeclarationGuard.Refusal? { declarations.refusal }
+    var refusal: XMLDeclarationGuard.Refusal? { declarations.refusal ?? characterRefusal }
 
     /// Opens `url` for reading.
     /// - Throws: `.notFound` when it cannot be opened.
@@ -80,6 +84,7 @@ final class XMLInputFeed: InputStream {
             primed = true
             readHead()
             if stopped { return readError == nil ? 0 : -1 }
+            characters = XMLCharacterCheck(for: declarations)
         }
         var count: Int
         if !pending.isEmpty {
@@ -98,6 +103,12 @@ final class XMLInputFeed: InputStream {
                     count = passed
                 }
             }
+        }
+        if let invalid = characters.firstInvalid(in: UnsafeBufferPointer(start: buffer, count: count)) {
+            characterRefusal = XMLDeclarationGuard.Refusal(what: invalid.what, line: line, column: 0,
+                                                           reason: .encoding, offset: invalid.offset)
+            stopped = true
+            count = max(0, Int(invalid.offset) - bytesRead)
         }
         // Every byte, root element included: libxml2 crashes FoundationXML on an empty
         // processing instruction wherever it stands.
