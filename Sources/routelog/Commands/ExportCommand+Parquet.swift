@@ -1,20 +1,24 @@
 import Foundation
 import RouteLog
 
-/// `routelog export STORE DIR --format parquet [--partition month] [--uncompressed]`:
+/// `routelog export STORE DIR --format parquet [--partition month] [--uncompressed]
+/// [--full-geometry]`:
 /// the store as `routes.parquet` and `points.parquet` (GeoParquet 1.1), through
 /// ``ParquetExporter``.
 enum ParquetExportFlags {
     static let options: [OptionSpec] = [
         .value("partition", "month", "with parquet: one start_month=YYYY-MM folder per month (Hive style)"),
         .flag("uncompressed", "with parquet: write pages uncompressed instead of LZ4_RAW"),
+        .flag("full-geometry", "with parquet: draw each route's geometry from every point, not its preview"),
     ]
 
     static let discussion = """
         With --format parquet, DIR receives routes.parquet (one row per route, with a WKB
-        geometry and GeoParquet metadata) and points.parquet (one row per point), or with
-        --partition month one start_month=YYYY-MM folder of both per month (UTC); folders
-        of months an earlier export wrote and this one does not are emptied.
+        geometry and GeoParquet metadata) and points.parquet (one row per point, every
+        point), or with --partition month one start_month=YYYY-MM folder of both per month
+        (UTC); folders of months an earlier export wrote and this one does not are
+        emptied. A route's geometry is its stored preview (at most 64 points) unless
+        --full-geometry is given.
         """
 
     /// Usage error when a Parquet-only option comes with another format.
@@ -33,6 +37,7 @@ enum ParquetExportFlags {
             exportOptions.partitioning = .month
         }
         if arguments.has("uncompressed") { exportOptions.compression = .none }
+        if arguments.has("full-geometry") { exportOptions.geometry = .full }
         let directory = URL(fileURLWithPath: arguments.positionals[1], isDirectory: true)
         let given = try arguments.privacyZones()
         let store = try StoreAccess.openForReading(arguments)

@@ -33,10 +33,13 @@ struct ParquetExportDuckDBTests {
     }
 
     func exported(_ kind: ParquetFixtures.StoreKind, _ variant: ParquetFixtures.Variant,
+                  geometry: ParquetExportOptions.Geometry = .preview,
                   in directory: TemporaryDirectory) throws -> (RouteStore, URL) {
         let store = try ParquetFixtures.store(kind, in: directory)
         let out = directory.url.appendingPathComponent("export")
-        try ParquetExporter.export(store, to: out, options: variant.options)
+        var options = variant.options
+        options.geometry = geometry
+        try ParquetExporter.export(store, to: out, options: options)
         return (store, out)
     }
 
@@ -96,10 +99,11 @@ struct ParquetExportDuckDBTests {
         #expect(answer.map { $0[0] ?? "" } == expected)
     }
 
-    @Test(.enabled(if: ParquetFixtures.duckDBHasGeometry, "needs DuckDB 2.0 or later"))
-    func duckDBReadsTheGeometryAsCRS84GeometryWithTheStoredCoordinates() throws {
+    @Test(.enabled(if: ParquetFixtures.duckDBHasGeometry, "needs DuckDB 2.0 or later"),
+          arguments: [ParquetExportOptions.Geometry.preview, .full])
+    func duckDBReadsTheGeometryAsCRS84GeometryWithTheStoredCoordinates(_ geometry: ParquetExportOptions.Geometry) throws {
         let directory = TemporaryDirectory()
-        let (store, out) = try exported(.everyChannel, .compressed, in: directory)
+        let (store, out) = try exported(.everyChannel, .compressed, geometry: geometry, in: directory)
         let answer = try rows("SELECT route_id, typeof(geometry), ST_AsText(geometry) FROM read_parquet(?) ORDER BY route_id",
                               [out.appendingPathComponent("routes.parquet").path])
         #expect(try answer.count == store.count)
@@ -110,6 +114,14 @@ struct ParquetExportDuckDBTests {
             let wkt = row[2] ?? ""
             let numbers = wkt.split(whereSeparator: { " ,()".contains($0) }).compactMap { Double($0) }
             let route = try store.route(id)
+            if geometry == .preview, let preview = try store.summary(id).preview {
+                // The stored preview, 1e-5 degree, as one line (a point for one point).
+                let expected = preview.coordinates.flatMap { [$0.longitude, $0.latitude] }
+                #expect(zip(numbers, expected).allSatisfy { abs($0 - $1) < 1e-9 } && numbers.count == expected.count,
+                        "route \(id): \(wkt.prefix(60))")
+                #expect(wkt.hasPrefix(preview.count == 1 ? "POINT" : "LINESTRING"))
+                continue
+            }
             var expected: [Double] = []
             for range in RouteSegments.ranges(of: route) {
                 let line = route.points[range].flatMap { [$0.longitude, $0.latitude] }

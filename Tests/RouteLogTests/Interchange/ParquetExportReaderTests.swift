@@ -19,6 +19,9 @@ struct ParquetExportReaderTests {
         return sorted(glob.glob(os.path.join(root, "*", name))) if partitioned else [os.path.join(root, name)]
     def bits(x):
         return None if x is None else str(struct.unpack("<q", struct.pack("<d", x))[0])
+    def uuid_text(u):
+        import uuid
+        return None if u is None else str(uuid.UUID(bytes=u)) if isinstance(u, bytes) else str(u)
     def ints(column):
         return [None if v is None else str(v) for v in column.to_pylist()]
     def schema(path):
@@ -48,7 +51,7 @@ struct ParquetExportReaderTests {
                 lines = [list(shape.coords)]
             out["routes"].append({
                 "folder": folder,
-                "id": str(col("route_id")[i]), "uuid": col("route_uuid")[i],
+                "id": str(col("route_id")[i]), "uuid": uuid_text(col("route_uuid")[i]),
                 "start": ints(t.column("start_time").cast(pa.int64()))[i],
                 "end": ints(t.column("end_time").cast(pa.int64()))[i],
                 "duration": bits(col("duration")[i]), "moving_time": bits(col("moving_time")[i]),
@@ -77,10 +80,10 @@ struct ParquetExportReaderTests {
     }
 
     func export(_ kind: ParquetFixtures.StoreKind, _ variant: ParquetFixtures.Variant,
-                in directory: TemporaryDirectory) throws -> Export {
+                options: ParquetExportOptions? = nil, in directory: TemporaryDirectory) throws -> Export {
         let store = try ParquetFixtures.store(kind, in: directory)
         let out = directory.url.appendingPathComponent("export-\(variant.rawValue)")
-        let report = try ParquetExporter.export(store, to: out, options: variant.options)
+        let report = try ParquetExporter.export(store, to: out, options: options ?? variant.options)
         #expect(try report.routeCount == store.count)
         #expect(try report.pointCount == store.summaries().reduce(0) { $0 + $1.pointCount })
         let json = try #require(try ParquetFixtures.json(Self.dump, [out.path, variant == .partitioned ? "1" : "0"]) as? [String: Any])
@@ -174,12 +177,16 @@ struct ParquetExportReaderTests {
         }
     }
 
-    @Test(arguments: ParquetFixtures.StoreKind.allCases)
-    func routeRowsEqualTheSummariesAndGeometriesTheStoredCoordinates(_ kind: ParquetFixtures.StoreKind) throws {
+    @Test(arguments: ParquetFixtures.StoreKind.allCases, [ParquetExportOptions.Geometry.preview, .full])
+    func routeRowsEqualTheSummariesAndGeometriesTheStoredCoordinates(_ kind: ParquetFixtures.StoreKind,
+                                                                       _ geometry: ParquetExportOptions.Geometry) throws {
         let directory = TemporaryDirectory()
-        let made = try export(kind, .compressed, in: directory)
+        var variant = ParquetFixtures.Variant.compressed.options
+        variant.geometry = geometry
+        let made = try export(kind, .compressed, options: variant, in: directory)
         let summaries = try made.store.summaries().sorted { $0.id < $1.id }
         #expect(made.routes.map { $0["id"] as? String } == summaries.map { String($0.id.rawValue) }, "sorted by route_id")
+        var previews = 0
         for (row, summary) in zip(made.routes, summaries) {
             let route = try made.store.route(summary.id)
             let what = "route \(summary.id)"
@@ -189,20 +196,32 @@ struct ParquetExportReaderTests {
             #expect(Self.double(row["duration"]) == summary.duration, "\(what) duration")
             #expect(Self.double(row["distance"]) == summary.distance, "\(what) distance")
             #expect(Self.double(row["calories"]) == (route.metadata.calories == nil ? nil : summary.calories), "\(what) calories")
-            // Not in the store yet: null, never guessed.
-            #expect(row["uuid"] is NSNull && row["moving_time"] is NSNull && row["activity"] is NSNull, "\(what)")
+            // What the index keeps: the uuid, the moving time of the stats, the activity.
+            #expect(row["uuid"] as? String == summary.uuid.uuidString.lowercased(), "\(what) uuid")
+            #expect(Self.double(row["moving_time"]) == summary.stats?.movingTime, "\(what) moving time")
+            #expect(row["activity"] as? String == summary.activity?.name, "\(what) activity")
             #expect(row["name"] as? String == summary.name, "\(what) name")
             #expect(row["point_count"] as? Int == summary.pointCount, "\(what) point count")
             let box = summary.boundingBox
             #expect((row["bbox"] as? [Any])?.map(Self.double) == [box.southWest.longitude, box.southWest.latitude,
                                                                    box.northEast.longitude, box.northEast.latitude], "\(what)")
+            let lines = try #require(row["lines"] as? [[[Any]]]).map { $0.map { $0.map(Self.double) } }
+            let type = row["geometry_type"] as? String
+            if geometry == .preview, let preview = summary.preview {
+                // The stored preview as one line (1e-5 degree), a point for one point.
+                previews += 1
+                let drawn = preview.coordinates.map {
+                    [Double(Quantization.degrees($0.longitude)) / 1e7, Double(Quantization.degrees($0.latitude)) / 1e7] as [Double?]
+                }
+                #expect(type == (drawn.count == 1 ? "Point" : "LineString") && lines == [drawn], "\(what) preview")
+                #expect(drawn.count <= RoutePreview.maxPoints && drawn.first == lines.first?.first)
+                continue
+            }
             // The geometry: one line per recording segment (a point for a one-point
             // route), x = longitude, y = latitude, exactly the stored doubles.
-            let lines = try #require(row["lines"] as? [[[Any]]]).map { $0.map { $0.map(Self.double) } }
             let segments = RouteSegments.ranges(of: route).map { range in
                 route.points[range].map { [$0.longitude, $0.latitude] as [Double?] }
             }
-            let type = row["geometry_type"] as? String
             if route.points.count == 1 {
                 #expect(type == "Point" && lines == segments, "\(what)")
             } else {
@@ -211,6 +230,9 @@ struct ParquetExportReaderTests {
                 #expect(lines == segments.map { $0.count == 1 ? $0 + $0 : $0 }, "\(what)")
             }
         }
+        if geometry == .preview { #expect(previews == summaries.count, "every saved route has a preview") }
+        #expect(summaries.allSatisfy { $0.stats != nil }, "saved routes have stats")
+        if kind == .everyChannel { #expect(Set(summaries.compactMap(\.activity?.name)) == ["nordic walking", "ride"]) }
     }
 
     @Test func rowGroupsEndBetweenRoutesAndDeclareTheirSortOrder() throws {

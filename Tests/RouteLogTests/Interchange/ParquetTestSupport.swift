@@ -41,8 +41,12 @@ enum ParquetFixtures {
             for _ in 0..<12 { _ = try store.save(random.next()) }
             _ = try store.save(Route(points: [TrackPoint.sample(0)], metadata: RouteMetadata(name: "one point")))
             let points = (0..<9).map { TrackPoint.sample($0) }
-            _ = try store.save(Route(points: points, metadata: RouteMetadata(name: "Ünïcødé ✓", calories: 12),
-                                     segmentStarts: [4, 5]))
+            var metadata = RouteMetadata(name: "Ünïcødé ✓", calories: 12)
+            metadata.activity = .custom("nordic walking")
+            _ = try store.save(Route(points: points, metadata: metadata, segmentStarts: [4, 5]))
+            var ride = random.next()
+            ride.metadata.activity = .ride
+            _ = try store.save(ride)
         }
         try store.close()
         return try RouteStore(at: url, options: .init(mode: .readOnly))

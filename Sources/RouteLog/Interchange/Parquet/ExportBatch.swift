@@ -24,8 +24,10 @@ struct ExportBatch: Sendable {
     ///   it was listed is left out and named in ``vanished``).
     ///   Routes are trimmed by `zones` first (``PrivacyTrim``); a trimmed route's figures
     ///   are its own, and one wholly inside the zones is named in ``withheld``.
+    ///   The geometry is drawn as `geometry` says; a trimmed route's preview and stats
+    ///   are computed from the points kept, never taken from the whole route's.
     init(_ summaries: ArraySlice<RouteSummary>, from store: RouteStore, codec: ParquetFormat.Codec,
-         zones: [PrivacyZone] = []) throws {
+         zones: [PrivacyZone] = [], geometry: ParquetExportOptions.Geometry = .preview) throws {
         var shapes: [WKBGeometry] = []
         var routes: [(id: RouteID, points: QuantizedPoints)] = []
         for listed in summaries {
@@ -44,15 +46,16 @@ struct ExportBatch: Sendable {
                     continue
                 }
                 route = kept
-                summary = RouteShape(points: kept.points, segmentStarts: kept.segmentStarts)
-                    .summary(id: listed.id, metadata: StoredMetadata(kept.metadata))
+                summary = Self.summary(of: kept, id: listed.id)
+                summary.uuid = listed.uuid  // the route's own, whatever was trimmed
             }
             let stored = QuantizedPoints(route.points)
             let shape: WKBGeometry
-            if let preview = ParquetRouteFields.preview(of: summary) {
-                let drawn = QuantizedPoints(preview.points)
-                shape = WKBGeometry(latitudes: drawn.latitudes, longitudes: drawn.longitudes,
-                                    segmentStarts: preview.segmentStarts)
+            if geometry == .preview, let preview = summary.preview, preview.count > 0 {
+                let coordinates = preview.coordinates
+                shape = WKBGeometry(latitudes: coordinates.map { Int32(truncatingIfNeeded: Quantization.degrees($0.latitude)) },
+                                    longitudes: coordinates.map { Int32(truncatingIfNeeded: Quantization.degrees($0.longitude)) },
+                                    segmentStarts: [])
             } else {
                 shape = WKBGeometry(latitudes: stored.latitudes, longitudes: stored.longitudes,
                                     segmentStarts: route.segmentStarts)
@@ -64,5 +67,15 @@ struct ExportBatch: Sendable {
         }
         geometries = RoutesTable.encodeGeometries(shapes, codec: codec)
         points = PointsTable.encode(routes, codec: codec)
+    }
+
+    /// The summary of a route trimmed by privacy zones, with the stats and preview a save
+    /// of the kept points would give them (none if they cannot be computed).
+    static func summary(of kept: Route, id: RouteID) -> RouteSummary {
+        var metadata = StoredMetadata(kept.metadata)
+        if let columns = try? RouteEncoder.gather(kept) {
+            metadata.derived = DerivedFields(points: kept.points, columns: columns, segmentStarts: kept.segmentStarts)
+        }
+        return RouteShape(points: kept.points, segmentStarts: kept.segmentStarts).summary(id: id, metadata: metadata)
     }
 }

@@ -41,7 +41,8 @@ enum ExportPipeline {
         var next = 0
         func launch() -> Wave? {
             guard next < ranges.count else { return nil }
-            let wave = Wave(Array(ranges[next..<min(ranges.count, next + width)]), summaries, store, codec, zones)
+            let wave = Wave(Array(ranges[next..<min(ranges.count, next + width)]), summaries, store, codec, zones,
+                            options.geometry)
             next += width
             return wave
         }
@@ -66,12 +67,13 @@ private final class Wave: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ ranges: [Range<Int>], _ summaries: [RouteSummary], _ store: RouteStore, _ codec: ParquetFormat.Codec,
-         _ zones: [PrivacyZone]) {
+         _ zones: [PrivacyZone], _ geometry: ParquetExportOptions.Geometry) {
         slots = .allocate(capacity: ranges.count)
         slots.initialize(repeating: .failure(CancellationError()))
         DispatchQueue.global().async { [self] in
             DispatchQueue.concurrentPerform(iterations: ranges.count) { i in
-                let result = Result { try ExportBatch(summaries[ranges[i]], from: store, codec: codec, zones: zones) }
+                let result = Result { try ExportBatch(summaries[ranges[i]], from: store, codec: codec, zones: zones,
+                                                           geometry: geometry) }
                 fill(i, result)
             }
             done.signal()

@@ -18,10 +18,24 @@ public struct ParquetExportOptions: Sendable, Equatable {
         case none
     }
 
+    /// Which points a route's `geometry` (in routes.parquet) is drawn from. The points
+    /// table holds every point either way.
+    public enum Geometry: Sendable, Equatable {
+        /// The route's stored preview (``RouteSummary/preview``: at most 64 points, both
+        /// ends kept, within its `tolerance` metres of every point) as one line, when the
+        /// route has one; every point otherwise (a recording not yet compacted). A map
+        /// overview or a spatial join needs no more, and the file stays small.
+        case preview
+        /// Every point, one line per recording segment.
+        case full
+    }
+
     /// The default: no partitions.
     public var partitioning: Partitioning = .none
     /// The default: LZ4_RAW.
     public var compression: Compression = .lz4Raw
+    /// The default: the preview (`routelog export --full-geometry` draws every point).
+    public var geometry: Geometry = .preview
     /// Points per row group (the default, 1,048,576, is about 8 MB of LZ4_RAW pages for
     /// phone walks: large enough for fast scans, small enough that readers can split a
     /// file among threads). Groups end between routes: at the first batch of routes

@@ -86,15 +86,15 @@ final class RoutesTableWriter {
     private func append(_ row: ExportBatch.RouteRow) {
         let summary = row.summary
         routeID.append(Int64(summary.id.rawValue))
-        uuid.append(ParquetRouteFields.uuid(of: summary).map { id in withUnsafeBytes(of: id.uuid) { Array($0) } })
+        uuid.append(withUnsafeBytes(of: summary.uuid.uuid) { Array($0) })
         let start = Quantization.milliseconds(summary.startDate)
         startTime.append(start)
         endTime.append(start + Quantization.milliseconds(summary.duration))
         duration.append(summary.duration)
-        movingTime.append(ParquetRouteFields.movingTime(of: summary))
+        movingTime.append(summary.stats?.movingTime)
         distance.append(summary.distance)
         calories.append(row.hasCalories ? summary.calories : nil)
-        activity.append(ParquetRouteFields.activityName(of: summary).map { Array($0.utf8) })
+        activity.append(summary.activity.map { Array($0.name.utf8) })
         name.append(summary.name.map { Array($0.utf8) })
         pointCount.append(Int32(summary.pointCount))
         let box = summary.boundingBox
