@@ -44,7 +44,7 @@ enum ExportScenario {
               + "(\(Format.decimal(cpuRate / 1e6, 1)) million points per CPU second; load average "
               + "\(Format.decimal(loadAverage(), 1)) on \(ProcessInfo.processInfo.activeProcessorCount) cores); "
               + "peak RSS \(Format.megabytes(ProcessStats.peakResidentBytes())) MB; routes.parquet \(Format.megabytes(routesBytes)) MB "
-              + "(the WKB geometry is the whole route while the store keeps no simplified preview), "
+              + "(the WKB geometry is each route's stored preview), "
               + "points.parquet \(Format.megabytes(pointsBytes)) MB")
 
         // What reading alone costs: every route through store.route(_:), one thread.
