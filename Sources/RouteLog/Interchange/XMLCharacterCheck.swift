@@ -1,16 +1,18 @@
 /// Finds, anywhere in a file, the characters libxml2 cannot convert from the file's
-/// encoding: an unpaired UTF-16 surrogate, or a byte windows-1252 leaves undefined.
+/// encoding: an unpaired UTF-16 surrogate, a byte windows-1252 leaves undefined, a byte
+/// over 0x7F in a file declared US-ASCII.
 ///
 /// libxml2 on Linux crashes (a NULL read in `xmlParseChunk` or `xmlSwitchToEncoding`)
 /// when such a character lies in the first bytes it converts, and reports an error
 /// further on; ``XMLInputFeed`` stops before the first one wherever it is, so the file
-/// is refused the same way whatever its length. UTF-8, ASCII and ISO-8859-1 go through
-/// libxml2's own decoders, which fail cleanly, and are not checked here.
+/// is refused the same way whatever its length. UTF-8 and ISO-8859-1 go through
+/// libxml2's own decoders, which fail cleanly (or cannot fail), and are not checked.
 struct XMLCharacterCheck {
     enum Encoding: Equatable {
         case unchecked
         case utf16(bigEndian: Bool)
         case windows1252
+        case ascii
     }
 
     /// A character that cannot be converted, at `offset` bytes from the file's start.
@@ -32,8 +34,10 @@ struct XMLCharacterCheck {
     init(for declarations: XMLDeclarationGuard) {
         if let bigEndian = declarations.utf16BigEndian {
             self.init(.utf16(bigEndian: bigEndian))
-        } else if let name = declarations.declaredEncoding, name == "windows-1252" || name == "cp1252" {
+        } else if !declarations.declaredEncodings.isDisjoint(with: ["windows-1252", "cp1252"]) {
             self.init(.windows1252)
+        } else if !declarations.declaredEncodings.isDisjoint(with: ["us-ascii", "ascii"]) {
+            self.init(.ascii)
         } else {
             self.init(.unchecked)
         }
@@ -51,6 +55,16 @@ struct XMLCharacterCheck {
                 return Invalid(offset: offset + Int64(index),
                                what: "has the byte 0x\(String(byte, radix: 16, uppercase: true)), which "
                                    + "windows-1252 leaves undefined, at byte \(offset + Int64(index))")
+            }
+            offset += Int64(bytes.count)
+            return nil
+        case .ascii:
+            // A UTF-8 byte order mark before the declaration is not text.
+            for (index, byte) in bytes.enumerated() where byte > 0x7F
+                && !(offset + Int64(index) < 3 && [0xEF, 0xBB, 0xBF][Int(offset) + index] == byte) {
+                return Invalid(offset: offset + Int64(index),
+                               what: "is declared US-ASCII but has the byte 0x\(String(byte, radix: 16, uppercase: true)) "
+                                   + "at byte \(offset + Int64(index))")
             }
             offset += Int64(bytes.count)
             return nil

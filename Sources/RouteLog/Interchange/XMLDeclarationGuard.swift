@@ -91,8 +91,8 @@ struct XMLDeclarationGuard {
     /// while it may be the XML declaration.
     private var instruction: [UInt8]?
 
-    /// The encoding the XML declaration names (lowercased), once read and accepted.
-    private(set) var declaredEncoding: String?
+    /// The encodings the XML declaration names (lowercased), as read and accepted.
+    private(set) var declaredEncodings: Set<String> = []
     /// Whether the file is UTF-16 (from its byte order mark or its first '<'), and its
     /// byte order; nil while undecided or for single-byte files.
     var utf16BigEndian: Bool? {
@@ -193,10 +193,13 @@ struct XMLDeclarationGuard {
         case .instruction(let question):
             if question, ascii == UInt8(ascii: ">") {
                 state = .text
-                checkDeclaration()
+                instruction = nil
             } else {
                 state = .instruction(question: ascii == UInt8(ascii: "?"))
-                if instruction != nil, startsCharacter { readDeclaration(ascii ?? 0x80) }
+                if instruction != nil, startsCharacter {
+                    readDeclaration(ascii ?? 0x80)
+                    if ascii == UInt8(ascii: "\"") || ascii == UInt8(ascii: "'") { checkDeclaration() }
+                }
             }
         case .doctype, .declaration:
             if let open = quote {
@@ -230,47 +233,49 @@ struct XMLDeclarationGuard {
         instruction = text
     }
 
-    /// Refuses the XML declaration just read if it names an encoding RouteLog does not
-    /// read.
+    /// Refuses the XML declaration read so far if it names an encoding RouteLog does not
+    /// read. Called at each quote, so a value is judged the moment it is complete, even
+    /// in a declaration that never ends (libxml2 switches encodings on the attribute
+    /// alone); every `encoding` value in it counts, not only the first.
     private mutating func checkDeclaration() {
-        defer { instruction = nil }
-        guard var text = instruction, text.count >= 4 else { return }
-        text.removeLast()  // the '?' of "?>"
-        guard let name = Self.declaredEncoding(text) else { return }
-        let readable = name.allSatisfy { $0 < 0x80 }
-            && Self.readableEncodings.contains(String(decoding: name, as: UTF8.self).lowercased())
-        let shown = String(decoding: name.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-        guard readable else {
-            refusal = Refusal(what: "declares the encoding \"\(shown)\", which RouteLog does not read",
-                              line: markupLine, column: markupColumn, reason: .encoding)
-            return
+        guard let text = instruction, text.count >= 4 else { return }
+        for name in Self.declaredEncodings(text) {
+            let shown = String(decoding: name.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+            let lowercased = shown.lowercased()
+            guard name.allSatisfy({ $0 < 0x80 }), Self.readableEncodings.contains(lowercased) else {
+                refusal = Refusal(what: "declares the encoding \"\(shown)\", which RouteLog does not read",
+                                  line: markupLine, column: markupColumn, reason: .encoding)
+                return
+            }
+            if case .byte = width, lowercased.hasPrefix("utf-16") {
+                // libxml2 would switch to UTF-16 in mid-file, and crashes on what it then
+                // cannot convert.
+                refusal = Refusal(what: "declares the encoding \"\(shown)\" but is written in single bytes",
+                                  line: markupLine, column: markupColumn, reason: .encoding)
+                return
+            }
+            declaredEncodings.insert(lowercased)
         }
-        let lowercased = shown.lowercased()
-        if case .byte = width, lowercased.hasPrefix("utf-16") {
-            // libxml2 would switch to UTF-16 in mid-file, and crashes on what it then
-            // cannot convert.
-            refusal = Refusal(what: "declares the encoding \"\(shown)\" but is written in single bytes",
-                              line: markupLine, column: markupColumn, reason: .encoding)
-            return
-        }
-        declaredEncoding = lowercased
     }
 
-    /// The value of `encoding="…"` in an XML declaration's characters, if it has one.
-    static func declaredEncoding(_ text: [UInt8]) -> [UInt8]? {
+    /// Every complete `encoding="…"` value in an XML declaration's characters.
+    static func declaredEncodings(_ text: [UInt8]) -> [[UInt8]] {
         let key = Array("encoding".utf8)
-        guard let start = (0...max(0, text.count - key.count)).first(where: { index in
-            index + key.count <= text.count && text[index..<index + key.count].elementsEqual(key)
-                && (index == 0 || isBlank(text[index - 1]))
-        }) else { return nil }
-        var index = start + key.count
-        while index < text.count, isBlank(text[index]) || text[index] == UInt8(ascii: "=") { index += 1 }
-        guard index < text.count, text[index] == UInt8(ascii: "\"") || text[index] == UInt8(ascii: "'") else {
-            return nil
+        var values: [[UInt8]] = []
+        var start = 0
+        while start + key.count <= text.count {
+            defer { start += 1 }
+            guard text[start] == key[0], text[start..<start + key.count].elementsEqual(key) else { continue }
+            var index = start + key.count
+            while index < text.count, isBlank(text[index]) || text[index] == UInt8(ascii: "=") { index += 1 }
+            guard index < text.count, text[index] == UInt8(ascii: "\"") || text[index] == UInt8(ascii: "'") else {
+                continue
+            }
+            let quote = text[index]
+            guard let end = text[(index + 1)...].firstIndex(of: quote) else { continue }
+            values.append(Array(text[(index + 1)..<end]))
         }
-        let quote = text[index]
-        let value = text[(index + 1)...].prefix { $0 != quote }
-        return Array(value)
+        return values
     }
 
     private static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }

@@ -151,6 +151,15 @@ import Testing
         let declaration = "<?xml version=\"1.0\" encoding=\"windows-1252\"?>"
         let undefined = Array((declaration + "<gpx><desc>").utf8) + [0x81] + Array("</desc></gpx>".utf8)
         try expectRefused(undefined, "0x81, which windows-1252 leaves undefined", "an undefined windows-1252 byte")
+        // libxml2 switches on the attribute alone: a declaration that never ends, one
+        // without a blank before `encoding`, a second `encoding`, all count.
+        for prolog in ["<?xml version=\"1.0\" encoding=\"windows-1252\";>", "<?xml version=\"1.0\"encoding='cp1252'?>",
+                       "<?xml version=\"1.0\" encoding=\"UTF-8\" encoding=\"windows-1252\"?>"] {
+            let bytes = Array((prolog + "<gpx><desc>").utf8) + [0x9D] + Array("</desc></gpx>".utf8)
+            try expectRefused(bytes, "0x9D, which windows-1252 leaves undefined", "\(prolog)")
+        }
+        let ascii = Array("<?xml version=\"1.0\" encoding=\"US-ASCII\"?><gpx><desc>".utf8) + [0xC3, 0xA9] + Array("</desc></gpx>".utf8)
+        try expectRefused(ascii, "declared US-ASCII but has the byte 0xC3", "a high byte in US-ASCII")
         let single = Array("<?xml version=\"1.0\" encoding=\"UTF-16LE\"?><gpx/>".utf8)
         try expectRefused(single, "but is written in single bytes", "UTF-16LE declared in a single-byte file")
         // windows-1252's defined bytes read, the euro sign included.
