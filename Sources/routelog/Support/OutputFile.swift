@@ -30,7 +30,7 @@ enum OutputFile {
         bytes.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                let n = writeDescriptor(fd, raw.baseAddress! + done, raw.count - done)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { failed = n < 0 ? errno : EIO; return }
                 done += n
@@ -69,3 +69,6 @@ enum OutputFile {
                              : "check that the directory exists and is writable")
     }
 }
+
+// At file scope, where `write` is the C function on Linux and Apple platforms alike.
+private func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import RouteLog
@@ -197,14 +199,14 @@ import Testing
 
     /// Writes to `path` until the file system has no byte left.
     static func fillToTheBrim(_ path: String) -> Int {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let fd = Glibc_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard fd >= 0 else { return 0 }
-        defer { Glibc.close(fd) }
+        defer { _ = systemClose(fd) }
         var total = 0
         for chunk in [1 << 16, 4096, 512, 1] {
             let bytes = [UInt8](repeating: 0xA5, count: chunk)
             while true {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, chunk) }
+                let n = bytes.withUnsafeBytes { systemPwrite(fd, $0.baseAddress, chunk, off_t(total)) }
                 if n <= 0 { break }
                 total += n
             }
