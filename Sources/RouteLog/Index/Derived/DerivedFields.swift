@@ -21,9 +21,12 @@ struct DerivedFields: Equatable, Sendable {
         fields.cells = GridCells(latitudes: columns.latitudes.buffer, longitudes: columns.longitudes.buffer)
         // The preview is of the stored coordinates, so that a route made from stored
         // points (a recording merged by compaction) gets the same one as its save would.
-        fields.preview = Self.preview(of: (0..<columns.count).map {
-            Coordinate(latitude: Quantization.degrees(columns.latitudes[$0]), longitude: Quantization.degrees(columns.longitudes[$0]))
-        })
+        let latitudes = columns.latitudes.buffer, longitudes = columns.longitudes.buffer
+        let (kept, error) = PreviewSimplifier(latitudes: latitudes, longitudes: longitudes)
+            .keep(maxPoints: RoutePreview.maxPoints, tolerance: RoutePreview.minimumTolerance)
+        fields.preview = RoutePreview(coordinates: kept.map {
+            Coordinate(latitude: Quantization.degrees(latitudes[$0]), longitude: Quantization.degrees(longitudes[$0]))
+        }, tolerance: error)
         var w = ByteWriter(capacity: 512)
         fields.write { tag, value in
             w.varint(tag.rawValue)
@@ -39,13 +42,6 @@ struct DerivedFields: Equatable, Sendable {
                   (try? read.read(tag, value)) == true else { break }
         }
         self = read
-    }
-
-    /// The stored preview of `coordinates`: at most 64 points by Douglas-Peucker.
-    static func preview(of coordinates: [Coordinate]) -> RoutePreview {
-        let (kept, error) = PreviewSimplifier(coordinates).keep(maxPoints: RoutePreview.maxPoints,
-                                                                tolerance: RoutePreview.minimumTolerance)
-        return RoutePreview(coordinates: kept.map { coordinates[$0] }, tolerance: error)
     }
 
     /// Calls `field` with each known field's tag and value bytes, in tag order.

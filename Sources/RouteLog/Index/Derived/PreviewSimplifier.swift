@@ -4,27 +4,46 @@ import Foundation
 /// no dropped point is further than a tolerance from the kept line (format-spec.md,
 /// "Derived fields": preview).
 struct PreviewSimplifier {
-    private var x: [Double] = []
-    private var y: [Double] = []
+    private(set) var x: [Double] = []
+    private(set) var y: [Double] = []
 
     /// Projects `coordinates` on a plane around their mean latitude (equirectangular,
     /// longitudes unwrapped across the antimeridian): good to a fraction of a percent
     /// over the few kilometres between two kept points.
     init(_ coordinates: [Coordinate]) {
-        guard let first = coordinates.first else { return }
+        self.init(count: coordinates.count, latitude: { coordinates[$0].latitude }, longitude: { coordinates[$0].longitude })
+    }
+
+    /// The same plane for stored coordinates (1e-7 degree), with no `Coordinate` array
+    /// made first: the same arithmetic on the same doubles, so the same kept points.
+    init(latitudes: UnsafeBufferPointer<Int64>, longitudes: UnsafeBufferPointer<Int64>) {
+        self.init(count: latitudes.count, latitude: { Quantization.degrees(latitudes[$0]) },
+                  longitude: { Quantization.degrees(longitudes[$0]) })
+    }
+
+    @inline(__always)
+    private init(count: Int, latitude: (Int) -> Double, longitude: (Int) -> Double) {
+        guard count > 0 else { return }
         let metresPerDegree = 6_371_008.8 * Double.pi / 180
-        let meanLat = coordinates.reduce(0) { $0 + $1.latitude } / Double(coordinates.count)
+        var latitudeSum = 0.0
+        for i in 0..<count { latitudeSum += latitude(i) }
+        let meanLat = latitudeSum / Double(count)
         let lonScale = metresPerDegree * cos(meanLat * .pi / 180)
-        x.reserveCapacity(coordinates.count)
-        y.reserveCapacity(coordinates.count)
-        var lon = first.longitude, previous = first.longitude
-        for c in coordinates {
-            var step = c.longitude - previous
-            if step > 180 { step -= 360 } else if step < -180 { step += 360 }
-            lon += step
-            previous = c.longitude
-            x.append(lon * lonScale)
-            y.append(c.latitude * metresPerDegree)
+        x = [Double](repeating: 0, count: count)
+        y = [Double](repeating: 0, count: count)
+        x.withUnsafeMutableBufferPointer { x in
+            y.withUnsafeMutableBufferPointer { y in
+                var lon = longitude(0), previous = lon
+                for i in 0..<count {
+                    let longitude = longitude(i)
+                    var step = longitude - previous
+                    if step > 180 { step -= 360 } else if step < -180 { step += 360 }
+                    lon += step
+                    previous = longitude
+                    x[i] = lon * lonScale
+                    y[i] = latitude(i) * metresPerDegree
+                }
+            }
         }
     }
 
@@ -44,31 +63,37 @@ struct PreviewSimplifier {
     /// times the segment's squared length (the squared cross product inside the
     /// segment), which needs no division and no square root per point; the winner's
     /// distance is then measured by ``distance(_:_:_:)``.
-    private func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
+    func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
         guard b - a > 1 else { return nil }
         let best = x.withUnsafeBufferPointer { x in
             y.withUnsafeBufferPointer { y in
                 let ax = x[a], ay = y[a], bx = x[b], by = y[b], dx = bx - ax, dy = by - ay
                 let length2 = dx * dx + dy * dy
-                var best = a + 1, bestKey = -1.0
-                for i in (a + 1)..<b {
+                @inline(__always) func key(_ i: Int) -> Double {
                     let ix = x[i] - ax, iy = y[i] - ay
                     let dot = ix * dx + iy * dy
-                    let key: Double
-                    if length2 == 0 {
-                        key = ix * ix + iy * iy
-                    } else if dot <= 0 {
-                        key = (ix * ix + iy * iy) * length2  // nearest to a
-                    } else if dot >= length2 {
+                    if length2 == 0 { return ix * ix + iy * iy }
+                    if dot <= 0 { return (ix * ix + iy * iy) * length2 }  // nearest to a
+                    if dot >= length2 {
                         let jx = x[i] - bx, jy = y[i] - by
-                        key = (jx * jx + jy * jy) * length2  // nearest to b
-                    } else {
-                        let cross = ix * dy - iy * dx
-                        key = cross * cross
+                        return (jx * jx + jy * jy) * length2  // nearest to b
                     }
-                    if key > bestKey { (best, bestKey) = (i, key) }
+                    let cross = ix * dy - iy * dx
+                    return cross * cross
                 }
-                return best
+                // Two trackers, over odd and even offsets: each keeps the first largest
+                // of its own points, and the comparisons of one do not wait on the other's.
+                var best0 = a + 1, key0 = -1.0, best1 = a + 2, key1 = -1.0
+                var i = a + 1
+                while i + 1 < b {
+                    let k0 = key(i), k1 = key(i + 1)
+                    if k0 > key0 { (best0, key0) = (i, k0) }
+                    if k1 > key1 { (best1, key1) = (i + 1, k1) }
+                    i += 2
+                }
+                if i < b, case let k0 = key(i), k0 > key0 { (best0, key0) = (i, k0) }
+                // The first of the largest, as one scan in order would find it.
+                return key1 > key0 || (key1 == key0 && best1 < best0) ? best1 : best0
             }
         }
         return (best, distance(best, a, b))
