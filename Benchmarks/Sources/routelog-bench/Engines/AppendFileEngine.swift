@@ -27,12 +27,12 @@ final class AppendFileEngine: StorageEngine, PreEncodedSaves {
     func prepare(durable: Bool) throws { self.durable = durable }
 
     func open() throws {
-        fd = Glibc.open(file.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        fd = posixOpen(file.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         guard fd >= 0 else { throw BenchError("open \(file.path): errno \(errno)") }
     }
 
     func close() throws {
-        if fd >= 0 { Glibc.close(fd) }
+        if fd >= 0 { posixClose(fd) }
         fd = -1
     }
 
@@ -59,7 +59,7 @@ enum FileIO {
     static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < buffer.count {
-            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            let n = posixWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw BenchError("write: errno \(errno)")
@@ -81,9 +81,9 @@ enum FileIO {
     }
 
     static func syncDirectory(_ url: URL) throws {
-        let fd = Glibc.open(url.path, O_RDONLY | O_DIRECTORY)
+        let fd = posixOpen(url.path, O_RDONLY | O_DIRECTORY)
         guard fd >= 0 else { throw BenchError("open directory \(url.path): errno \(errno)") }
-        defer { Glibc.close(fd) }
+        defer { posixClose(fd) }
         try sync(fd)
     }
 }

@@ -70,9 +70,9 @@ final class KeyedArchiveEngine: StorageEngine {
 
     private func writeAtomically(_ data: Data) throws {
         let temporary = directory.appendingPathComponent("routes.archive.tmp")
-        let fd = Glibc.open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let fd = posixOpen(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard fd >= 0 else { throw BenchError("open \(temporary.path): errno \(errno)") }
-        defer { Glibc.close(fd) }
+        defer { posixClose(fd) }
         try data.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
         if durable { try FileIO.sync(fd) }
         guard rename(temporary.path, file.path) == 0 else { throw BenchError("rename: errno \(errno)") }

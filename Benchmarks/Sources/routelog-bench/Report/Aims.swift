@@ -8,7 +8,9 @@ enum Aims {
         guard let routeLog = report(.routeLog), let first = routeLog.checkpoints.first,
               let last = routeLog.checkpoints.last
         else { return [AimResult(aim: "all aims", measured: "RouteLog did not run", met: nil)] }
-        let atLast = last.checkpoint == target ? "" : " (this run stops at \(Format.count(last.checkpoint)), not \(Format.count(target)))"
+        // An aim stated at the target size is judged only by a run that reached it.
+        let reachedTarget = last.checkpoint == target
+        let atLast = reachedTarget ? "" : " (this run stops at \(Format.count(last.checkpoint)), not \(Format.count(target)))"
         var aims: [AimResult] = []
 
         func ratio(_ a: Double?, _ b: Double?) -> Double? {
@@ -43,13 +45,13 @@ enum Aims {
                 + "\(p50.map { Format.decimal($0, 2) } ?? "-")x; buffered "
                 + "\(Format.seconds(last.buffered?.p50)) vs \(Format.seconds(first.buffered?.p50)) = "
                 + "\(p50b.map { Format.decimal($0, 2) } ?? "-")x\(diskMoved { $0.durable?.p50 })\(atLast)",
-            met: p50.map { $0 <= 1.2 }))
+            met: reachedTarget ? p50.map { $0 <= 1.2 } : nil))
         let p99 = ratio(last.durable?.p99, first.durable?.p99)
         aims.append(AimResult(
             aim: "p99 save at \(Format.count(target)) routes within 1.5x of p99 at \(Format.count(first.checkpoint))",
             measured: "durable \(Format.seconds(last.durable?.p99)) vs \(Format.seconds(first.durable?.p99)) = "
                 + "\(p99.map { Format.decimal($0, 2) } ?? "-")x\(diskMoved { $0.durable?.p99 })\(atLast)",
-            met: p99.map { $0 <= 1.5 }))
+            met: reachedTarget ? p99.map { $0 <= 1.5 } : nil))
 
         if let (r, a) = common(.appendFile) {
             let x = ratio(r.durable?.p50, a.durable?.p50)
@@ -96,11 +98,11 @@ enum Aims {
         aims.append(AimResult(
             aim: "open a \(Format.count(target))-route store in under 100 ms",
             measured: "\(Format.seconds(last.openSeconds)) with \(Format.count(last.routesStored)) routes\(atLast)",
-            met: last.openSeconds.map { $0 < 0.1 }))
+            met: reachedTarget ? last.openSeconds.map { $0 < 0.1 } : nil))
         aims.append(AimResult(
             aim: "list a \(Format.count(target))-route store's summaries in under 20 ms",
             measured: "\(Format.seconds(last.listSeconds)) with \(Format.count(last.routesStored)) routes\(atLast)",
-            met: last.listSeconds.map { $0 < 0.02 }))
+            met: reachedTarget ? last.listSeconds.map { $0 < 0.02 } : nil))
         return aims
     }
 }

@@ -6,8 +6,7 @@ import Glibc
 
 extension MachineInfo {
     static func current(dataDirectory: URL) -> MachineInfo {
-        var names = utsname()
-        _ = Glibc.uname(&names)
+        let names = posixUname() ?? utsname()
         func field<T>(_ value: T) -> String {
             withUnsafeBytes(of: value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         }
