@@ -44,6 +44,9 @@ struct BenchOptions: Sendable {
     var fromJSON: URL?
     /// Internal: run one engine in this process and write its report here.
     var child: EngineKind?
+    /// `--index-footprint STORE`: the child process ``IndexFootprint`` starts, which
+    /// opens STORE in a fresh process and prints its resident bytes.
+    var indexFootprintStore: URL?
     var childReport: URL?
 
     static let usage = """
@@ -120,6 +123,7 @@ struct BenchOptions: Sendable {
             case "--child":
                 guard let kind = EngineKind(rawValue: try value()) else { throw BenchError("unknown engine") }
                 options.child = kind
+            case "--index-footprint": options.indexFootprintStore = URL(fileURLWithPath: try value())
             case "--report": options.childReport = URL(fileURLWithPath: try value())
             case "-h", "--help": throw BenchError(usage)
             default: throw BenchError("unknown argument \(arguments[i])\n\(usage)")

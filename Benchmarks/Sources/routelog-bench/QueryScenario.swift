@@ -41,10 +41,11 @@ enum QueryScenario {
             }
             try store.close()
         }
+        print("Queries: \(Format.count(routeCount)) routes of 120 points (grown in \(Format.seconds(growSeconds)))")
+        try IndexFootprint.measure(directory, routeCount: routeCount)
         let store = try RouteStore(at: directory, options: .init(compaction: .manual))
         defer { try? store.close() }
         let statistics = try store.statistics()
-        print("Queries: \(Format.count(routeCount)) routes of 120 points (grown in \(Format.seconds(growSeconds)))")
         print("  index: \(Format.count(Int(statistics.indexBytes))) bytes, \(Int(Double(statistics.indexBytes) / Double(routeCount))) bytes a route (stats, grid cells and a preview included)")
 
         var query = RouteQuery()

@@ -14,7 +14,9 @@ struct RouteLogBench {
     static func main() {
         do {
             let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
-            if options.compaction {
+            if let store = options.indexFootprintStore {
+                try IndexFootprint.child(store)
+            } else if options.compaction {
                 try CompactionScenario.run(options)
             } else if options.concurrency {
                 try ConcurrencyScenario.run(options)

@@ -20,10 +20,13 @@ struct RouteIndex: Sendable {
     /// Bytes of finished recordings still stored as chunks (live, but compaction would
     /// store each as one smaller record).
     private(set) var chunkedBytes: Int64 = 0
-    /// Summaries sorted by (start date, id), kept while changes allow it cheaply.
-    /// Valid only while `sortedCacheValid`; kept non-optional so appends happen in place.
+    /// Summaries sorted by (start date, id), made by the first listing and then kept
+    /// while changes allow it cheaply. Not made while an index is replayed: opening a
+    /// store, verifying or compacting it needs no summaries, and they are most of the
+    /// memory a route costs. Valid only while `sortedCacheValid`; kept non-optional so
+    /// appends happen in place.
     private var sortedCache: [RouteSummary] = []
-    private var sortedCacheValid = true
+    private var sortedCacheValid = false
     /// Totals per local day, once asked for (``totalsLedger(zone:)``), then kept.
     private var ledger: TotalsLedger?
     /// Cell → routes, once a pass-through query asked (``withCellMap(_:)``), then kept.
@@ -41,7 +44,6 @@ struct RouteIndex: Sendable {
     /// Makes room for `count` routes up front (the index size tells roughly how many).
     mutating func reserve(_ count: Int) {
         routes.reserveCapacity(count)
-        sortedCache.reserveCapacity(count)
     }
 
     /// Deleted routes whose records are still on disk.

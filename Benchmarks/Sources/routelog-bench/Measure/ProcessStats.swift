@@ -21,6 +21,15 @@ enum ProcessStats {
         #endif
     }
 
+    /// Resident set size now, in bytes (VmRSS); nil where /proc is missing.
+    static func residentBytes() -> Int64? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (line.split(separator: " ").compactMap { Int64($0) }.first ?? 0) * 1024
+        }
+        return nil
+    }
+
     /// Sum of the apparent sizes of every regular file under `url` (or of `url` itself).
     static func diskBytes(at url: URL) -> Int64 {
         var isDirectory: ObjCBool = false

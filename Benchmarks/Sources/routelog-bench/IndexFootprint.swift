@@ -1,0 +1,71 @@
+import Foundation
+import RouteLog
+
+/// What the index costs a process that opens a store: the time to open it (the index
+/// read and made ready to list) and the memory it keeps resident, each against the
+/// aims at 100,000 routes (15 ms, 150 bytes a route).
+enum IndexFootprint {
+    static let openAimSeconds = 0.015
+    static let residentAimBytes = 150.0
+
+    static func measure(_ directory: URL, routeCount: Int) throws {
+        // Warm the page cache once, so that every timed open reads from memory.
+        try RouteStore(at: directory, options: .init(mode: .readOnly)).close()
+        var opens: [Double] = []
+        for _ in 0..<5 {
+            let (store, seconds) = try Stopwatch.time {
+                try RouteStore(at: directory, options: .init(mode: .readOnly))
+            }
+            opens.append(seconds)
+            try store.close()
+        }
+        opens.sort()
+        let open = opens[opens.count / 2]
+        let atTarget = routeCount == 100_000
+        func verdict(_ met: Bool) -> String { atTarget ? (met ? "met" : "not met") : "not measured at 100,000 routes" }
+        print("  open (read-only, warm cache), median of 5: \(Format.seconds(open)); "
+              + "aim at most 15 ms at 100,000 routes: \(verdict(open <= openAimSeconds))")
+        // Memory in a fresh process: in this one, the growth's freed heap would be
+        // reused by the open and hide what the index takes.
+        guard let (bytes, routes) = try childResident(directory) else {
+            print("  index resident bytes: not measured (no /proc/self/status)")
+            return
+        }
+        let perRoute = Double(bytes) / Double(max(1, routes))
+        print("  index resident in a fresh process after open: \(Format.count(Int(bytes))) bytes, "
+              + "\(Int(perRoute.rounded())) bytes a route; aim at most 150 at 100,000 routes: \(verdict(perRoute <= residentAimBytes))")
+    }
+
+    /// Runs `routelog-bench --index-footprint STORE` and reads its one line.
+    private static func childResident(_ directory: URL) throws -> (bytes: Int64, routes: Int)? {
+        guard let executable = Bundle.main.executableURL else { throw BenchError("cannot find my own executable") }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--index-footprint", directory.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let fields = output.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard process.terminationStatus == 0, fields.count == 2 else {
+            if output.contains("not measured") { return nil }
+            throw BenchError("--index-footprint printed \(output.debugDescription)")
+        }
+        return (fields[0], Int(fields[1]))
+    }
+
+    /// The child: resident bytes before and after opening `directory` read-only;
+    /// prints "BYTES ROUTES".
+    static func child(_ directory: URL) throws {
+        guard let before = ProcessStats.residentBytes() else {
+            print("not measured")
+            return
+        }
+        let store = try RouteStore(at: directory, options: .init(mode: .readOnly))
+        let after = ProcessStats.residentBytes() ?? before
+        let routes = try store.statistics().liveRoutes
+        withExtendedLifetime(store) {}
+        print("\(after - before) \(routes)")
+    }
+}
