@@ -14,7 +14,7 @@ struct PointColumns {
     var optional: [(tag: Tag, values: Int64Column, bitmap: [UInt8]?)] = []
     /// Quantized bounding box (1e-7 degree).
     var south = Int64.max, north = Int64.min, west = Int64.max, east = Int64.min
-    /// Distance, moving time and the rest, when made with `measuring`.
+    /// Distance and moving time, when made with `measuring`.
     var statistics: RouteStatistics?
 
     /// - Parameters:
@@ -74,7 +74,7 @@ struct PointColumns {
         }
         (self.south, self.north, self.west, self.east) = (south, north, west, east)
         if let track, let segmentStarts {
-            statistics = RouteStatistics(track: track, segmentStarts: segmentStarts, optional: optional)
+            statistics = RouteStatistics(track: track, segmentStarts: segmentStarts)
         }
     }
 

@@ -17,16 +17,18 @@ struct ExportSummary {
     var boundingBox: BoundingBox
 
     init(route: Route, summary: RouteSummary?, trimmed: Bool = false) {
-        let measures = RouteMetrics.measure(route)
+        // Distance, duration and moving time only: splits (one a kilometre) are not
+        // shown, and a route hopping round the globe would make millions of them.
+        let points = route.points, starts = route.segmentStarts
         let lats = route.points.map(\.latitude), lons = route.points.map(\.longitude)
         id = summary?.id
         name = summary?.name ?? route.metadata.name
         // The store's figures describe the whole stored route; a trimmed one has its own.
         let summary = trimmed ? nil : summary
         startDate = summary?.startDate ?? route.points.first?.timestamp ?? Date(timeIntervalSince1970: 0)
-        duration = summary?.duration ?? measures.duration
-        distance = summary?.distance ?? route.metadata.distance ?? measures.distance
-        movingTime = measures.movingTime
+        duration = summary?.duration ?? RouteMetrics.duration(of: points)
+        distance = summary?.distance ?? route.metadata.distance ?? RouteMetrics.distance(of: points, segmentStarts: starts)
+        movingTime = RouteMetrics.movingTime(of: points, segmentStarts: starts)
         calories = trimmed ? nil : summary?.calories ?? route.metadata.calories ?? 0
         pointCount = route.points.count
         boundingBox = summary?.boundingBox ?? BoundingBox(

@@ -57,8 +57,12 @@ public struct PrivacyTrim: Sendable, Equatable {
         var metadata = route.metadata
         metadata.calories = nil
         metadata.distance = nil
-        self.route = Route(points: kept, splits: RouteMetrics.splits(of: kept, segmentStarts: starts),
-                           metadata: metadata, segmentStarts: starts)
+        // Splits of the points left, unless there would be more than an import allows
+        // (a track hopping round the globe): then none, rather than millions.
+        let metres = RouteMetrics.distance(of: kept, segmentStarts: starts)
+        let splits = ImportLimits.splitCount(metres: metres) <= Double(ImportLimits().splitsPerRoute)
+            ? RouteMetrics.splits(of: kept, segmentStarts: starts) : []
+        self.route = Route(points: kept, splits: splits, metadata: metadata, segmentStarts: starts)
     }
 
     /// The error exporters throw for a route that lies wholly inside the zones.

@@ -50,6 +50,11 @@ public enum RouteMetrics {
     /// mile: the index of the point where it was passed and the time since the first
     /// point. Kilometre splits come first, then mile splits, each in order. A single
     /// step that crosses several marks yields one split per mark, at the same point.
+    ///
+    /// The result grows with the distance, about 1.6 splits a kilometre: a track whose
+    /// fixes jump round the globe (a receiver's glitch) gets millions. Check
+    /// ``distance(of:segmentStarts:)`` first when the points are not trusted; RouteLog's
+    /// importers and exports make no splits past ``ImportLimits/splitsPerRoute``.
     public static func splits(of points: [TrackPoint], segmentStarts: [Int] = []) -> [Split] {
         guard let start = points.first?.timestamp else { return [] }
         var cumulative = [Double](repeating: 0, count: points.count)
