@@ -5,7 +5,9 @@ extension RouteStore {
     /// segment, so that no point left out is further than `tolerance` metres from the
     /// line through the points kept. Both ends of every segment are kept, with all their
     /// fields; splits move to the first point kept at or after theirs. A tolerance of 0
-    /// returns every point.
+    /// returns every point. A segment longer than 512 points is simplified in pieces of
+    /// 512 that share their ends (a point kept every 512 at most, as a bound on the work:
+    /// a line can be built so that Douglas-Peucker on it takes time n²).
     ///
     /// - Parameter tolerance: metres, finite and at least 0 (about 1 screen pixel: 150 m
     ///   at zoom 10, 2.4 m at zoom 16 on a 256-pixel tile near the equator).
@@ -18,14 +20,31 @@ extension RouteStore {
         return Self.simplified(try route(id), tolerance: tolerance)
     }
 
+    /// The most points one Douglas-Peucker run of ``route(_:tolerance:)`` sees.
+    static let simplificationPiece = 512
+
+    /// The points of one segment to keep: Douglas-Peucker on pieces of at most
+    /// ``simplificationPiece`` points, each piece starting at the last point of the one
+    /// before; and the points the scans looked at, at most about 256 per point.
+    static func keptIndices(_ coordinates: [Coordinate], tolerance: Double) -> (indices: [Int], work: Int) {
+        var kept: [Int] = [], work = 0, start = 0
+        repeat {
+            let end = min(coordinates.count, start + simplificationPiece)
+            let piece = PreviewSimplifier(Array(coordinates[start..<end])).keep(tolerance: tolerance, work: &work).indices
+            // Each piece's first point is the last kept of the piece before.
+            kept += piece.dropFirst(kept.isEmpty ? 0 : 1).map { $0 + start }
+            start = end - 1
+        } while start < coordinates.count - 1
+        return (kept, work)
+    }
+
     /// `route` simplified as ``route(_:tolerance:)`` describes.
     static func simplified(_ route: Route, tolerance: Double) -> Route {
         guard tolerance > 0, route.points.count > 2 else { return route }
         let bounds = ([0] + route.segmentStarts.filter { $0 > 0 && $0 < route.points.count } + [route.points.count])
         var kept: [Int] = []
         for (start, end) in zip(bounds, bounds.dropFirst()) where end > start {
-            let coordinates = route.points[start..<end].map(\.coordinate)
-            kept += PreviewSimplifier(coordinates).keep(tolerance: tolerance).indices.map { $0 + start }
+            kept += keptIndices(route.points[start..<end].map(\.coordinate), tolerance: tolerance).indices.map { $0 + start }
         }
         // position[i]: the new index of the first kept point at or after i (the last
         // point is always kept, so there is one).

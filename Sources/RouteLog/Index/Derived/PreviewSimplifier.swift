@@ -103,6 +103,15 @@ struct PreviewSimplifier {
     /// until `maxPoints` are kept or the farthest left is nearer than `tolerance`. Also
     /// returns the distance of the farthest point left out (0 when none is).
     func keep(maxPoints: Int = .max, tolerance: Double) -> (indices: [Int], error: Double) {
+        var work = 0
+        return keep(maxPoints: maxPoints, tolerance: tolerance, work: &work)
+    }
+
+    /// ``keep(maxPoints:tolerance:)``, adding to `work` the points its scans looked at.
+    /// Each split scans its span, so the work is at most the points times the splits:
+    /// up to 64 splits for a preview, but n²/2 for a line built so that every split
+    /// peels one point off (callers with no point limit bound n).
+    func keep(maxPoints: Int = .max, tolerance: Double, work: inout Int) -> (indices: [Int], error: Double) {
         let n = x.count
         guard n > 2 else { return (Array(0..<n), 0) }
         var kept = [0, n - 1]
@@ -111,6 +120,10 @@ struct PreviewSimplifier {
         // linear scan of a few dozen spans is cheaper than a heap at these sizes, and
         // with no point limit the spans are split depth first.
         var spans: [(a: Int, b: Int, index: Int, distance: Double)] = []
+        func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
+            work += max(0, b - a - 1)
+            return self.farthest(a, b)
+        }
         if let f = farthest(0, n - 1) { spans.append((0, n - 1, f.index, f.distance)) }
         while !spans.isEmpty {
             let pick = maxPoints == .max ? spans.count - 1 : spans.indices.max { spans[$0].distance < spans[$1].distance }!
