@@ -58,7 +58,7 @@ import Testing
 
     /// More async saves than the cooperative pool has threads wait on a held writer
     /// lock, and an unrelated task still runs: none of them holds a pool thread.
-    @Test(.timeLimit(.minutes(1))) func waitingCallsLeaveTheCooperativePoolFree() async throws {
+    @Test(.timeLimit(.minutes(3))) func waitingCallsLeaveTheCooperativePoolFree() async throws {
         let dir = TemporaryDirectory()
         let store = try RouteStore(at: dir.store())
         var routes = RandomRoutes(seed: 14)

@@ -40,7 +40,7 @@ where S.Element: Sendable {
     return (collected, task)
 }
 
-@Suite(.timeLimit(.minutes(1))) struct ObservationChangesTests {
+@Suite(.timeLimit(.minutes(3))) struct ObservationChangesTests {
     @Test func changesArriveInCommitOrderOnceDurable() async throws {
         let dir = TemporaryDirectory()
         let store = try RouteStore(at: dir.store())

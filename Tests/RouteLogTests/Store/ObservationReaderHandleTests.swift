@@ -6,7 +6,7 @@ import Testing
 /// handle commits, from the store's files: on Linux by inotify, elsewhere by polling.
 /// The two handles are in one process here; RoutelogCLITests' `ls --follow` test has
 /// the writer in another process.
-@Suite(.timeLimit(.minutes(1))) struct ObservationReaderHandleTests {
+@Suite(.timeLimit(.minutes(3))) struct ObservationReaderHandleTests {
     @Test func aReaderHandleHearsTheWritersChangesInCommitOrder() async throws {
         let dir = TemporaryDirectory()
         let writer = try RouteStore(at: dir.store())

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-@Suite(.timeLimit(.minutes(1))) struct ObservationSummariesTests {
+@Suite(.timeLimit(.minutes(3))) struct ObservationSummariesTests {
     @Test func theCurrentListFirstThenOneAfterEachChangeThatAffectsIt() async throws {
         let dir = TemporaryDirectory()
         let store = try RouteStore(at: dir.store())

@@ -4,7 +4,7 @@ import Testing
 
 /// The watches themselves, on a plain directory: each wakes its handle for a file
 /// growing and for a file replaced by rename (how the manifest is switched), and stops.
-@Suite(.timeLimit(.minutes(1))) struct StoreFileWatchTests {
+@Suite(.timeLimit(.minutes(3))) struct StoreFileWatchTests {
     static var kinds: [StoreFileWatchKind] { [.platform, .polling] }
 
     @Test(arguments: kinds) func aWatchWakesForGrowthAndRenameAndStops(kind: StoreFileWatchKind) async throws {
