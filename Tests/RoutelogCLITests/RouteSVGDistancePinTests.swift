@@ -50,4 +50,33 @@ import RouteLog
         let svg = picture.render()
         #expect(!svg.contains("pins every"))
     }
+
+    @Test func aLongRouteKeepsThePinsItsSpacingDraws() {
+        // 24,000 km in steps of about 600 km: spacings below 5 km are never drawn.
+        let coordinates = (0..<41).map { Coordinate(latitude: $0 % 2 == 0 ? 0 : 5.4, longitude: Double($0) * 0.1) }
+        let (summary, route) = Self.route(coordinates)
+        let km = summary.distance / 1000
+        #expect(km > 20_000 && km < 30_000, "\(km) km")
+        let every = Self.everyPin(route, unit: 1000)
+        let pins = RouteSVG(summary: summary, route: route, units: .kilometres).pinPositions()
+        #expect(pins.count < every.count / 2)
+        // Every pin of a spacing that is kept is there, where a walk along the route finds it.
+        for spacing in PinLayout.spacings where Double(every.count) / Double(spacing) <= 10_000 {
+            let wanted = every.filter { $0.0 % spacing == 0 }
+            let found = pins.filter { $0.0 % spacing == 0 }
+            #expect(found.map(\.0) == wanted.map(\.0), "spacing \(spacing)")
+            for (f, w) in zip(found, wanted) {
+                #expect(abs(f.1.latitude - w.1.latitude) < 1e-9 && abs(f.1.longitude - w.1.longitude) < 1e-9, "pin \(f.0)")
+            }
+        }
+        // The layout picks the same spacing and pins as it would from every pin.
+        let projection = MapProjection(fitting: summary.boundingBox, into: (20, 112, 760, 528))
+        let full = PinLayout(positions: every, projection: projection, start: summary.startCoordinate, finish: summary.endCoordinate)
+        let svg = RouteSVG(summary: summary, route: route, units: .kilometres)
+        let (positions, smallest) = svg.pins()
+        let bounded = PinLayout(positions: positions, projection: projection, start: summary.startCoordinate,
+                                finish: summary.endCoordinate, smallestSpacing: smallest)
+        #expect(bounded.spacing == full.spacing)
+        #expect(bounded.pins.map(\.label) == full.pins.map(\.label))
+    }
 }
