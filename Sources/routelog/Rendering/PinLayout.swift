@@ -16,6 +16,10 @@ struct PinLayout {
     /// The spacings tried, in the distance unit.
     static let spacings: [Int] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
     static let maximumPins = 24
+    /// Spacings with more pins than this along the route are not tried (nor measured,
+    /// see ``RouteSVG/pins()``): at most 24 are drawn, so such a spacing is drawn only
+    /// when nearly all of its pins sit on the start or finish mark.
+    static let consideredPins = 10_000
 
     enum Side: CaseIterable { case above, below, right, left }
 
@@ -44,9 +48,10 @@ struct PinLayout {
     static let pointer = 9.0
 
     /// Lays out the pins of `positions` (each whole unit's number and place, in order).
-    /// `reserved` holds what else is drawn on the map (the scale bar, the north arrow).
+    /// `reserved` holds what else is drawn on the map (the scale bar, the north arrow);
+    /// spacings below `smallestSpacing` are not tried (their pins are not all in `positions`).
     init(positions: [(Int, Coordinate)], projection: MapProjection, start startCoordinate: Coordinate,
-         finish finishCoordinate: Coordinate, reserved: [Box] = []) {
+         finish finishCoordinate: Coordinate, reserved: [Box] = [], smallestSpacing: Int = 1) {
         let f = projection.frame
         let frame = Box(minX: f.x + 2, minY: f.y + 2, maxX: f.x + f.width - 2, maxY: f.y + f.height - 2)
         start = projection.point(startCoordinate)
@@ -65,7 +70,7 @@ struct PinLayout {
         let projected = positions.map { (number: $0.0, point: projection.point($0.1)) }
             .filter { p in !marks.contains { hypot($0.x - p.point.x, $0.y - p.point.y) < Self.markHalf + 2 } }
         var chosen: (spacing: Int, pins: [Pin])?
-        for spacing in Self.spacings {
+        for spacing in Self.spacings where spacing >= smallestSpacing {
             let picked = projected.filter { $0.number % spacing == 0 }
             guard picked.count <= Self.maximumPins else { continue }
             let (placed, missed) = Self.place(picked, marks: marks, frame: frame, taken: taken)

@@ -43,29 +43,55 @@ extension RouteSVG {
     /// Every whole kilometre (or mile) of the route, numbered from 1: where the app's
     /// split says, or measured along the track when the route has no splits of that unit.
     /// ``PinLayout`` picks the ones it draws.
-    func pinPositions() -> [(Int, Coordinate)] {
+    func pinPositions() -> [(Int, Coordinate)] { pins().positions }
+
+    /// ``pinPositions()``, and the smallest spacing whose pins are all there. A measured
+    /// route of more than ``PinLayout/consideredPins`` units (a track hopping round the
+    /// globe) gets only the pins of the spacings with no more than that many: one a
+    /// kilometre would cost memory and time with the distance, for spacings whose
+    /// thousands of pins ``PinLayout`` never draws.
+    func pins() -> (positions: [(Int, Coordinate)], smallestSpacing: Int) {
         let points = route.points
         let splits = route.splits.filter { $0.unit == units.split && points.indices.contains($0.pointIndex) }
             .sorted { $0.pointIndex < $1.pointIndex }
         if !splits.isEmpty {
-            return splits.enumerated().map { ($0.offset + 1, points[$0.element.pointIndex].coordinate) }
+            return (splits.enumerated().map { ($0.offset + 1, points[$0.element.pointIndex].coordinate) }, 1)
         }
-        var result: [(Int, Coordinate)] = []
         let starts = Set(route.segmentStarts)
+        var total = 0.0
+        for i in points.indices.dropFirst() where !starts.contains(i) {
+            total += Geodesic.distance(points[i - 1].coordinate, points[i].coordinate)
+        }
+        let wholeUnits = total / self.units.metres
+        guard let smallest = PinLayout.spacings.first(where: { wholeUnits / Double($0) <= Double(PinLayout.consideredPins) }) else {
+            return ([], PinLayout.spacings.last! + 1)
+        }
+        let spacings = PinLayout.spacings.filter { $0 >= smallest }
+        // The next number after `number` that one of the kept spacings labels.
+        func following(_ number: Int) -> Int { spacings.map { ($0 + number) / $0 * $0 }.min()! }
+        var result: [(Int, Coordinate)] = []
         var travelled = 0.0
-        var next = units.metres
+        var number = smallest
+        var next = smallest == 1 ? self.units.metres : Double(number) * self.units.metres
         for i in points.indices.dropFirst() where !starts.contains(i) {
             let a = points[i - 1].coordinate, b = points[i].coordinate
             let step = Geodesic.distance(a, b)
             while step > 0, travelled + step >= next {
                 let t = (next - travelled) / step
-                result.append((result.count + 1, Coordinate(latitude: a.latitude + t * (b.latitude - a.latitude),
-                                                             longitude: a.longitude + t * (b.longitude - a.longitude))))
-                next += units.metres
+                result.append((number, Coordinate(latitude: a.latitude + t * (b.latitude - a.latitude),
+                                                  longitude: a.longitude + t * (b.longitude - a.longitude))))
+                // Every unit, as always, when every spacing is kept.
+                if smallest == 1 {
+                    number += 1
+                    next += self.units.metres
+                } else {
+                    number = following(number)
+                    next = Double(number) * self.units.metres
+                }
             }
             travelled += step
         }
-        return result
+        return (result, smallest)
     }
 
     /// A bar of a round length in alternating black and white halves in its corner of

@@ -62,8 +62,10 @@ struct RouteSVG {
         svg += grid(projection)
         svg += trackLines(projection)
         let corners = self.corners(projection)
-        let layout = PinLayout(positions: pinPositions(), projection: projection, start: summary.startCoordinate,
-                               finish: summary.endCoordinate, reserved: [corners.scaleBox, corners.arrowBox])
+        let pins = self.pins()
+        let layout = PinLayout(positions: pins.positions, projection: projection, start: summary.startCoordinate,
+                               finish: summary.endCoordinate, reserved: [corners.scaleBox, corners.arrowBox],
+                               smallestSpacing: pins.smallestSpacing)
         svg += layout.pinsSVG(colour: Self.track)
         svg += layout.marksSVG()
         svg += layout.labelsSVG()

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// The save's one-pass stats and two-tracker farthest scan on inputs built to find a
+/// difference: non-finite values, signed zeros, segment starts in every wrong shape,
+/// long runs of equal keys, coordinates at the poles and across the antimeridian.
+@Suite struct SaveFastPathHostileTests {
+    /// `RouteStats.compute` as it was before the one-pass loop (829caad), word for word.
+    static func previousStats(_ points: [TrackPoint], segmentStarts: [Int], movingTime: TimeInterval?) -> RouteStats {
+        func meanAndMax(_ values: some Sequence<Double>) -> (mean: Double, max: Double)? {
+            var sum = 0.0, count = 0, largest = -Double.infinity
+            for value in values where value.isFinite {
+                sum += value
+                count += 1
+                largest = Swift.max(largest, value)
+            }
+            return count == 0 ? nil : (sum / Double(count), largest)
+        }
+        func elevationChange(_ altitudes: some Sequence<Double>, threshold: Double) -> (gain: Double?, loss: Double?) {
+            var iterator = altitudes.makeIterator()
+            guard var reference = iterator.next() else { return (nil, nil) }
+            var gain = 0.0, loss = 0.0
+            var direction = 0
+            while let altitude = iterator.next() {
+                guard altitude.isFinite else { continue }
+                let change = altitude - reference
+                switch direction {
+                case 1 where change > 0, 0 where change >= threshold, -1 where change >= threshold:
+                    gain += change
+                    reference = altitude
+                    direction = 1
+                case -1 where change < 0, 0 where change <= -threshold, 1 where change <= -threshold:
+                    loss -= change
+                    reference = altitude
+                    direction = -1
+                default:
+                    break
+                }
+            }
+            return (gain, loss)
+        }
+        let (moving, maxSpeed) = RouteStats.movingTimeAndMaxSpeed(points, segmentStarts: segmentStarts, knownMovingTime: movingTime)
+        var gain: Double?, loss: Double?
+        var start = 0
+        for end in (segmentStarts.filter { $0 > 0 && $0 < points.count } + [points.count]) where end > start {
+            let (g, l) = elevationChange(points[start..<end].lazy.compactMap(\.altitude), threshold: RouteStats.elevationNoiseThreshold)
+            if let g, let l {
+                gain = (gain ?? 0) + g
+                loss = (loss ?? 0) + l
+            }
+            start = end
+        }
+        let hr = meanAndMax(points.lazy.compactMap(\.heartRate))
+        let cadence = meanAndMax(points.lazy.compactMap(\.cadence))
+        return RouteStats(movingTime: moving, maxSpeed: maxSpeed, elevationGain: gain, elevationLoss: loss,
+                          averageHeartRate: hr?.mean, maxHeartRate: hr?.max,
+                          averageCadence: cadence?.mean, maxCadence: cadence?.max)
+    }
+
+    /// Every figure's bits (NaN and -0 included), nil kept apart from any value.
+    static func bits(_ s: RouteStats) -> [UInt64?] {
+        [s.movingTime, s.maxSpeed, s.elevationGain, s.elevationLoss, s.averageHeartRate, s.maxHeartRate,
+         s.averageCadence, s.maxCadence].map { $0?.bitPattern }
+    }
+
+    static func hostileValue(_ g: inout SeededGenerator, _ range: ClosedRange<Double>) -> Double? {
+        switch Int.random(in: 0..<12, using: &g) {
+        case 0...3: return nil
+        case 4: return [Double.infinity, -.infinity, .nan, 0.0, -0.0, range.lowerBound, range.upperBound].randomElement(using: &g)
+        case 5: return (Double.random(in: range, using: &g) * 2).rounded() / 2  // ties and repeats
+        default: return Double.random(in: range, using: &g)
+        }
+    }
+
+    @Test func statsEqualThePreviousDefinitionToTheBitOnHostileInputs() {
+        var g = SeededGenerator(state: 0xA77AC)
+        let t0 = Date(timeIntervalSince1970: 1_767_225_600)
+        for round in 0..<2_000 {
+            let count = [0, 1, 2, 3, Int.random(in: 0...60, using: &g), Int.random(in: 0...600, using: &g)][round % 6]
+            var points: [TrackPoint] = []
+            var t = 0.0
+            for i in 0..<count {
+                t += [0, 1, -1, 0.25, 3_600][Int.random(in: 0..<5, using: &g)]
+                points.append(TrackPoint(
+                    latitude: Double.random(in: -90...90, using: &g) * (i % 7 == 0 ? 1 : 1e-4),
+                    longitude: Double.random(in: -180...180, using: &g) * (i % 5 == 0 ? 1 : 1e-4),
+                    timestamp: t0.addingTimeInterval(t),
+                    altitude: Self.hostileValue(&g, -500...9000),
+                    speed: Self.hostileValue(&g, -1...80),
+                    heartRate: Self.hostileValue(&g, 0...220),
+                    cadence: Self.hostileValue(&g, 0...200)))
+            }
+            // Segment starts at 0 and at count, past it, negative, repeated, unsorted.
+            var starts = (0..<Int.random(in: 0...6, using: &g)).map { _ in Int.random(in: -2...(count + 2), using: &g) }
+            if round % 4 == 0 { starts.sort() }
+            if round % 4 == 1 { starts += [0, count, count] }
+            let known: TimeInterval? = Bool.random(using: &g) ? RouteMetrics.movingTime(of: points, segmentStarts: starts) : nil
+            let fast = RouteStats.compute(points, segmentStarts: starts, movingTime: known)
+            let previous = Self.previousStats(points, segmentStarts: starts, movingTime: known)
+            #expect(Self.bits(fast) == Self.bits(previous), "round \(round): \(fast) vs \(previous), starts \(starts)")
+        }
+    }
+
+    /// The first point with the largest key, by one scan in order.
+    static func scanFarthest(_ s: PreviewSimplifier, _ a: Int, _ b: Int) -> Int? {
+        guard b - a > 1 else { return nil }
+        let x = s.x, y = s.y, dx = x[b] - x[a], dy = y[b] - y[a], length2 = dx * dx + dy * dy
+        var best = a + 1, bestKey = -1.0
+        for i in (a + 1)..<b {
+            let ix = x[i] - x[a], iy = y[i] - y[a], dot = ix * dx + iy * dy
+            let key: Double
+            if length2 == 0 {
+                key = ix * ix + iy * iy
+            } else if dot <= 0 {
+                key = (ix * ix + iy * iy) * length2
+            } else if dot >= length2 {
+                let jx = x[i] - x[b], jy = y[i] - y[b]
+                key = (jx * jx + jy * jy) * length2
+            } else {
+                key = (ix * dy - iy * dx) * (ix * dy - iy * dx)
+            }
+            if key > bestKey { (best, bestKey) = (i, key) }
+        }
+        return best
+    }
+
+    /// Lines whose keys tie in long runs, at odd and even offsets alike.
+    static func tyingLines(_ g: inout SeededGenerator) -> [[Coordinate]] {
+        let n = Int.random(in: 3...300, using: &g)
+        let standing = [Coordinate](repeating: Coordinate(latitude: 45, longitude: 9), count: n)
+        // Alternating sides of the chord at the same offset: every inner point ties.
+        func offset(_ i: Int) -> Double {
+            if i == 0 || i == n - 1 { return 0 }
+            return i % 2 == 0 ? 1e-3 : -1e-3
+        }
+        let mirrored = (0..<n).map { i in Coordinate(latitude: offset(i), longitude: Double(i) * 1e-4) }
+        // A plateau whose first top is at an even offset, then odd ones, then even again.
+        let top = Int.random(in: 1..<(n - 1), using: &g)
+        func height(_ i: Int) -> Double {
+            if i == 0 || i == n - 1 { return 0 }
+            return i >= top && (i - top) % 3 != 1 ? 2e-3 : 1e-3
+        }
+        let plateau = (0..<n).map { i in Coordinate(latitude: height(i), longitude: Double(i) * 1e-4) }
+        // Few distinct places, round the poles and across the antimeridian.
+        let places = [Coordinate(latitude: 90, longitude: 180), Coordinate(latitude: -90, longitude: -180),
+                      Coordinate(latitude: 89.9999999, longitude: 179.9999999), Coordinate(latitude: 0, longitude: -180),
+                      Coordinate(latitude: 0, longitude: 180), Coordinate(latitude: -89.9999999, longitude: 0)]
+        let extreme = (0..<n).map { _ in places.randomElement(using: &g)! }
+        // Points beyond both ends of the chord, at equal distances from them.
+        func along(_ i: Int) -> Double {
+            if i == 0 { return 0 }
+            if i == n - 1 { return 1e-3 }
+            return i % 2 == 0 ? -1e-3 : 2e-3
+        }
+        let beyond = (0..<n).map { i in Coordinate(latitude: 10, longitude: along(i)) }
+        return [standing, mirrored, plateau, extreme, beyond]
+    }
+
+    @Test func farthestMatchesOneScanOverTiesAndExtremes() {
+        var g = SeededGenerator(state: 0xF00D)
+        for round in 0..<60 {
+            for (shape, line) in Self.tyingLines(&g).enumerated() {
+                let s = PreviewSimplifier(line)
+                let n = line.count
+                var spans = [(0, n - 1), (0, 2), (n - 3, n - 1), (1, n - 1), (0, n - 2)].filter { $0.0 >= 0 && $0.1 >= $0.0 }
+                for _ in 0..<40 {
+                    let a = Int.random(in: 0..<n, using: &g)
+                    spans.append((a, Int.random(in: a..<n, using: &g)))
+                }
+                for (a, b) in spans {
+                    #expect(s.farthest(a, b)?.index == Self.scanFarthest(s, a, b), "round \(round), shape \(shape), span \(a)...\(b)")
+                }
+            }
+        }
+    }
+
+    @Test func previewFromColumnsEqualsPreviewFromCoordinatesAtTheEdgesOfTheGlobe() throws {
+        var g = SeededGenerator(state: 0xE0E)
+        let t0 = Date(timeIntervalSince1970: 1_767_225_600)
+        var lines = [[Coordinate]]()
+        for _ in 0..<40 { lines += Self.tyingLines(&g) }
+        // A route hopping across the antimeridian at every step, and one circling a pole.
+        lines.append((0..<3_000).map { Coordinate(latitude: Double($0 % 13) - 6, longitude: $0 % 2 == 0 ? 179.9999 : -179.9999) })
+        lines.append((0..<3_000).map { Coordinate(latitude: 89.99, longitude: Double($0 % 360) - 180) })
+        lines.append([Coordinate(latitude: -90, longitude: -180)])
+        lines.append([Coordinate(latitude: 90, longitude: 180), Coordinate(latitude: -90, longitude: -180)])
+        for (k, line) in lines.enumerated() {
+            let points = line.enumerated().map { TrackPoint(latitude: $1.latitude, longitude: $1.longitude, timestamp: t0.addingTimeInterval(Double($0))) }
+            let columns = try PointColumns(points, validating: false)
+            let latitudes = columns.latitudes.buffer, longitudes = columns.longitudes.buffer
+            let stored = (0..<columns.count).map {
+                Coordinate(latitude: Quantization.degrees(latitudes[$0]), longitude: Quantization.degrees(longitudes[$0]))
+            }
+            let fromColumns = PreviewSimplifier(latitudes: latitudes, longitudes: longitudes)
+            let fromCoordinates = PreviewSimplifier(stored)
+            #expect(fromColumns.x.map(\.bitPattern) == fromCoordinates.x.map(\.bitPattern), "line \(k)")
+            #expect(fromColumns.y.map(\.bitPattern) == fromCoordinates.y.map(\.bitPattern), "line \(k)")
+            let kept = fromColumns.keep(maxPoints: RoutePreview.maxPoints, tolerance: RoutePreview.minimumTolerance)
+            let expected = fromCoordinates.keep(maxPoints: RoutePreview.maxPoints, tolerance: RoutePreview.minimumTolerance)
+            #expect(kept.indices == expected.indices && kept.error.bitPattern == expected.error.bitPattern, "line \(k)")
+            #expect(kept.indices.count <= RoutePreview.maxPoints && kept.indices.first == 0 && kept.indices.last == line.count - 1)
+        }
+    }
+}
