@@ -12,7 +12,9 @@ struct IndexedRoute: Sendable {
         let metadata: StoredMetadata
         let location: RecordLocation
         let editLocation: RecordLocation?
-        let recorded: IndexedRecording?
+        /// Boxed: a recording's record list is 328 bytes inline, and nearly every route
+        /// has none (an unboxed optional would cost every route those bytes).
+        let recordedBox: RecordingBox?
 
         init(_ shape: RouteShape, _ metadata: StoredMetadata, _ location: RecordLocation,
              _ editLocation: RecordLocation?, _ recorded: IndexedRecording?) {
@@ -20,8 +22,15 @@ struct IndexedRoute: Sendable {
             self.metadata = metadata
             self.location = location
             self.editLocation = editLocation
-            self.recorded = recorded
+            recordedBox = recorded.map(RecordingBox.init)
         }
+
+        var recorded: IndexedRecording? { recordedBox?.recording }
+    }
+
+    private final class RecordingBox: Sendable {
+        let recording: IndexedRecording
+        init(_ recording: IndexedRecording) { self.recording = recording }
     }
 
     private var storage: Storage

@@ -4,11 +4,27 @@ import Foundation
 /// cells and preview (format-spec.md, "Derived fields"). Each is nil when unknown (a
 /// route saved before they existed, or a recorded one).
 struct DerivedFields: Equatable, Sendable {
-    var stats: RouteStats?
+    /// Boxed: 106 bytes inline that the index would hold for every route; a reference
+    /// costs 8 (the stats never change once computed, so the box is shared, not copied).
+    private var statsBox: StatsBox?
     var cells: GridCells?
     var preview: RoutePreview?
 
+    var stats: RouteStats? {
+        get { statsBox?.stats }
+        set { statsBox = newValue.map(StatsBox.init) }
+    }
+
+    private final class StatsBox: Sendable {
+        let stats: RouteStats
+        init(_ stats: RouteStats) { self.stats = stats }
+    }
+
     init() {}
+
+    static func == (a: DerivedFields, b: DerivedFields) -> Bool {
+        a.stats == b.stats && a.cells == b.cells && a.preview == b.preview
+    }
 
     var isEmpty: Bool { stats == nil && cells == nil && preview == nil }
 
