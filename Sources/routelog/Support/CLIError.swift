@@ -70,6 +70,8 @@ struct CLIError: Error, Equatable, Sendable {
         case .notFound where what.hasPrefix("there is no RouteLog store here"):
             what = "there is no RouteLog store here"
             todo = "check the path: a store is a directory holding a MANIFEST"
+        case .notFound where what.hasPrefix("the store's directory was deleted or moved away"):
+            todo = "run the command again where the store is now"
         case .notFound:
             // A missing file, a recording: the library's own words name it.
             todo = todo ?? "check the path"
