@@ -79,6 +79,9 @@ struct CLIError: Error, Equatable, Sendable {
             todo = "pass the store's directory"
         case .invalidArgument:
             todo = todo ?? "check the values given"
+        case .corrupted where what.hasPrefix("the store's MANIFEST is damaged"):
+            // Nothing opens the store, verify included: the way back is a backup.
+            todo = "restore the store from a backup (one 'routelog backup' made), then run 'routelog verify' on it"
         case .corrupted:
             todo = "run 'routelog verify STORE' to see all the damage; every other route stays readable"
         case .unsupportedVersion:
