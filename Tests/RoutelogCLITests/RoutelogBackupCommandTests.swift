@@ -58,4 +58,30 @@ import RouteLog
         #expect(try CLI.run(["backup", store.path]).status == 2)
         #expect(try CLI.run(["help", "backup"]).stdout.hasPrefix("usage: routelog backup STORE DEST [--json]"))
     }
+
+    /// DEST inside the store, or reaching the store through a symbolic link or `..`:
+    /// refused before anything is written, the store's directory left as it was.
+    @Test func aDestinationInsideTheStoreIsRefusedByRealPath() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        try FileManager.default.createDirectory(at: store.appendingPathComponent("attic"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: dir.path("to-store").path, withDestinationPath: store.path)
+        try FileManager.default.createSymbolicLink(atPath: dir.path("to-attic").path, withDestinationPath: store.appendingPathComponent("attic").path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.path).sorted()
+        for destination in [store.appendingPathComponent("backup").path, store.path + "/attic", store.path + "/attic/deeper/b",
+                            dir.path("to-store").path, dir.path("to-store").path + "/b", dir.path("to-attic").path,
+                            dir.path("to-attic").path + "/../b", store.path + "/attic/..", dir.path("to-attic").path + "/.."] {
+            let result = try CLI.run(["backup", store.path, destination])
+            #expect(result.status == 1, "\(destination): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("routelog: the backup destination is "), "\(destination): \(result.stderr)")
+            #expect(result.stderr.contains("the store") && result.stderr.contains("give a path outside the store's directory"),
+                    "\(destination): \(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.path).sorted() == names, "\(destination)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("attic").path).isEmpty)
+        }
+        // Beside the store, through `..`, is fine.
+        let beside = try CLI.run(["backup", store.path, store.path + "/attic/../../b.routelog"])
+        #expect(beside.status == 0, "\(beside.stderr)")
+        #expect(try RouteStore(readOnlyAt: dir.path("b.routelog")).count == 4)
+    }
 }

@@ -47,4 +47,24 @@ import Testing
         #expect(deletedAlready.status == 1)
         #expect(deletedAlready.stderr.contains("no route with id 4"))
     }
+
+    /// A damaged MANIFEST: the file and the offset of the damage, and what to do about
+    /// it (restore a backup), never the advice for a damaged route.
+    @Test func aDamagedManifestIsNamedWithItsOffsetAndTheWayBack() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let manifest = store.appendingPathComponent("MANIFEST")
+        var bytes = [UInt8](try Data(contentsOf: manifest))
+        bytes[40] ^= 0xFF
+        try Data(bytes).write(to: manifest)
+        for command in ["ls", "verify", "backup"] {
+            let result = try CLI.run([command, store.path] + (command == "backup" ? [dir.path("b").path] : []))
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stderrLines.count == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("routelog: the store's MANIFEST is damaged"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("(\(manifest.path) at offset 20)"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("'routelog backup'") && result.stderr.contains("'routelog verify"), "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("every other route stays readable"), "\(command): \(result.stderr)")
+        }
+    }
 }

@@ -44,6 +44,42 @@ import RouteLog
         #expect((change["route"] as? [String: Any])?["name"] as? String == "Renamed")
     }
 
+    /// The store's directory deleted, moved away, or moved away and replaced by a new
+    /// store at the same path: the follower says so, naming the path, and exits 1.
+    @Test(arguments: ["deleted", "moved", "replaced"]) func followEndsWithExitCode1WhenTheStoreGoes(_ removal: String) throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let follower = try Follower(["ls", store.path, "--follow"])
+        try follower.waitForOutput { $0.contains("4 routes, ") }
+        switch removal {
+        case "deleted": try FileManager.default.removeItem(at: store)
+        default:
+            try FileManager.default.moveItem(at: store, to: dir.path("elsewhere.routelog"))
+            if removal == "replaced" { try FixtureStore.make(at: store) }
+        }
+        let ended = try follower.waitForExit()
+        #expect(ended.status == 1 && ended.reason == .exit)
+        #expect(ended.stderr == "routelog: the store's directory was deleted or moved away while it was followed (\(store.path)): "
+                + "run the command again where the store is now\n", "\(ended.stderr)")
+    }
+
+    /// Counts in a change's line agree with their number: "1 point", "2 points".
+    @Test func followSaysOnePointForARouteOfOnePoint() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let gpx = dir.path("one.gpx")
+        try Data(("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>"
+                  + "<trkpt lat=\"45.5\" lon=\"9.2\"><time>2026-01-20T08:00:00Z</time></trkpt></trkseg></trk></gpx>\n").utf8).write(to: gpx)
+        let follower = try Follower(["ls", store.path, "--follow"])
+        try follower.waitForOutput { $0.contains("4 routes, ") }
+        let imported = try CLI.run(["import", store.path, gpx.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        try follower.waitForOutput { $0.contains("\nsaved 6: ") && $0.hasSuffix("\n") }
+        let ended = try follower.stop(with: SIGINT)
+        let last = ended.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasSuffix(", 1 point"), "\(last)")
+    }
+
     @Test func followIsInTheHelpAndTheCompletions() throws {
         #expect(try CLI.run(["ls", "--help"]).stdout.contains("--follow"))
         for shell in ["bash", "zsh", "fish"] {
@@ -101,6 +137,21 @@ final class Follower {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey: "routelog did not end on signal \(signal)"])
+        }
+        process.waitUntilExit()
+        usleep(50_000)  // the last bytes of the pipes
+        return (process.terminationStatus, process.terminationReason, output.withLock { $0 }, errors.withLock { $0 })
+    }
+
+    /// Waits for the process to end by itself (killing it after a minute, which fails).
+    func waitForExit() throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
+                "routelog kept running; stdout: \(output.withLock { $0 }) stderr: \(errors.withLock { $0 })"])
         }
         process.waitUntilExit()
         usleep(50_000)  // the last bytes of the pipes

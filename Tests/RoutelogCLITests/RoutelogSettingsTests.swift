@@ -37,4 +37,41 @@ import RouteLog
         #expect(bad.status == 2 && bad.stderr.contains("bad privacy zone '95,0,10' for --privacy-zone"))
         #expect(try RouteStore(at: store, options: .init(mode: .readOnly)).settings() == StoreSettings())
     }
+
+    /// The same zone given twice (or given again later) is kept once.
+    @Test func theSameZoneTwiceIsKeptOnce() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let twice = try CLI.run(["settings", store.path, "--privacy-zone", "45.5,9.2,100", "--privacy-zone", "45.50,9.2,100.0",
+                                 "--privacy-zone", "45.6,9.2,100"])
+        #expect(twice.status == 0, "\(twice.stderr)")
+        #expect(twice.stdout == "privacy zones:\n  45.5,9.2,100\n  45.6,9.2,100\n")
+        let again = try CLI.run(["settings", store.path, "--privacy-zone", "45.5,9.2,100"])
+        #expect(again.stdout == twice.stdout)
+        #expect(try RouteStore(readOnlyAt: store).settings().privacyZones.count == 2)
+    }
+
+    /// More zones than a store keeps: a usage error (exit 2) before anything is opened
+    /// or changed, on every command that takes --privacy-zone.
+    @Test func moreThan64ZonesAreAUsageError() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("s.routelog")).url
+        let zones = (0..<65).flatMap { ["--privacy-zone", "45.\($0 + 100),9.2,100"] }
+        for command in [["settings", store.path], ["dump", store.path, "1"], ["render", store.path, "1", "-o", "-"],
+                        ["export", store.path, dir.path("out").path]] {
+            let result = try CLI.run(command + zones)
+            #expect(result.status == 2, "\(command[0]): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("routelog: 65 privacy zones given; at most 64 are allowed"), "\(command[0]): \(result.stderr)")
+        }
+        #expect(try RouteStore(readOnlyAt: store).settings() == StoreSettings())
+        #expect(!FileManager.default.fileExists(atPath: dir.path("out").path))
+        // 64 distinct zones are kept; one more, given apart, is refused the same way.
+        let sixtyFour = try CLI.run(["settings", store.path] + zones.dropLast(2) + ["--privacy-zone", "45.100,9.2,100"])
+        #expect(sixtyFour.status == 0, "\(sixtyFour.stderr)")
+        #expect(try RouteStore(readOnlyAt: store).settings().privacyZones.count == 64)
+        let more = try CLI.run(["settings", store.path, "--privacy-zone", "1,1,1"])
+        #expect(more.status == 2)
+        #expect(more.stderr.hasPrefix("routelog: the store would keep 65 privacy zones; at most 64 are allowed"), "\(more.stderr)")
+        #expect(try RouteStore(readOnlyAt: store).settings().privacyZones.count == 64)
+    }
 }

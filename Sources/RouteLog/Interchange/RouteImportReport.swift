@@ -12,10 +12,13 @@ public struct RouteImportReport: Sendable, Equatable {
     public var version: String
     /// Ids of the saved routes, in file order (empty when only read, not saved).
     public var routeIDs: [RouteID] = []
-    /// Routes made from the file.
+    /// Routes made from the file, saved or not (see ``routeIDs`` and ``duplicates``).
     public var routeCount = 0
     /// Points in those routes.
     public var pointCount = 0
+    /// Points in the routes saved (``routeIDs``): ``pointCount`` less those of the
+    /// routes left out as ``duplicates``; 0 when only read, not saved.
+    public var savedPointCount = 0
     /// For each route, the sport as the file names it (FIT: "running", "cycling+running"
     /// for a multisport file; TCX: "Biking"), nil when the file names none.
     public var sports: [String?] = []
@@ -115,9 +118,12 @@ public struct RouteImportReport: Sendable, Equatable {
         return lines
     }
 
-    /// "file.gpx: 2 route(s), 1234 point(s)".
+    /// "file.gpx: 2 route(s), 1234 point(s)"; when routes were left out as duplicates,
+    /// what was saved and what was skipped, apart: "file.gpx: 1 route(s), 413 point(s)
+    /// imported; 1 duplicate(s) skipped".
     public var summaryLine: String {
-        "\(source): \(routeCount) route(s), \(pointCount) point(s)"
+        guard !duplicates.isEmpty else { return "\(source): \(routeCount) route(s), \(pointCount) point(s)" }
+        return "\(source): \(routeIDs.count) route(s), \(savedPointCount) point(s) imported; \(duplicates.count) duplicate(s) skipped"
     }
 }
 

@@ -88,7 +88,10 @@ public enum RouteImporter {
         }
         var report = result.report
         let routes = options.allowsDuplicates ? result.routes : try newRoutes(result.routes, in: store, report: &report)
-        if !routes.isEmpty { report.routeIDs = try store.save(routes) }
+        if !routes.isEmpty {
+            report.routeIDs = try store.save(routes)
+            report.savedPointCount = routes.reduce(0) { $0 + $1.points.count }
+        }
         return report
     }
 

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
+
 /// Which segments are live, in replay order, and which index goes with them
 /// (format-spec.md, "Manifest"). Replaced whole and atomically; never edited in place.
 struct Manifest: Equatable, Sendable {
@@ -31,17 +33,29 @@ struct Manifest: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
-        let fileHeader = try FileHeader.decode(bytes, path: path, expecting: .manifest)
-        let start = FormatConstants.fileHeaderSize
-        let header = bytes.withUnsafeBytes { RecordFrame.header($0, at: start) }
-        guard let header, header.type == FormatConstants.RecordType.manifestState.rawValue,
-              start + FormatConstants.recordHeaderSize + header.length <= bytes.count,
-              Checksum.masked(bytes, (start + 8)..<(start + FormatConstants.recordHeaderSize + header.length)) == header.checksum,
-              let payload = RecordFrame.unescaped(bytes[(start + FormatConstants.recordHeaderSize)..<(start + FormatConstants.recordHeaderSize + header.length)],
-                                                  version: fileHeader.version)
-        else {
-            throw RouteLogError.corrupted("the manifest's record is damaged; the store cannot tell which segments are live", path: path, offset: Int64(start))
+        let fileHeader: FileHeader
+        do {
+            fileHeader = try FileHeader.decode(bytes, path: path, expecting: .manifest)
+        } catch let error as RouteLogError where error.code == .corrupted {
+            throw damaged(error.message, path: path, offset: error.offset ?? 0)
         }
+        let start = FormatConstants.fileHeaderSize
+        let payloadStart = start + FormatConstants.recordHeaderSize
+        let header = bytes.withUnsafeBytes { RecordFrame.header($0, at: start) }
+        guard let header, header.type == FormatConstants.RecordType.manifestState.rawValue else {
+            throw damaged("its record's frame is not a ManifestState record's", path: path, offset: Int64(start))
+        }
+        guard payloadStart + header.length <= bytes.count else {
+            throw damaged("its record runs \(payloadStart + header.length - bytes.count) bytes past the end of the file", path: path, offset: Int64(start))
+        }
+        guard Checksum.masked(bytes, (start + 8)..<(payloadStart + header.length)) == header.checksum,
+              let payload = RecordFrame.unescaped(bytes[payloadStart..<(payloadStart + header.length)], version: fileHeader.version)
+        else {
+            throw damaged("its record, bytes \(start)..<\(payloadStart + header.length), fails its checksum", path: path, offset: Int64(start))
+        }
+        // The payload's bytes are the file's unless escaping took bytes out: then a
+        // field is placed at the payload's start, the nearest offset that is certain.
+        let exact = payload.count == header.length
         do {
             var r = ByteReader(payload)
             var m = Manifest(generation: try r.u64(), nextFileNumber: try r.u32(), nextRouteID: try r.u64(),
@@ -56,8 +70,17 @@ struct Manifest: Equatable, Sendable {
             guard m.nextRouteID <= FormatConstants.maxRouteID else { throw r.fail("next route id \(m.nextRouteID) is beyond any a writer assigns") }
             return m
         } catch let error as ByteReader.Malformed {
-            throw RouteLogError.corrupted("the manifest makes no sense: \(error.reason)", path: path, offset: Int64(error.offset))
+            throw damaged("its record makes no sense: \(error.reason)", path: path,
+                          offset: Int64(payloadStart + (exact ? error.offset : 0)))
         }
+    }
+
+    /// Manifest damage: what is wrong, the file and the offset, and the way back. The
+    /// store cannot tell which segments are live, so it cannot open at all.
+    static func damaged(_ what: String, path: String, offset: Int64) -> RouteLogError {
+        let what = what.replacingOccurrences(of: "; ", with: ", ")  // one "; " only: before the advice
+        return RouteLogError.corrupted("the store's MANIFEST is damaged: \(what), so the store cannot tell which segments are live; "
+                                       + "restore the store from a backup, then verify it", path: path, offset: offset)
     }
 
     /// Reads `MANIFEST` from `directory`; nil when there is none.
@@ -71,7 +94,8 @@ struct Manifest: Equatable, Sendable {
         }
         let size = try file.size()
         guard size <= Manifest.maximumSize else {
-            throw RouteLogError.corrupted("the manifest is \(size) bytes, far larger than any manifest", path: path)
+            throw damaged("it is \(size) bytes, larger than the \(Manifest.maximumSize) any manifest may be", path: path,
+                          offset: Int64(Manifest.maximumSize))
         }
         return try decode(try file.read(at: 0, count: Int(size)), path: path)
     }

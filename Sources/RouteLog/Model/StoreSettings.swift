@@ -5,7 +5,8 @@
 public struct StoreSettings: Sendable, Equatable {
     /// Zones whose points ``RouteExporter`` and ``ParquetExporter`` leave out at the start
     /// and end of every route exported from this store, besides any zones given to the
-    /// call. At most ``maximumPrivacyZones``.
+    /// call. At most ``maximumPrivacyZones``; ``RouteStore/updateSettings(_:)`` keeps
+    /// each zone once (equal zones given again are dropped, the first kept in place).
     public var privacyZones: [PrivacyZone]
     /// Settings a newer RouteLog wrote that this one does not know: kept as they are.
     var unknown: [(tag: UInt8, value: [UInt8])] = []
@@ -21,6 +22,14 @@ public struct StoreSettings: Sendable, Equatable {
     /// Equal when the zones and the kept unknown settings are equal, in order.
     public static func == (a: StoreSettings, b: StoreSettings) -> Bool {
         a.privacyZones == b.privacyZones && a.unknown.elementsEqual(b.unknown) { $0.tag == $1.tag && $0.value == $1.value }
+    }
+
+    /// The settings as a store keeps them: each privacy zone once, in the order first given.
+    func withoutRepeatedZones() -> StoreSettings {
+        var seen = Set<PrivacyZone>()
+        var copy = self
+        copy.privacyZones = privacyZones.filter { seen.insert($0).inserted }
+        return copy
     }
 
     /// Throws `.invalidArgument` when the settings cannot be stored.

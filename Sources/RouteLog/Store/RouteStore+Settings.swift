@@ -12,7 +12,8 @@ extension RouteStore {
     }
 
     /// Changes the store's settings durably: the manifest is rewritten with them (one
-    /// atomic rename, synced), and every later open sees them.
+    /// atomic rename, synced), and every later open sees them. A privacy zone given more
+    /// than once is kept once.
     ///
     /// ```swift
     /// let home = try PrivacyZone(center: Coordinate(latitude: 45.4642, longitude: 9.19), radius: 200)
@@ -20,7 +21,7 @@ extension RouteStore {
     /// ```
     /// - Parameter change: Edits a copy of the current settings.
     /// - Throws: `.invalidArgument` for a read-only handle or settings that cannot be
-    ///   stored (more than ``StoreSettings/maximumPrivacyZones`` zones); `.io` when the
+    ///   stored (more than ``StoreSettings/maximumPrivacyZones`` distinct zones); `.io` when the
     ///   manifest cannot be written (the settings are then unchanged); `.closed`;
     ///   what `change` throws.
     public func updateSettings(_ change: (inout StoreSettings) throws -> Void) throws {
@@ -29,6 +30,7 @@ extension RouteStore {
             try writer.checkWritable()
             var settings = writer.manifest.current.settings
             try change(&settings)
+            settings = settings.withoutRepeatedZones()
             try settings.validate()
             guard settings != writer.manifest.current.settings else { return }
             var next = writer.manifest.current

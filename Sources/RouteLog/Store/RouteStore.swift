@@ -41,6 +41,9 @@ public final class RouteStore: Sendable {
     let changeHub = ChangeHub()
     /// A read-only handle's watch on the writer process's files (Store/Observation).
     let following = WriterFollowing()
+    /// The directory a read-only handle opened, taken before its files were read: the
+    /// watch tells it from another one put at the same path later.
+    let directoryIdentity: DirectoryIdentity?
     let lock: StoreLock?
     let fileSystem: any FileSystem
     /// The open segment descriptors, at most ``Options/openSegmentFileLimit`` unused.
@@ -83,6 +86,7 @@ public final class RouteStore: Sendable {
         try opener.prepareDirectory()
         try opener.checkStoreExists()
         let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem, protection: options.fileProtection) : nil
+        let identity = opener.writable ? nil : DirectoryIdentity(of: path)
         let (state, writer): (StoreState, StoreWriter?)
         do {
             (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)
@@ -96,6 +100,7 @@ public final class RouteStore: Sendable {
         self.lock = lock
         self.fileSystem = fileSystem
         self.segmentFiles = opener.segmentFiles
+        self.directoryIdentity = identity
         self.state = StateLock(state)
         self.writer = StateLock(writer)
         if isReadOnly {

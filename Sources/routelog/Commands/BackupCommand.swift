@@ -17,12 +17,16 @@ enum BackupCommand: Command {
         and files it no longer needs removed; the new state is switched in last, so an
         interrupted backup leaves the earlier one. The backup is verified before the
         command reports success. Refused (nothing written) for a DEST that is a file, a
-        symbolic link, STORE itself or a directory holding other files; exit code 3
-        while another process holds DEST for writing.
+        symbolic link, STORE itself, inside STORE (by real path, so also through a
+        symbolic link or '..') or a directory holding other files; exit code 3 while
+        another process holds DEST for writing.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
-        let destination = URL(fileURLWithPath: arguments.positionals[1])
+        // Made absolute by hand: URL would take "link/.." away by name before the
+        // kernel could follow the link.
+        let given = arguments.positionals[1]
+        let destination = URL(fileURLWithPath: given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given)
         let store = try StoreAccess.openForReading(arguments)
         let report = try store.backup(to: destination)
         try store.close()

@@ -33,7 +33,10 @@ enum ImportCommand: Command {
         when any file failed).
         A route the store already holds (the same positions and times at stored
         precision, whatever the file's format) is not imported again, and the report says
-        which stored route it is; --allow-duplicates imports it all the same.
+        which stored route it is; --allow-duplicates imports it all the same. Each file's
+        line counts the routes and points imported, then those skipped apart ('1 route,
+        413 points (ids 2); skipped 1 route already stored'); with --json, "routes" and
+        "points" are what was imported and "skipped" the number of routes left out.
         A FILE that does not exist stops the command before anything is imported. FILE '-'
         reads standard input (once).
         Refused with exit code 3 while another process (an app) holds the store for writing.
@@ -60,7 +63,8 @@ enum ImportCommand: Command {
                 json.append(.object([
                     ("file", .string(name)), ("format", .string(report.format.rawValue)),
                     ("routes", .array(report.routeIDs.map { .integer($0.rawValue) })),
-                    ("points", .integer(report.pointCount)),
+                    ("points", .integer(report.savedPointCount)),
+                    ("skipped", .integer(report.duplicates.count)),
                     ("sports", .array(report.sports.map { $0.map(JSON.string) ?? .null })),
                     ("duplicates", .array(report.duplicates.map { duplicate in
                         .object([("route", .integer(duplicate.routeNumber)), ("existing", .integer(duplicate.existingID?.rawValue)),
@@ -68,9 +72,7 @@ enum ImportCommand: Command {
                     })),
                     ("notes", .array(report.notes.map { .string($0) })),
                 ]))
-                let ids = report.routeIDs.map(String.init).joined(separator: ", ")
-                lines.append("\(shown): \(report.routeCount) route\(report.routeCount == 1 ? "" : "s"), "
-                    + "\(report.pointCount) point\(report.pointCount == 1 ? "" : "s")" + (ids.isEmpty ? "" : " (ids \(ids))"))
+                lines.append("\(shown): " + summary(report))
                 lines += report.notes.map { "  " + $0 }
             case .failure(let error):
                 failed = true
@@ -86,6 +88,21 @@ enum ImportCommand: Command {
             console.print(lines: lines)
         }
         return failed ? .failure : .success
+    }
+
+    /// What a file gave: the routes and points saved (with their ids), then the routes
+    /// left out as duplicates, counted apart: "1 route, 413 points (ids 2); skipped 2
+    /// routes already stored".
+    static func summary(_ report: RouteImportReport) -> String {
+        let ids = report.routeIDs.map(String.init).joined(separator: ", ")
+        var text = Formatting.count(report.routeIDs.count, "route") + ", " + Formatting.count(report.savedPointCount, "point")
+            + (ids.isEmpty ? "" : " (ids \(ids))")
+        let stored = report.duplicates.filter { $0.existingID != nil }.count
+        let repeated = report.duplicates.count - stored
+        let skipped = [stored > 0 ? Formatting.count(stored, "route") + " already stored" : nil,
+                       repeated > 0 ? Formatting.count(repeated, "route") + " repeated in the file" : nil].compactMap { $0 }
+        if !skipped.isEmpty { text += "; skipped " + skipped.joined(separator: " and ") }
+        return text
     }
 }
 

@@ -11,8 +11,8 @@ import RouteLog
 /// SIGTERM, which end it with exit code 0.
 extension ListCommand {
     /// Prints the changes of `store` (a read-only handle, whose listing was printed)
-    /// until a signal ends it; an error of the stream (say, the store's files went
-    /// away for good) is printed and gives exit code 1.
+    /// until a signal ends it; an error of the stream (say, the store's directory was
+    /// deleted or moved away) is printed and gives exit code 1.
     static func follow(_ store: RouteStore, json: Bool, units: DistanceUnit, console: Console) throws -> ExitCode {
         // Blocked here, before any thread the following starts (threads inherit the
         // mask), so that the signals wait for sigwait below instead of killing the
@@ -68,7 +68,7 @@ extension ListCommand {
         var text = kind + (id.map { " \($0)" } ?? "")
         if let s = summary {
             text += ": " + [Formatting.day(s.startDate) + " " + Formatting.time(s.startDate), Formatting.duration(s.duration),
-                            Formatting.distance(s.distance, units), "\(s.pointCount) points"].joined(separator: ", ")
+                            Formatting.distance(s.distance, units), Formatting.count(s.pointCount, "point")].joined(separator: ", ")
             if let name = s.name { text += ", " + TerminalText.quoted(name) }
         }
         return text

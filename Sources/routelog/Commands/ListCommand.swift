@@ -29,7 +29,8 @@ enum ListCommand: Command {
         'recording-discarded' or 'compacted', for every route whatever the other options;
         with --json the output is JSON Lines: the listing's object on the first line,
         then one object per change ({"change": "saved", "id": 12, "route": {...}}).
-        Ctrl-C (SIGINT) or SIGTERM ends it with exit code 0.
+        Ctrl-C (SIGINT) or SIGTERM ends it with exit code 0; the store's directory
+        deleted or moved away ends it with exit code 1.
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
@@ -111,7 +112,7 @@ enum ListCommand: Command {
     }
 
     static func totalsLine(_ totals: RouteTotals, _ units: DistanceUnit) -> String {
-        "\(totals.routeCount) route\(totals.routeCount == 1 ? "" : "s"), \(Formatting.distance(totals.distance, units)), "
+        "\(Formatting.count(totals.routeCount, "route")), \(Formatting.distance(totals.distance, units)), "
             + "\(Formatting.duration(totals.duration)), \(Formatting.calories(totals.calories)) kcal"
     }
 }

@@ -10,7 +10,7 @@ enum SettingsCommand: Command {
         summary: "show or change the settings kept in the store: the privacy zones every export applies",
         positionals: [PositionalSpec(name: "STORE")],
         options: [
-            OptionSpec(name: "privacy-zone", valueName: "LAT,LON,METRES", help: "keep a privacy zone in the store (repeatable)",
+            OptionSpec(name: "privacy-zone", valueName: "LAT,LON,METRES", help: "keep a privacy zone in the store (repeatable; the store keeps up to 64)",
                        repeatable: true),
             OptionSpec(name: "remove-privacy-zone", valueName: "LAT,LON,METRES",
                        help: "remove a kept privacy zone, given as it is listed (repeatable)", repeatable: true),
@@ -21,7 +21,8 @@ enum SettingsCommand: Command {
         The zones kept here are applied by dump, export and render (and by the library's
         store-based exports) besides those given on their command line, unless they are
         given --no-stored-zones. Without an option to change something, the settings are
-        only shown. A change is refused with exit code 3 while another process (an app)
+        only shown. A zone given twice is kept once; a store keeps at most 64 zones, and
+        more is a usage error (exit code 2) that changes nothing. A change is refused with exit code 3 while another process (an app)
         holds the store for writing.
         """,
         optionsSynopsis: "[--privacy-zone LAT,LON,METRES]... [--remove-privacy-zone LAT,LON,METRES]... [--clear-privacy-zones] [--json]")
@@ -46,6 +47,11 @@ enum SettingsCommand: Command {
                 if clear { settings.privacyZones = [] }
                 settings.privacyZones.removeAll { removed.contains($0) }
                 settings.privacyZones += added.filter { !settings.privacyZones.contains($0) }
+                let (count, limit) = (settings.privacyZones.count, StoreSettings.maximumPrivacyZones)
+                guard count <= limit else {
+                    throw CLIError.usage("the store would keep \(count) privacy zones; at most \(limit) are allowed", spec,
+                                         todo: "remove some with --remove-privacy-zone or --clear-privacy-zones first")
+                }
             }
             settings = try store.settings()
             try store.close()

@@ -70,6 +70,8 @@ struct CLIError: Error, Equatable, Sendable {
         case .notFound where what.hasPrefix("there is no RouteLog store here"):
             what = "there is no RouteLog store here"
             todo = "check the path: a store is a directory holding a MANIFEST"
+        case .notFound where what.hasPrefix("the store's directory was deleted or moved away"):
+            todo = "run the command again where the store is now"
         case .notFound:
             // A missing file, a recording: the library's own words name it.
             todo = todo ?? "check the path"
@@ -77,6 +79,9 @@ struct CLIError: Error, Equatable, Sendable {
             todo = "pass the store's directory"
         case .invalidArgument:
             todo = todo ?? "check the values given"
+        case .corrupted where what.hasPrefix("the store's MANIFEST is damaged"):
+            // Nothing opens the store, verify included: the way back is a backup.
+            todo = "restore the store from a backup (one 'routelog backup' made), then run 'routelog verify' on it"
         case .corrupted:
             todo = "run 'routelog verify STORE' to see all the damage; every other route stays readable"
         case .unsupportedVersion:

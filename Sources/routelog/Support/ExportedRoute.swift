@@ -66,7 +66,7 @@ struct ExportedRoute {
 enum ExportPrivacy {
     static let option = OptionSpec(
         name: "privacy-zone", valueName: "LAT,LON,METRES",
-        help: "leave out the points within METRES of LAT,LON at the route's start and end (repeatable)", repeatable: true)
+        help: "leave out the points within METRES of LAT,LON at the route's start and end (repeatable, up to 64)", repeatable: true)
     static let options = [
         option,
         OptionSpec.flag("no-stored-zones", "leave the privacy zones kept in the store's settings out (see routelog settings)"),

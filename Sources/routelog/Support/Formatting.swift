@@ -15,6 +15,11 @@ enum DistanceUnit: String, Sendable {
 /// How human output shows values: local dates, `h:mm:ss` durations, distances and
 /// paces in the chosen unit. JSON output uses ``JSONFields`` instead.
 enum Formatting {
+    /// `1 point`, `413 points`: a count and its noun, singular for exactly one.
+    static func count(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     /// `4.51 km`
     static func distance(_ metres: Double, _ unit: DistanceUnit) -> String {
         String(format: "%.2f", metres / unit.metres) + " " + unit.symbol

@@ -144,15 +144,23 @@ extension ParsedArguments {
         return number
     }
 
-    /// Every `--privacy-zone`.
+    /// Every `--privacy-zone`, each zone once (in the order first given); more distinct
+    /// zones than a store keeps is a usage error, whatever the command.
     func privacyZones(_ option: String = "privacy-zone") throws -> [PrivacyZone] {
-        try values(option).map { text in
+        var seen = Set<PrivacyZone>()
+        let zones = try values(option).map { text in
             guard let zone = ValueParsers.privacyZone(text) else {
                 throw CLIError.usage("bad privacy zone '\(text)' for --\(option)", command,
                                      todo: "give LAT,LON,METRES: a latitude, a longitude and a radius of more than 0 and at most 100000 metres, like 45.4642,9.19,200")
             }
             return zone
+        }.filter { seen.insert($0).inserted }
+        let limit = StoreSettings.maximumPrivacyZones
+        guard zones.count <= limit else {
+            throw CLIError.usage("\(zones.count) privacy zones given; at most \(limit) are allowed", command,
+                                 todo: "give at most \(limit) different zones with --\(option)")
         }
+        return zones
     }
 
     /// A whole number of at least 1 (`--limit`).

@@ -45,6 +45,11 @@ import Testing
         #expect(report.routeIDs.count == 2, "the third track differs by 1e-7 degree in one point: a route of its own")
         #expect(report.duplicates == [DuplicateRoute(routeNumber: 2, earlierRouteNumber: 1)])
         #expect(report.notes.contains("route 2 repeats route 1 of the file: not imported twice"))
+        // What was saved and what was left out are counted apart.
+        #expect(report.routeCount == 3 && report.pointCount == 15 && report.savedPointCount == 10)
+        #expect(report.summaryLine == "\(url.path): 2 route(s), 10 point(s) imported; 1 duplicate(s) skipped")
+        let again = try RouteImporter.importFile(url, into: store)
+        #expect(again.routeIDs.isEmpty && again.savedPointCount == 0 && again.duplicates.count == 3)
     }
 
     @Test(.enabled(if: WatchFileFixtures.available, "needs ../shared/data/fit (never copied into the project)"))

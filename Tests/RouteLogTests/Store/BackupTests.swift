@@ -108,6 +108,46 @@ import Testing
         #expect(try store.verify().isClean)
     }
 
+    /// A destination that is the store, or inside its directory, by real path: through
+    /// symbolic links (to the store, to a folder in it), `..` after a link, or a missing
+    /// folder under either. Refused before anything is written.
+    @Test func aDestinationInsideTheStoreIsRefusedByRealPath() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let store = try RouteStore(at: url)
+        var routes = RandomRoutes(seed: 44)
+        try store.save(routes.next())
+        let fm = FileManager.default
+        let attic = url.appendingPathComponent("attic")
+        try fm.createDirectory(at: attic, withIntermediateDirectories: false)
+        let toStore = dir.url.appendingPathComponent("to-store"), toAttic = dir.url.appendingPathComponent("to-attic")
+        try fm.createSymbolicLink(at: toStore, withDestinationURL: url)
+        try fm.createSymbolicLink(at: toAttic, withDestinationURL: attic)
+        let loop = dir.url.appendingPathComponent("loop")
+        try fm.createSymbolicLink(atPath: loop.path, withDestinationPath: loop.path)
+        let names = try fm.contentsOfDirectory(atPath: url.path).sorted()
+        let inside = [url.path + "/b", attic.path, attic.path + "/new/deeper", toStore.path, toStore.path + "/b", toAttic.path,
+                      toAttic.path + "/b", toAttic.path + "/../b", toAttic.path + "/..", attic.path + "/..", url.path + "/./b"]
+        for target in inside {
+            #expect {
+                try store.backup(to: URL(fileURLWithPath: target))
+            } throws: { error in
+                let error = error as? RouteLogError
+                return error?.code == .invalidArgument && error?.path == URL(fileURLWithPath: target).path
+                    && error?.message.contains("give a path outside the store's directory") == true
+            }
+            #expect(try fm.contentsOfDirectory(atPath: url.path).sorted() == names, "\(target)")
+            #expect(try fm.contentsOfDirectory(atPath: attic.path).isEmpty, "\(target)")
+        }
+        // A path that cannot be resolved (a link that leads to itself) is refused too.
+        #expect(throws: RouteLogError.self) { try store.backup(to: loop.appendingPathComponent("b")) }
+        // Beside the store, reached through `..` from inside it: a backup like any other.
+        let beside = try store.backup(to: URL(fileURLWithPath: attic.path + "/../../beside.routelog"))
+        #expect(beside.routeCount == 1)
+        #expect(fm.fileExists(atPath: dir.url.appendingPathComponent("beside.routelog/MANIFEST").path))
+        #expect(try store.verify().isClean)
+    }
+
     @Test func aReadOnlyHandleBacksUpWhatItSees() throws {
         let dir = TemporaryDirectory()
         let writer = try RouteStore(at: dir.store())

@@ -52,6 +52,25 @@ import Testing
         #expect(try RouteStore(at: url, options: .init(mode: .readOnly)).settings() == StoreSettings())
     }
 
+    /// Equal zones are kept once, in the order first given; the limit counts distinct zones.
+    @Test func theSameZoneTwiceIsKeptOnce() throws {
+        let dir = TemporaryDirectory()
+        let store = try RouteStore(at: dir.store())
+        let away = try PrivacyZone(center: Coordinate(latitude: 46, longitude: 8), radius: 55)
+        let again = try PrivacyZone(center: Coordinate(latitude: 47.0, longitude: 8.0), radius: 55.0)
+        try store.updateSettings { $0.privacyZones = [Self.home, away, again, Self.home] }
+        #expect(try store.settings().privacyZones == [Self.home, away])
+        try store.updateSettings { $0.privacyZones.append(Self.home) }
+        #expect(try store.settings().privacyZones == [Self.home, away])
+        let distinct = try (0..<StoreSettings.maximumPrivacyZones).map {
+            try PrivacyZone(center: Coordinate(latitude: Double($0) / 10, longitude: 0), radius: 10)
+        }
+        try store.updateSettings { $0.privacyZones = distinct + distinct }
+        #expect(try store.settings().privacyZones == distinct)
+        try store.close()
+        #expect(try RouteStore(at: dir.store(), options: .init(mode: .readOnly)).settings().privacyZones == distinct)
+    }
+
     @Test func aSettingOfANewerVersionIsKeptThroughRewrites() throws {
         var settings = StoreSettings(privacyZones: [Self.home])
         settings.unknown = [(tag: 200, value: [1, 2, 3])]

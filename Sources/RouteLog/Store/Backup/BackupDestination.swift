@@ -1,20 +1,25 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where a backup goes: a directory that is missing (it is made), empty, or holds
 /// only a store's files (an earlier backup, kept incrementally). Never a symbolic
-/// link, a file, the store itself, or a directory with anything else in it.
+/// link, a file, the store itself or a place inside the store's directory (by real
+/// path: no link or `..` leads there), or a directory with anything else in it.
 struct BackupDestination {
+    /// The destination's real path (``RealPath``): where the backup is written.
     let path: String
     let fileSystem: any FileSystem
 
-    /// Checks the destination and makes it when missing.
+    /// Checks the destination `given` (absolute, as the caller gave it: `..` after a
+    /// link is the kernel's to resolve) and makes it when missing. Everything after
+    /// the checks uses its real path, so that what was checked is where it writes.
     /// - Throws: `.invalidArgument` naming what is in the way; `.io`.
-    static func prepare(_ path: String, source: String, fileSystem: any FileSystem) throws -> BackupDestination {
-        if fileSystem.isSymbolicLink(path) == true {
+    static func prepare(_ given: String, source: String, fileSystem: any FileSystem) throws -> BackupDestination {
+        guard let path = RealPath.resolve(given) else {
+            throw RouteLogError(.invalidArgument, "the backup destination's real path cannot be found (a symbolic link that leads to itself or to nothing, or a file where a folder should be); give a plain directory path", path: given)
+        }
+        if let store = RealPath.resolve(source), RealPath.isWithin(path, store) || isInside(path, store: source) {
+            let what = path == store ? "the store itself" : "inside the store's directory \(store)"
+            throw RouteLogError(.invalidArgument, "the backup destination is \(what); give a path outside the store's directory", path: given)
+        }
+        if fileSystem.isSymbolicLink(given) == true {
             throw RouteLogError(.invalidArgument, "the backup destination is a symbolic link; give the directory it points to, or a new path", path: path)
         }
         switch fileSystem.isDirectory(path) {
@@ -23,9 +28,6 @@ struct BackupDestination {
         case false?:
             throw RouteLogError(.invalidArgument, "the backup destination is a file, not a directory; give a new path or a directory", path: path)
         case true?:
-            if Self.sameFile(path, source) {
-                throw RouteLogError(.invalidArgument, "the backup destination is the store itself", path: path)
-            }
             let names = try fileSystem.checked("list", path) { try fileSystem.listDirectory(path) }
             if let stranger = names.first(where: { !StoreFiles.isStoreFile($0) }) {
                 throw RouteLogError(.invalidArgument, "the backup destination holds '\(stranger)', which is no store file; give an empty directory, a new path or an earlier backup", path: path)
@@ -34,10 +36,17 @@ struct BackupDestination {
         return BackupDestination(path: path, fileSystem: fileSystem)
     }
 
-    private static func sameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    /// Whether the deepest existing folder of `path` (a real path), or one above it, is
+    /// the store's directory itself by device and inode: a second way to the same
+    /// directory that paths do not show (a bind mount, a file system that ignores case).
+    private static func isInside(_ path: String, store: String) -> Bool {
+        guard let identity = DirectoryIdentity(of: store) else { return false }
+        var folder = path
+        while true {
+            if DirectoryIdentity(of: folder) == identity { return true }
+            guard folder != "/", let slash = folder.lastIndex(of: "/") else { return false }
+            folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
+        }
     }
 
     var files: LogFiles { LogFiles(directory: path, fileSystem: fileSystem) }

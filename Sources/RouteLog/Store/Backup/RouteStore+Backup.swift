@@ -16,8 +16,9 @@ extension RouteStore {
     /// ```
     ///
     /// - Parameter destination: A missing path (it is made), an empty directory, or an
-    ///   earlier backup. Never a symbolic link, a file, the store itself, or a directory
-    ///   holding anything but a store's files.
+    ///   earlier backup. Never a symbolic link, a file, the store itself or a place
+    ///   inside the store's directory (compared by real path, so a link or `..` that
+    ///   leads there is refused too), or a directory holding anything but a store's files.
     /// - Returns: What was copied and kept, and the verification report.
     /// - Throws: `.invalidArgument` for a destination it refuses (nothing is written),
     ///   among them another store that is not an earlier backup of this one;
@@ -26,9 +27,10 @@ extension RouteStore {
     ///   backup); `.corrupted` when the written backup does not verify clean; `.io`.
     @discardableResult
     public func backup(to destination: URL) throws -> BackupReport {
-        let target = destination.standardizedFileURL.path
         try state.withLock { try $0.checkOpen() }
-        let place = try BackupDestination.prepare(target, source: directory, fileSystem: fileSystem)
+        // Not standardized: `..` after a symbolic link goes where the kernel says.
+        let place = try BackupDestination.prepare(destination.path, source: directory, fileSystem: fileSystem)
+        let target = place.path
         // The destination's lock: no app writes it and no other backup runs into it meanwhile.
         let lock = try StoreLock.acquire(in: target, fileSystem: fileSystem, protection: options.fileProtection)
         let snapshot: BackupSnapshot

@@ -2,7 +2,8 @@ import Foundation
 
 /// Hands every committed change to the store's subscribers, in commit order: the
 /// `changes` streams and the value observations. The writer calls ``publish(_:)`` at
-/// the one place it acknowledges a commit; close() calls ``finish()``.
+/// the one place it acknowledges a commit; close() calls ``finish(throwing:)``, and a
+/// read-only handle whose directory went away calls it with the error.
 ///
 /// Two locks: `delivery` orders deliveries (the writer's commits and a compaction's
 /// end come from different threads); `subscribers` guards the list, and is never held
@@ -10,13 +11,16 @@ import Foundation
 final class ChangeHub: Sendable {
     struct Subscriber: Sendable {
         let deliver: @Sendable ([StoreChange]) -> Void
-        let finish: @Sendable () -> Void
+        /// Ends the subscription: quietly with nil, else with the error.
+        let finish: @Sendable ((any Error)?) -> Void
     }
 
     private struct List {
         var next = 0
         var entries: [Int: Subscriber] = [:]
         var finished = false
+        /// Why the subscriptions ended, when not because the store closed.
+        var failure: RouteLogError?
     }
 
     private let subscribers = StateLock(List())
@@ -24,7 +28,8 @@ final class ChangeHub: Sendable {
     /// Called when the first subscriber arrives (a read-only handle starts watching its files).
     let onFirstSubscriber: StateLock<(@Sendable () -> Void)?> = StateLock(nil)
 
-    /// Adds a subscriber; nil when the store is closed (the caller finishes at once).
+    /// Adds a subscriber; nil when the subscriptions ended (the caller finishes at once,
+    /// with ``failure``).
     func subscribe(_ subscriber: Subscriber) -> Int? {
         let (token, first) = subscribers.withLock { list -> (Int?, Bool) in
             guard !list.finished else { return (nil, false) }
@@ -42,6 +47,9 @@ final class ChangeHub: Sendable {
 
     var count: Int { subscribers.withLock { $0.entries.count } }
 
+    /// The error that ended every subscription, if one did.
+    var failure: RouteLogError? { subscribers.withLock { $0.failure } }
+
     /// Delivers `changes` to every subscriber, in the order of the calls.
     func publish(_ changes: [StoreChange]) {
         guard !changes.isEmpty else { return }
@@ -51,15 +59,18 @@ final class ChangeHub: Sendable {
         for subscriber in current { subscriber.deliver(changes) }
     }
 
-    /// Ends every subscription (the store closed); later subscriptions end at once.
-    func finish() {
+    /// Ends every subscription: quietly (the store closed) or with `error`; later
+    /// subscriptions end at once, the same way. Only the first call counts.
+    func finish(throwing error: RouteLogError? = nil) {
         delivery.lock()
         defer { delivery.unlock() }
         let ended = subscribers.withLock { list -> [Subscriber] in
+            guard !list.finished else { return [] }
             list.finished = true
+            list.failure = error
             defer { list.entries = [:] }
             return list.entries.sorted { $0.key < $1.key }.map(\.value)
         }
-        for subscriber in ended { subscriber.finish() }
+        for subscriber in ended { subscriber.finish(error) }
     }
 }

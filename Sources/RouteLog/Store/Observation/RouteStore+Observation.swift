@@ -6,7 +6,9 @@ extension RouteStore {
     /// Every change committed from now on, in commit order, each delivered once it is
     /// durable. Each access is a new subscription; any number may be open at once.
     /// The stream ends when the store is closed, and the subscription ends when the
-    /// task iterating it stops (breaks out, or is cancelled).
+    /// task iterating it stops (breaks out, or is cancelled). On a read-only handle it
+    /// ends by throwing `.notFound` when the store's directory is deleted or moved away
+    /// (another directory put at the same path is not the store the handle follows).
     ///
     /// A subscriber that never reads cannot make the store hold memory without bound:
     /// its buffer keeps at most ``changeBufferLimit`` changes, and when it would take
@@ -43,9 +45,9 @@ extension RouteStore {
                     return
                 }
             }
-        }, finish: { continuation.finish() })
+        }, finish: { continuation.finish(throwing: $0) })
         guard let token = changeHub.subscribe(subscriber) else {
-            continuation.finish()
+            continuation.finish(throwing: changeHub.failure)
             return stream
         }
         continuation.onTermination = { [weak hub = changeHub] _ in hub?.unsubscribe(token) }

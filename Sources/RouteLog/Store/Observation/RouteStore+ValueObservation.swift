@@ -2,7 +2,8 @@ extension RouteStore {
     /// The summaries that `isIncluded` accepts, sorted by `areInIncreasingOrder`
     /// (oldest first when nil), observed: the current list first, then a new list after
     /// each commit that changes it. A reader slower than the commits gets the newest
-    /// list, never a backlog. Ends when the store closes or the iterating task stops.
+    /// list, never a backlog. Ends when the store closes or the iterating task stops;
+    /// on a read-only handle, by throwing `.notFound` when the store's directory goes.
     ///
     /// ```swift
     /// for try await rides in store.observeSummaries(matching: { $0.activity == .ride }) {
@@ -40,9 +41,9 @@ extension RouteStore {
     ) -> AsyncThrowingStream<Value, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let observation = ValueObservation(store: self, fetch: fetch, continuation: continuation)
-        let subscriber = ChangeHub.Subscriber(deliver: { _ in observation.schedule() }, finish: { observation.end() })
+        let subscriber = ChangeHub.Subscriber(deliver: { _ in observation.schedule() }, finish: { observation.end($0) })
         guard let token = changeHub.subscribe(subscriber) else {
-            continuation.finish()
+            continuation.finish(throwing: changeHub.failure)
             return stream
         }
         continuation.onTermination = { [weak hub = changeHub] _ in hub?.unsubscribe(token) }

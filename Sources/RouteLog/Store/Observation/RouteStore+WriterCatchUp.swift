@@ -84,7 +84,8 @@ extension RouteStore {
     /// Follows the writer process from now on (called when a read-only handle gets its
     /// first subscriber).
     func startFollowingWriter() {
-        following.start(directory: directory) { [weak self] in
+        let directory = self.directory
+        following.start(directory: directory, identity: directoryIdentity, catchUp: { [weak self] in
             guard let self else { return true }
             do {
                 try self.catchUpWithWriter()
@@ -94,6 +95,11 @@ extension RouteStore {
             } catch {
                 return false
             }
-        }
+        }, onGone: { [weak self] in
+            // Nothing more can come from there: the subscribers hear why, instead of waiting.
+            self?.changeHub.finish(throwing: RouteLogError(.notFound,
+                "the store's directory was deleted or moved away while it was followed; open the store again where it is now",
+                path: directory))
+        })
     }
 }

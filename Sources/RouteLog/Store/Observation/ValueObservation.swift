@@ -35,9 +35,9 @@ final class ValueObservation<Value: Equatable & Sendable>: Sendable {
         queue.async { self.fetchAndSend() }
     }
 
-    /// Ends the stream after any queued fetch (the store closed).
-    func end() {
-        queue.async { self.finish(nil) }
+    /// Ends the stream after any queued fetch: quietly (the store closed) or with `error`.
+    func end(_ error: (any Error)? = nil) {
+        queue.async { self.finish(error) }
     }
 
     private func fetchAndSend() {

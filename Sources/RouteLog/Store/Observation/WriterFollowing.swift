@@ -5,7 +5,8 @@ import Foundation
 /// `changes` or an observation) until it closes, a ``StoreFileWatch`` wakes it and it
 /// catches up with the files (``RouteStore/catchUpWithWriter()``), which hands the
 /// changes it finds to the subscribers. Wake-ups that come during a catch-up are
-/// covered by one more catch-up, not one each.
+/// covered by one more catch-up, not one each. When the watch says the directory is
+/// gone the following stops for good, after any catch-up already queued.
 final class WriterFollowing: Sendable {
     private struct State {
         var watch: (any StoreFileWatch)?
@@ -27,15 +28,30 @@ final class WriterFollowing: Sendable {
 
     /// Starts watching `directory` (once; never after ``stop()``) and catches up once
     /// at once, for what the writer did between the handle's opening and now.
-    /// `catchUp` returns false when it failed and should be tried again.
-    func start(directory: String, catchUp: @escaping @Sendable () -> Bool) {
+    /// `catchUp` returns false when it failed and should be tried again; `onGone` runs
+    /// once if the directory stops being the one of `identity` (deleted, moved away).
+    func start(directory: String, identity: DirectoryIdentity?, catchUp: @escaping @Sendable () -> Bool,
+               onGone: @escaping @Sendable () -> Void) {
         let kind = self.kind.withLock { $0 }
         let started = state.withLock { s -> Bool in
             guard s.watch == nil, !s.stopped else { return false }
-            s.watch = kind.start(directory: directory) { [weak self] in self?.schedule(catchUp) }
+            s.watch = kind.start(directory: directory, identity: identity,
+                                 onChange: { [weak self] in self?.schedule(catchUp) },
+                                 onGone: { [weak self] in self?.end(onGone) })
             return true
         }
         if started { schedule(catchUp) }
+    }
+
+    /// Stops for good, then runs `onGone`, on the catch-ups' queue: after the catch-up
+    /// under way, if any, and instead of any later one.
+    private func end(_ onGone: @escaping @Sendable () -> Void) {
+        queue.async { [weak self] in
+            guard let self else { return }
+            let first = self.state.withLock { !$0.stopped }
+            self.stop()
+            if first { onGone() }
+        }
     }
 
     private func schedule(_ catchUp: @escaping @Sendable () -> Bool, after delay: DispatchTimeInterval? = nil) {
