@@ -6,7 +6,7 @@ import Testing
 /// or moved away and replaced by another directory at the same path: its `changes`
 /// stream ends by throwing `.notFound` naming the directory, instead of waiting for
 /// changes that can never come. With inotify (Linux) and with the polling watch.
-@Suite(.timeLimit(.minutes(1))) struct ObservationStoreGoneTests {
+@Suite(.timeLimit(.minutes(3))) struct ObservationStoreGoneTests {
     enum Removal: String, CaseIterable, Sendable { case deleted, moved, replaced }
 
     static var cases: [(StoreFileWatchKind, Removal)] {
