@@ -36,17 +36,19 @@ extension Checksum {
     /// `crc` followed by `count` zero bytes, less what those bytes add from a zero CRC:
     /// multiplication by x^(8 count) modulo the polynomial.
     static func shifted(_ crc: UInt32, by count: Int) -> UInt32 {
-        multiply(powerOfX(8 * count), crc)
+        multiply(shift(byteCount: count), crc)
     }
 
-    /// x^n modulo the polynomial (reflected: x^0 is bit 31).
-    static func powerOfX(_ n: Int) -> UInt32 {
+    /// x^(8 n) modulo the polynomial (reflected: x^0 is bit 31), for n below 2^32: one
+    /// multiplication per nonzero hexadecimal digit of n.
+    static func shift(byteCount n: Int) -> UInt32 {
+        precondition(n >= 0 && n >> 32 == 0, "a byte count below 2^32")
         var power: UInt32 = 1 << 31
-        var n = n, k = 0
+        var n = n, digit = 0
         while n != 0 {
-            if n & 1 != 0 { power = multiply(powersOfTwo[k], power) }
-            n >>= 1
-            k += 1
+            if n & 15 != 0 { power = multiply(shiftTable[digit * 16 + (n & 15)], power) }
+            n >>= 4
+            digit += 1
         }
         return power
     }
@@ -68,10 +70,20 @@ extension Checksum {
 
     static let reflectedPolynomial: UInt32 = 0x82F6_3B78
 
-    /// x^(2^k) modulo the polynomial, for k in 0..<64.
-    private static let powersOfTwo: [UInt32] = {
-        var table: [UInt32] = [1 << 30]
-        while table.count < 64 { table.append(multiply(table.last!, table.last!)) }
+    /// Entry 16 k + j is x^(8 j 16^k) modulo the polynomial, for k in 0..<8, j in 0..<16.
+    private static let shiftTable: [UInt32] = {
+        var x8: UInt32 = 1 << 30  // x^1
+        for _ in 0..<3 { x8 = multiply(x8, x8) }
+        var table: [UInt32] = []
+        var unit = x8  // x^(8 16^k)
+        for _ in 0..<8 {
+            var power: UInt32 = 1 << 31
+            for _ in 0..<16 {
+                table.append(power)
+                power = multiply(unit, power)
+            }
+            unit = power  // x^(8 16 16^k)
+        }
         return table
     }()
 }

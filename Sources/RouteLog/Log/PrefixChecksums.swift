@@ -37,7 +37,7 @@ struct PrefixChecksums {
         forget(before: range.lowerBound)
         guard low != 0 else { return high }  // the stretch starts at the range
         if lastShift.count != range.count {
-            lastShift = (range.count, Checksum.powerOfX(8 * range.count))
+            lastShift = (range.count, Checksum.shift(byteCount: range.count))
             shifts += 1
         }
         return high ^ Checksum.multiply(lastShift.power, low)

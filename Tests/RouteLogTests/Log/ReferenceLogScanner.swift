@@ -1,3 +1,4 @@
+import Foundation
 @testable import RouteLog
 
 /// format-spec.md's "Reading a log", written as plainly as it reads: every candidate
@@ -14,8 +15,9 @@ struct ReferenceLogScanner {
         while position < bytes.count {
             var found = frame(at: position)
             if found == nil {
-                guard let next = (position + 1..<bytes.count).first(where: { isMarker($0) && !isInsideAHeader($0) && frame(at: $0) != nil })
-                else { break }
+                var candidate = nextMarker(from: position + 1)
+                while let c = candidate, isInsideAHeader(c) || frame(at: c) == nil { candidate = nextMarker(from: c + 1) }
+                guard let next = candidate else { break }
                 scan.records += pending
                 pending.removeAll()
                 scan.damage.append(LogScannerTests.damage(Int64(position), Int64(next - position)))
@@ -35,7 +37,22 @@ struct ReferenceLogScanner {
     }
 
     func isMarker(_ at: Int) -> Bool {
-        at >= 0 && at + 4 <= bytes.count && Array(bytes[at..<(at + 4)]) == FormatConstants.recordSync
+        at >= 0 && at + 4 <= bytes.count && bytes[at] == 0xAB && bytes[at + 1] == 0x52 && bytes[at + 2] == 0x4C
+            && bytes[at + 3] == 0x52
+    }
+
+    /// The first marker at or after `from` (memchr finds the candidates' first bytes).
+    func nextMarker(from: Int) -> Int? {
+        var at = from
+        while at < bytes.count {
+            let hit: Int? = bytes.withUnsafeBytes { raw in
+                memchr(raw.baseAddress! + at, 0xAB, raw.count - at).map { raw.baseAddress!.distance(to: UnsafeRawPointer($0)) }
+            }
+            guard let hit else { return nil }
+            if isMarker(hit) { return hit }
+            at = hit + 1
+        }
+        return nil
     }
 
     func isInsideAHeader(_ at: Int) -> Bool { (4...7).contains { isMarker(at - $0) } }
@@ -56,7 +73,7 @@ struct ReferenceLogScanner {
             var i = 0
             while i < payload.count {
                 out.append(payload[i])
-                if i >= 2 && payload[(i - 2)...i] == [0xAB, 0x52, 0x4C] {
+                if i >= 2 && payload[i - 2] == 0xAB && payload[i - 1] == 0x52 && payload[i] == 0x4C {
                     guard i + 1 < payload.count, payload[i + 1] == 0 else { return nil }
                     i += 1
                 }
