@@ -3,7 +3,9 @@
 /// (``Checksum/shifted(_:by:)``) however many frames claim to overlap there. A version 1
 /// file needs it: its payloads may hold sync markers, so a hostile one can put a frame
 /// header claiming a long record every 16 bytes, and checksumming each claim on its own
-/// would cost the claim's length per header.
+/// would cost the claim's length per header. A range that overlaps no range checked
+/// before (the frames of an undamaged log, one after the other) is checksummed in one
+/// pass without sums, so each byte is checksummed at most twice besides those 30.
 struct PrefixChecksums {
     static let step = 16
     /// Where the stretch starts.
@@ -12,6 +14,8 @@ struct PrefixChecksums {
     private var sums: [UInt32] = [0]
     /// Sums let go of at the front.
     private var dropped = 0
+    /// The end of the ranges checked so far.
+    private var checkedEnd: Int64 = 0
     private var lastShift: (count: Int, power: UInt32) = (0, 1 << 31)
     /// Bytes checksummed so far.
     private(set) var bytesChecksummed = 0
@@ -25,6 +29,11 @@ struct PrefixChecksums {
     /// The CRC32C (unmasked) of `range`, which `window` holds with the 15 bytes before it.
     /// Ranges asked for start at increasing offsets.
     mutating func crc(of range: Range<Int64>, in window: ScanWindow) -> UInt32 {
+        defer { checkedEnd = max(checkedEnd, range.upperBound) }
+        if range.lowerBound >= checkedEnd {
+            bytesChecksummed += range.count
+            return window.bytes.withUnsafeBytes { Checksum.extend(0, $0, from: window.index(range.lowerBound), count: range.count) }
+        }
         if range.lowerBound < base || range.lowerBound > end || sumIndex(range.lowerBound) < 0
             || offset(sumIndex(range.lowerBound)) < window.start {
             // Bytes before the range are never needed again: a new stretch starts here.
