@@ -60,6 +60,7 @@ SLOW_SUITES := \
 	CrashStateReplayTests \
 	IOFaultInjectionTests \
 	KillTests \
+	LogScannerCostTests \
 	LZ4BlockIndependentDecoderTests \
 	RouteRecorderCrashTests \
 	RouteStoreRecoveryTests \

@@ -31,8 +31,15 @@ struct LogScanner {
     private let version: UInt16
     /// Offsets of records the index locates in this file.
     private let vouched: Set<Int64>
-    private var window: [UInt8] = []
-    private var windowStart: Int64 = 0
+    /// The bytes held: each enters once (format-spec.md, "Bounds on hostile files").
+    private var window: ScanWindow
+    /// Checksums of overlapping frames in a version 1 file.
+    private var prefixChecksums = PrefixChecksums()
+    /// No sync marker starts in `lo..<hi`, and one starts at `hi` when `hiIsMarker`: the
+    /// searches of one candidate's payload and of the next candidate share their work.
+    private var searched: (lo: Int64, hi: Int64, hiIsMarker: Bool) = (0, 0, false)
+    /// Bytes checksummed directly (version 2 frames).
+    private var directlyChecksummed = 0
     private var position: Int64
     /// Records of a batch whose last record has not been read yet.
     private var pending: [ScannedRecord] = []
@@ -48,7 +55,22 @@ struct LogScanner {
     /// True once the scan ended and the bytes from `validEnd` on are a torn tail.
     private(set) var tailIsTorn = false
 
-    static let windowSize = 1 << 20
+    static let windowSize = ScanWindow.readSize
+
+    /// What the scan cost so far, to check its bounds.
+    struct Work: Equatable {
+        var bytesRead = 0
+        var bytesChecksummed = 0
+        /// Bytes looked at for a sync marker.
+        var bytesSearched = 0
+        /// Multiplications by a power of x (version 1 frames that overlap).
+        var shifts = 0
+    }
+
+    var work: Work {
+        Work(bytesRead: window.bytesRead, bytesChecksummed: directlyChecksummed + prefixChecksums.bytesChecksummed,
+             bytesSearched: window.bytesSearched, shifts: prefixChecksums.shifts)
+    }
 
     /// - Parameters:
     ///   - version: the file header's format version (how payloads are stored).
@@ -57,6 +79,8 @@ struct LogScanner {
          vouched: Set<Int64> = []) {
         self.file = file
         self.fileSize = fileSize
+        // 7 bytes before the start too: a marker there puts a candidate in its header.
+        self.window = ScanWindow(file: file, fileSize: fileSize, start: max(0, start - 7))
         self.version = version
         self.vouched = vouched
         self.position = start
@@ -120,7 +144,7 @@ struct LogScanner {
             return record
         }
         var candidate = position + 1
-        while let found = try findSync(from: candidate) {
+        while let found = try nextMarker(from: candidate, below: fileSize, keeping: nil) {
             if try !isInsideAHeader(found), let record = try frame(at: found) {
                 // Valid records after the damage prove the writes before it completed:
                 // a batch the damage cut keeps its records before it.
@@ -138,65 +162,91 @@ struct LogScanner {
     /// True when `offset` is 4 to 7 bytes after another sync marker: a "frame" there
     /// would start in that frame's checksum or length, which may hold the marker's bytes.
     private mutating func isInsideAHeader(_ offset: Int64) throws -> Bool {
-        let sync = FormatConstants.recordSync
-        for back in Int64(4)...7 where offset - back >= 0 {
-            try load(offset - back, count: 4)
-            let i = Int(offset - back - windowStart)
-            if i + 4 <= window.count, window[i] == sync[0], window[i + 1] == sync[1], window[i + 2] == sync[2],
-               window[i + 3] == sync[3] { return true }
-        }
-        return false
+        let from = max(0, offset - 7)
+        guard offset - 4 >= from else { return false }
+        try window.hold(from: from, to: offset)
+        return (from...(offset - 4)).contains { window.isMarker(at: $0) }
     }
 
-    /// The valid record starting exactly at `offset`, or nil.
+    /// The valid record starting exactly at `offset`, or nil. The window goes on holding
+    /// the 7 bytes before it, for ``isInsideAHeader(_:)`` of the candidates after it.
+    ///
+    /// Linear however the frames overlap: a version 2 payload holds no sync marker, so a
+    /// frame whose claimed payload holds one is rejected at that marker, before its
+    /// checksum (the escaping check would reject it after), and the frames that are
+    /// checksummed overlap by at most a header; a version 1 frame is checksummed from
+    /// prefix sums (``PrefixChecksums``).
     private mutating func frame(at offset: Int64) throws -> ScannedRecord? {
-        let headerSize = FormatConstants.recordHeaderSize
-        guard offset + Int64(headerSize) <= fileSize else { return nil }
-        try load(offset, count: headerSize)
-        let local = Int(offset - windowStart)
-        let header = window.withUnsafeBytes { RecordFrame.header($0, at: local) }
-        guard let header, offset + Int64(headerSize + header.length) <= fileSize else { return nil }
-        try load(offset, count: headerSize + header.length)
-        let start = Int(offset - windowStart)
-        let computed = Checksum.masked(window, (start + 8)..<(start + headerSize + header.length))
-        guard computed == header.checksum,
-              let payload = RecordFrame.unescaped(window[(start + headerSize)..<(start + headerSize + header.length)], version: version)
+        let headerSize = Int64(FormatConstants.recordHeaderSize)
+        guard offset + headerSize <= fileSize else { return nil }
+        let keep = max(min(window.start, offset), offset - 7)
+        try window.hold(from: keep, to: offset + headerSize)
+        guard let header = window.header(at: offset) else { return nil }
+        let end = offset + headerSize + Int64(header.length)
+        guard end <= fileSize else { return nil }
+        // Read whole: the scan reads every byte up to the end of the file anyway.
+        try window.hold(from: keep, to: end)
+        let escaped = version >= 2
+        // An `AB 52 4C` in the payload's last 3 bytes is damage too; the unescaping finds it.
+        if escaped, try nextMarker(from: offset + headerSize, below: end - 2, keeping: keep) != nil { return nil }
+        let checked = (offset + 8)..<end
+        let crc: UInt32
+        if escaped {
+            crc = window.bytes.withUnsafeBytes { Checksum.extend(0, $0, from: window.index(checked.lowerBound), count: checked.count) }
+            directlyChecksummed += checked.count
+        } else {
+            crc = prefixChecksums.crc(of: checked, in: window)
+        }
+        guard Checksum.mask(crc) == header.checksum,
+              let payload = RecordFrame.unescaped(window.bytes[window.index(offset + headerSize)..<window.index(end)], version: version)
         else { return nil }
         return ScannedRecord(type: header.type, flags: header.flags, offset: offset,
-                             frameLength: headerSize + header.length, payload: payload)
+                             frameLength: Int(end - offset), payload: payload)
     }
 
-    /// The offset of the next sync marker at or after `offset`, or nil.
-    private mutating func findSync(from offset: Int64) throws -> Int64? {
-        var at = offset
-        let sync = FormatConstants.recordSync
-        while at + 4 <= fileSize {
-            try load(at, count: Int(min(Int64(Self.windowSize), fileSize - at)))
-            let local = Int(at - windowStart)
-            let hit: Int? = window.withUnsafeBytes { raw in
-                var i = local
-                while i + 4 <= raw.count {
-                    if raw[i] == sync[0] && raw[i + 1] == sync[1] && raw[i + 2] == sync[2] && raw[i + 3] == sync[3] {
-                        return i
-                    }
-                    i += 1
-                }
+    /// The first offset in `from..<limit` where a whole sync marker starts, or nil.
+    /// `keep` is the first byte the window must go on holding; nil lets go of all but the
+    /// 7 bytes before the search. What a search found is remembered (``searched``), so
+    /// the search of a payload and the next search of the scan look at its bytes once.
+    private mutating func nextMarker(from: Int64, below limit: Int64, keeping keep: Int64?) throws -> Int64? {
+        let limit = min(limit, fileSize - 3)
+        guard from < limit else { return nil }
+        if from < searched.lo {
+            let stop = min(searched.lo, limit)
+            if let marker = try search(from..<stop, keeping: keep) {
+                searched = (from, marker, true)
+                return marker
+            }
+            guard stop == searched.lo else {
+                searched = (from, limit, false)
                 return nil
             }
-            if let hit { return windowStart + Int64(hit) }
-            // Keep the last 3 bytes: a marker may straddle the window's end.
-            let next = windowStart + Int64(window.count) - 3
-            if next <= at { return nil }
-            at = next
+            searched.lo = from
+        } else if from > searched.hi {
+            searched = (from, from, false)
         }
+        if searched.hiIsMarker { return searched.hi < limit ? searched.hi : nil }
+        guard searched.hi < limit else { return nil }
+        if let marker = try search(searched.hi..<limit, keeping: keep) {
+            searched = (searched.lo, marker, true)
+            return marker
+        }
+        searched.hi = limit
         return nil
     }
 
-    /// Makes `window` hold bytes offset..<offset+count (fewer only at end of file).
-    private mutating func load(_ offset: Int64, count: Int) throws {
-        if offset >= windowStart, offset + Int64(count) <= windowStart + Int64(window.count) { return }
-        let want = Int(min(Int64(max(count, Self.windowSize)), fileSize - offset))
-        window = try file.read(at: offset, count: want)
-        windowStart = offset
+    /// The first offset in `range` where a sync marker starts; the marker's other 3
+    /// bytes are in the file.
+    private mutating func search(_ range: Range<Int64>, keeping keep: Int64?) throws -> Int64? {
+        var at = range.lowerBound
+        while at < range.upperBound {
+            if window.start > at || window.end < at + 4 {
+                try window.hold(from: keep ?? max(min(window.start, at), at - 7), to: at + 4)
+            }
+            let stop = min(range.upperBound, window.end - 3)
+            if let marker = window.firstMarker(in: at..<stop) { return marker }
+            at = stop
+        }
+        return nil
     }
 }

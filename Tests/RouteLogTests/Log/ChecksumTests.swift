@@ -38,4 +38,21 @@ import Testing
             #expect(Checksum.mask(crc) != crc)
         }
     }
+
+    /// The checksum of a range from two prefix checksums (format-spec.md, "Bounds on
+    /// hostile files": how version 1 frames are checked), and long lengths.
+    @Test func rangeFromPrefixes() {
+        var g = SeededGenerator(seed: 11)
+        let data = (0..<5000).map { _ in UInt8.random(in: 0...255, using: &g) }
+        for _ in 0..<200 {
+            let a = Int.random(in: 0...data.count, using: &g), b = Int.random(in: a...data.count, using: &g)
+            let direct = Checksum.crc32c(Array(data[a..<b]))
+            let combined = Checksum.crc32c(Array(data[..<b])) ^ Checksum.shifted(Checksum.crc32c(Array(data[..<a])), by: b - a)
+            #expect(direct == combined, "\(a)..<\(b)")
+        }
+        let zeros = [UInt8](repeating: 0, count: (8 << 20) + 1)
+        let prefix: [UInt8] = [1, 2, 3]
+        #expect(Checksum.crc32c(zeros, seed: Checksum.crc32c(prefix))
+                == Checksum.crc32c(zeros) ^ Checksum.shifted(Checksum.crc32c(prefix), by: zeros.count))
+    }
 }
