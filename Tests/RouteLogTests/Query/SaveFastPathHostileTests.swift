@@ -102,29 +102,6 @@ import Testing
         }
     }
 
-    /// The first point with the largest key, by one scan in order.
-    static func scanFarthest(_ s: PreviewSimplifier, _ a: Int, _ b: Int) -> Int? {
-        guard b - a > 1 else { return nil }
-        let x = s.x, y = s.y, dx = x[b] - x[a], dy = y[b] - y[a], length2 = dx * dx + dy * dy
-        var best = a + 1, bestKey = -1.0
-        for i in (a + 1)..<b {
-            let ix = x[i] - x[a], iy = y[i] - y[a], dot = ix * dx + iy * dy
-            let key: Double
-            if length2 == 0 {
-                key = ix * ix + iy * iy
-            } else if dot <= 0 {
-                key = (ix * ix + iy * iy) * length2
-            } else if dot >= length2 {
-                let jx = x[i] - x[b], jy = y[i] - y[b]
-                key = (jx * jx + jy * jy) * length2
-            } else {
-                key = (ix * dy - iy * dx) * (ix * dy - iy * dx)
-            }
-            if key > bestKey { (best, bestKey) = (i, key) }
-        }
-        return best
-    }
-
     /// Lines whose keys tie in long runs, at odd and even offsets alike.
     static func tyingLines(_ g: inout SeededGenerator) -> [[Coordinate]] {
         let n = Int.random(in: 3...300, using: &g)
@@ -169,7 +146,7 @@ import Testing
                     spans.append((a, Int.random(in: a..<n, using: &g)))
                 }
                 for (a, b) in spans {
-                    #expect(s.farthest(a, b)?.index == Self.scanFarthest(s, a, b), "round \(round), shape \(shape), span \(a)...\(b)")
+                    #expect(s.farthest(a, b)?.index == DerivedFieldsFastPathTests.referenceFarthest(s, a, b), "round \(round), shape \(shape), span \(a)...\(b)")
                 }
             }
         }
