@@ -14,6 +14,18 @@ enum RealPath {
     /// an existing part cannot be resolved: a link that leads to itself or to nothing,
     /// a file where a directory should be, a folder that may not be searched.
     static func resolve(_ path: String) -> String? {
+        try? resolving(path).get()
+    }
+
+    /// Why a path could not be resolved: the errno of the call that refused it.
+    struct Failure: Error {
+        let errno: Int32
+    }
+
+    /// ``resolve(_:)``, with the errno of the failing lstat(2) or realpath(3) when an
+    /// existing part cannot be resolved (ENAMETOOLONG, EACCES, ELOOP, ENOTDIR, ENOENT
+    /// for a link that leads to nothing).
+    static func resolving(_ path: String) -> Result<String, Failure> {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var parts = absolute.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var missing: [String] = []
@@ -21,12 +33,13 @@ enum RealPath {
             let prefix = "/" + parts.joined(separator: "/")
             var info = stat()
             if lstat(prefix, &info) == 0 {
-                guard let resolved = realpath(prefix, nil) else { return nil }
+                guard let resolved = realpath(prefix, nil) else { return .failure(Failure(errno: errno)) }
                 defer { free(resolved) }
-                return appending(missing, to: String(cString: resolved))
+                return .success(appending(missing, to: String(cString: resolved)))
             }
             // Only a part that is really not there may be taken as missing.
-            guard errno == ENOENT, let last = parts.popLast() else { return nil }
+            let error = errno
+            guard error == ENOENT, let last = parts.popLast() else { return .failure(Failure(errno: error)) }
             missing.insert(last, at: 0)
         }
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where a backup goes: a directory that is missing (it is made), empty, or holds
 /// only a store's files (an earlier backup, kept incrementally). Never a symbolic
 /// link, a file, the store itself or a place inside the store's directory (by real
@@ -12,7 +18,15 @@ struct BackupDestination {
     /// the checks uses its real path, so that what was checked is where it writes.
     /// - Throws: `.invalidArgument` naming what is in the way; `.io`.
     static func prepare(_ given: String, source: String, fileSystem: any FileSystem) throws -> BackupDestination {
-        guard let path = RealPath.resolve(given) else {
+        let path: String
+        switch RealPath.resolving(given) {
+        case .success(let resolved):
+            path = resolved
+        case .failure(let failure) where failure.errno == ENAMETOOLONG:
+            throw RouteLogError(.invalidArgument, "the backup destination's path is too long for the file system (a name over 255 bytes, or the whole path over \(PATH_MAX)); give a shorter path", path: given)
+        case .failure(let failure) where failure.errno == EACCES:
+            throw RouteLogError(.invalidArgument, "the backup destination's real path cannot be found: a folder on the way may not be searched (permission denied); give a path you may reach", path: given)
+        case .failure:
             throw RouteLogError(.invalidArgument, "the backup destination's real path cannot be found (a symbolic link that leads to itself or to nothing, or a file where a folder should be); give a plain directory path", path: given)
         }
         if let store = RealPath.resolve(source), RealPath.isWithin(path, store) || isInside(path, store: source) {
