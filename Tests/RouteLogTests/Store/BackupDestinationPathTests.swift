@@ -22,4 +22,26 @@ import Testing
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == [dir.store().lastPathComponent])
     }
+
+    /// A symbolic link is refused however its path ends: "link/." and "link/./" name
+    /// the link as "link" does, and nothing is written where it points.
+    @Test func aSymbolicLinkIsRefusedWithATrailingDot() throws {
+        let dir = TemporaryDirectory()
+        let store = try RouteStore(at: dir.store())
+        var routes = RandomRoutes(seed: 46)
+        try store.save(routes.next())
+        let fm = FileManager.default
+        let real = dir.url.appendingPathComponent("real")
+        try fm.createDirectory(at: real, withIntermediateDirectories: false)
+        let link = dir.url.appendingPathComponent("link")
+        try fm.createSymbolicLink(at: link, withDestinationURL: real)
+        for target in [link.path, link.path + "/.", link.path + "/./", link.path + "//.//."] {
+            #expect {
+                try store.backup(to: URL(fileURLWithPath: target))
+            } throws: { error in
+                (error as? RouteLogError)?.message.contains("is a symbolic link") == true
+            }
+            #expect(try fm.contentsOfDirectory(atPath: real.path).isEmpty, "\(target)")
+        }
+    }
 }
