@@ -33,7 +33,7 @@ struct BackupDestination {
             let what = path == store ? "the store itself" : "inside the store's directory \(store)"
             throw RouteLogError(.invalidArgument, "the backup destination is \(what); give a path outside the store's directory", path: given)
         }
-        if fileSystem.isSymbolicLink(given) == true {
+        if fileSystem.isSymbolicLink(lastPartNamed(by: given)) == true {
             throw RouteLogError(.invalidArgument, "the backup destination is a symbolic link; give the directory it points to, or a new path", path: path)
         }
         switch fileSystem.isDirectory(path) {
@@ -48,6 +48,21 @@ struct BackupDestination {
             }
         }
         return BackupDestination(path: path, fileSystem: fileSystem)
+    }
+
+    /// `path` without the trailing slashes and `.` parts that make lstat(2) follow a
+    /// link at its end: "link/." and "link/" name the link as "link" does.
+    private static func lastPartNamed(by path: String) -> String {
+        var path = Substring(path)
+        while true {
+            if path.hasSuffix("/.") {
+                path = path.dropLast(2)
+            } else if path.count > 1 && path.hasSuffix("/") {
+                path = path.dropLast()
+            } else {
+                return path.isEmpty ? "/" : String(path)
+            }
+        }
     }
 
     /// Whether the deepest existing folder of `path` (a real path), or one above it, is
