@@ -68,6 +68,24 @@ import Testing
         #expect(error.message.contains("restore the store from a backup"), "\(error.message)")
     }
 
+    /// A field that makes no sense is reported at its own first byte: the next route id
+    /// at payload bytes 12..<20, the segment count at 24..<28 (a payload escaping left
+    /// as it was).
+    @Test(arguments: [(12, 8, UInt8(0xFF)), (24, 4, UInt8(0xFF)), (24, 4, UInt8(0))])
+    func aFieldThatMakesNoSenseIsReportedAtItsOwnFirstByte(field: Int, size: Int, fill: UInt8) throws {
+        let dir = TemporaryDirectory()
+        let (url, original) = try Self.makeStore(dir)
+        let manifest = url.appendingPathComponent(FormatConstants.manifestName)
+        var payload = try #require(RecordFrame.unescaped(original[Int(Self.payloadStart)...], version: FormatConstants.version))
+        for i in field..<(field + size) { payload[payload.startIndex + i] = fill }
+        let encoded = RecordFrame.encode(type: .manifestState, payload: Array(payload))
+        try #require(encoded.count == FormatConstants.recordHeaderSize + payload.count)  // nothing escaped
+        try Data(FileHeader(kind: .manifest, fileNumber: 0).encoded() + encoded).write(to: manifest)
+        let error = try #require(Self.openError(url))
+        #expect(error.code == .corrupted && error.path == manifest.path)
+        #expect(error.offset == Self.payloadStart + Int64(field), "\(error.message)")
+    }
+
     @Test func aTruncatedOrOversizedManifestIsReportedWithPathAndOffset() throws {
         let dir = TemporaryDirectory()
         let (url, original) = try Self.makeStore(dir)
