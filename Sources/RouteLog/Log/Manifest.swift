@@ -58,16 +58,26 @@ struct Manifest: Equatable, Sendable {
         let exact = payload.count == header.length
         do {
             var r = ByteReader(payload)
-            var m = Manifest(generation: try r.u64(), nextFileNumber: try r.u32(), nextRouteID: try r.u64(),
+            // A field that makes no sense is reported at its own first byte, not where
+            // the reading stopped.
+            func at(_ position: Int) -> Int { position - payload.startIndex }
+            let generation = try r.u64(), nextFileNumber = try r.u32()
+            let routeIDAt = at(r.position)
+            var m = Manifest(generation: generation, nextFileNumber: nextFileNumber, nextRouteID: try r.u64(),
                              indexFile: try r.u32(), segments: [])
+            let countAt = at(r.position)
             let count = Int(try r.u32())
-            guard count >= 1, count * 4 <= r.remaining else { throw r.fail("segment count \(count) does not match the record") }
+            guard count >= 1, count * 4 <= r.remaining else {
+                throw ByteReader.Malformed(reason: "segment count \(count) does not match the record", offset: countAt)
+            }
             for _ in 0..<count { m.segments.append(try r.u32()) }
             m.settings = try StoreSettings(from: &r)
             guard Set(m.segments).count == count, !m.segments.contains(m.indexFile),
                   m.segments.allSatisfy({ $0 < m.nextFileNumber }), m.indexFile < m.nextFileNumber
             else { throw r.fail("file numbers repeat or exceed the next file number") }
-            guard m.nextRouteID <= FormatConstants.maxRouteID else { throw r.fail("next route id \(m.nextRouteID) is beyond any a writer assigns") }
+            guard m.nextRouteID <= FormatConstants.maxRouteID else {
+                throw ByteReader.Malformed(reason: "next route id \(m.nextRouteID) is beyond any a writer assigns", offset: routeIDAt)
+            }
             return m
         } catch let error as ByteReader.Malformed {
             throw damaged("its record makes no sense: \(error.reason)", path: path,
