@@ -26,15 +26,8 @@ import Testing
     /// A symbolic link is refused however its path ends: "link/." and "link/./" name
     /// the link as "link" does, and nothing is written where it points.
     @Test func aSymbolicLinkIsRefusedWithATrailingDot() throws {
-        let dir = TemporaryDirectory()
-        let store = try RouteStore(at: dir.store())
-        var routes = RandomRoutes(seed: 46)
-        try store.save(routes.next())
+        let (dir, store, real, link) = try BackupTests.storeBesideALink(seed: 46)
         let fm = FileManager.default
-        let real = dir.url.appendingPathComponent("real")
-        try fm.createDirectory(at: real, withIntermediateDirectories: false)
-        let link = dir.url.appendingPathComponent("link")
-        try fm.createSymbolicLink(at: link, withDestinationURL: real)
         for target in [link.path, link.path + "/.", link.path + "/./", link.path + "//.//."] {
             #expect {
                 try store.backup(to: URL(fileURLWithPath: target))
@@ -43,5 +36,6 @@ import Testing
             }
             #expect(try fm.contentsOfDirectory(atPath: real.path).isEmpty, "\(target)")
         }
+        withExtendedLifetime(dir) {}  // the folder is removed when `dir` goes
     }
 }

@@ -84,16 +84,22 @@ import Testing
         #expect(Set(names.filter { $0.hasPrefix("seg") || $0.hasPrefix("index") }) == Set(listed))
     }
 
-    @Test func aDestinationThatIsNoDirectoryForABackupIsRefusedUntouched() throws {
+    /// A store holding one route, beside a folder `real` and a symbolic link `link` to it.
+    static func storeBesideALink(seed: UInt64) throws -> (dir: TemporaryDirectory, store: RouteStore, real: URL, link: URL) {
         let dir = TemporaryDirectory()
         let store = try RouteStore(at: dir.store())
-        var routes = RandomRoutes(seed: 43)
+        var routes = RandomRoutes(seed: seed)
         try store.save(routes.next())
-        let fm = FileManager.default
         let real = dir.url.appendingPathComponent("real")
-        try fm.createDirectory(at: real, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false)
         let link = dir.url.appendingPathComponent("link")
-        try fm.createSymbolicLink(at: link, withDestinationURL: real)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        return (dir, store, real, link)
+    }
+
+    @Test func aDestinationThatIsNoDirectoryForABackupIsRefusedUntouched() throws {
+        let (dir, store, real, link) = try Self.storeBesideALink(seed: 43)
+        let fm = FileManager.default
         let file = dir.url.appendingPathComponent("file")
         try Data("keep".utf8).write(to: file)
         let stranger = dir.url.appendingPathComponent("photos")
