@@ -151,13 +151,23 @@ struct IndexRecovery {
         result.index.reserve(Int(min(size / 100, 10_000_000)))
         do {
             while let record = try scanner.next() {
-                let event = try LogEvent.fromIndex(record)
-                let location = event.location
+                // Nearly every record is a put: read without decoding its metadata.
+                var put: LogEvent.IndexedPut?, event: LogEvent?, metadata: ArraySlice<UInt8>?
+                if record.type == FormatConstants.RecordType.indexPut.rawValue {
+                    put = try LogEvent.indexedPut(payload: record.payload)
+                } else {
+                    (event, metadata) = try LogEvent.fromIndexKeepingMetadata(type: record.type, payload: record.payload)
+                }
+                let location = put?.location ?? event!.location
                 guard segments.contains(location.segment),
                       location.offset >= (result.lastLocation[location.segment]?.end ?? Int64(FormatConstants.fileHeaderSize))
                 else { return .aheadOfSegments }
                 result.lastLocation[location.segment] = location
-                result.index.apply(event)
+                if let put {
+                    result.index.applyPut(put)
+                } else {
+                    result.index.apply(event!, encodedMetadata: metadata)
+                }
             }
         } catch {
             return .damaged

@@ -1,77 +1,31 @@
 import Foundation
 
-/// One live route as the in-memory index knows it.
-///
-/// A value type over one immutable heap object: the index holds 100,000 of these, and
-/// an 8-byte reference moves through the dictionary (and its snapshots) far faster than
-/// 200 bytes of fields. Changing a field makes a new object, so snapshots taken by
-/// verify or compaction never see a later change.
-struct IndexedRoute: Sendable {
-    private final class Storage: Sendable {
-        let shape: RouteShape
-        let metadata: StoredMetadata
-        let location: RecordLocation
-        let editLocation: RecordLocation?
-        /// Boxed: a recording's record list is 328 bytes inline, and nearly every route
-        /// has none (an unboxed optional would cost every route those bytes).
-        let recordedBox: RecordingBox?
-
-        init(_ shape: RouteShape, _ metadata: StoredMetadata, _ location: RecordLocation,
-             _ editLocation: RecordLocation?, _ recorded: IndexedRecording?) {
-            self.shape = shape
-            self.metadata = metadata
-            self.location = location
-            self.editLocation = editLocation
-            recordedBox = recorded.map(RecordingBox.init)
-        }
-
-        var recorded: IndexedRecording? { recordedBox?.recording }
-    }
-
-    private final class RecordingBox: Sendable {
-        let recording: IndexedRecording
-        init(_ recording: IndexedRecording) { self.recording = recording }
-    }
-
-    private var storage: Storage
+/// One live route as the in-memory index knows it: made on demand from the index's
+/// packed rows (``RouteTable``), so changing a copy changes nothing stored.
+struct IndexedRoute: Equatable, Sendable {
+    var shape: RouteShape
+    var metadata: StoredMetadata
+    /// The RoutePut, or for a recorded route not compacted yet its RecordingFinish.
+    var location: RecordLocation
+    /// The latest MetadataEdit, if any (its bytes are live too).
+    var editLocation: RecordLocation?
+    /// For a finished recording not yet merged by compaction: its start and chunks,
+    /// which hold the points.
+    var recorded: IndexedRecording?
 
     init(shape: RouteShape, metadata: StoredMetadata, location: RecordLocation,
          editLocation: RecordLocation? = nil, recorded: IndexedRecording? = nil) {
-        storage = Storage(shape, metadata, location, editLocation, recorded)
+        self.shape = shape
+        self.metadata = metadata
+        self.location = location
+        self.editLocation = editLocation
+        self.recorded = recorded
     }
 
-    var shape: RouteShape {
-        get { storage.shape }
-        set { storage = Storage(newValue, metadata, location, editLocation, recorded) }
-    }
-
-    var metadata: StoredMetadata {
-        get { storage.metadata }
-        set { storage = Storage(shape, newValue, location, editLocation, recorded) }
-    }
-
-    /// The RoutePut, or for a recorded route not compacted yet its RecordingFinish.
-    var location: RecordLocation {
-        get { storage.location }
-        set { storage = Storage(shape, metadata, newValue, editLocation, recorded) }
-    }
-
-    /// The latest MetadataEdit, if any (its bytes are live too).
-    var editLocation: RecordLocation? {
-        get { storage.editLocation }
-        set { storage = Storage(shape, metadata, location, newValue, recorded) }
-    }
-
-    /// For a finished recording not yet merged by compaction: its start and chunks,
-    /// which hold the points.
-    var recorded: IndexedRecording? {
-        get { storage.recorded }
-        set { storage = Storage(shape, metadata, location, editLocation, newValue) }
-    }
-
-    /// Sets the metadata and the edit's location at once (one new object, not two).
+    /// Sets the metadata and the edit's location at once.
     mutating func edited(_ metadata: StoredMetadata, at location: RecordLocation) {
-        storage = Storage(shape, metadata, self.location, location, recorded)
+        self.metadata = metadata
+        editLocation = location
     }
 
     func summary(_ id: RouteID) -> RouteSummary { shape.summary(id: id, metadata: metadata) }

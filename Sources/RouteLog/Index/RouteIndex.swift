@@ -5,7 +5,7 @@ import Foundation
 /// bytes are. Built by replaying events in log order (from the index file, the
 /// segments' tails, or a writer's commits).
 struct RouteIndex: Sendable {
-    private(set) var routes: [RouteID: IndexedRoute] = [:]
+    private(set) var routes = RouteTable()
     /// Recordings neither finished nor discarded.
     private(set) var recordings: [RouteID: IndexedRecording] = [:]
     /// Deletes and discards that must stay on disk while what they delete is there.
@@ -35,7 +35,7 @@ struct RouteIndex: Sendable {
     /// An index holding only `route` and `recording` under `id`, without counters: the
     /// scratch state a writer checks a group of changes against.
     mutating func seed(_ id: RouteID, route: IndexedRoute?, recording: IndexedRecording?) {
-        if let route { routes[id] = route }
+        if let route { routes.updateValue(route, forKey: id) }
         if let recording { recordings[id] = recording }
         maxSeenID = max(maxSeenID, id.rawValue)
         sortedCacheValid = false
@@ -52,13 +52,15 @@ struct RouteIndex: Sendable {
     var discardedCount: Int { tombstones.values.filter(\.isDiscard).count }
 
     /// Applies one event in log order (format-spec.md, "Segment records" and "Recordings").
-    mutating func apply(_ event: LogEvent) {
+    /// `encodedMetadata`, when given, is the event's metadata as stored in its record: a
+    /// put or an edit keeps those bytes as they are instead of encoding them again.
+    mutating func apply(_ event: LogEvent, encodedMetadata: ArraySlice<UInt8>? = nil) {
         let location = event.location
         coveredEnd.raise(location.segment, to: location.end)
         maxSeenID = max(maxSeenID, event.id.rawValue)
         switch event {
         case .put(let id, let shape, let metadata, _):
-            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location))
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location), encodedMetadata)
         case .delete(let id, _):
             guard let old = routes.removeValue(forKey: id) else { return }
             release(id, old)
@@ -72,7 +74,7 @@ struct RouteIndex: Sendable {
             let sameStart = route.metadata.shiftMs == metadata.shiftMs
             route.edited(metadata, at: location)
             liveBytes.add(Int64(location.length), to: location.segment)
-            routes[id] = route
+            routes.updateValue(route, encodedMetadata: encodedMetadata, forKey: id)
             ledger?.add(id, route)
             cellMap?.add(id, route.metadata.derived.cells)
             if sameStart, let index = cachedIndex(of: id, startMs: route.shape.firstMs + metadata.shiftMs) {
@@ -81,7 +83,7 @@ struct RouteIndex: Sendable {
                 invalidateSortedCache()
             }
         case .recordingStart(let id, let startedMs, let metadata, _):
-            guard routes[id] == nil, recordings[id] == nil else { return }
+            guard !routes.contains(id), recordings[id] == nil else { return }
             recordings[id] = IndexedRecording(start: location, startedMs: startedMs, metadata: metadata)
             liveBytes.add(Int64(location.length), to: location.segment)
         case .recordingChunk(let id, let firstPoint, let pointCount, _):
@@ -92,7 +94,7 @@ struct RouteIndex: Sendable {
             liveBytes.add(Int64(location.length), to: location.segment)
         case .recordingFinish(let id, let shape, let metadata, _):
             guard let recording = recordings.removeValue(forKey: id) else { return }
-            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location, recorded: recording))
+            addRoute(id, IndexedRoute(shape: shape, metadata: metadata, location: location, recorded: recording), encodedMetadata)
         case .recordingDiscard(let id, _):
             guard let recording = recordings.removeValue(forKey: id) else { return }
             for part in recording.locations { liveBytes.add(-Int64(part.length), to: part.segment) }
@@ -100,8 +102,25 @@ struct RouteIndex: Sendable {
         }
     }
 
-    private mutating func addRoute(_ id: RouteID, _ route: IndexedRoute) {
-        if let old = routes.updateValue(route, forKey: id) {
+    /// Applies an index record's put, its metadata checked but not decoded: the same
+    /// as ``apply(_:encodedMetadata:)`` with its event, which it falls back to when the
+    /// id is stored already or a ledger, cell map or sorted listing is kept (each needs
+    /// the decoded metadata).
+    mutating func applyPut(_ put: LogEvent.IndexedPut) {
+        guard ledger == nil, cellMap == nil, !sortedCacheValid, !routes.contains(put.id) else {
+            apply(.put(put.id, put.shape, StoredMetadata(put.metadata), put.location), encodedMetadata: put.encodedMetadata)
+            return
+        }
+        let location = put.location
+        coveredEnd.raise(location.segment, to: location.end)
+        maxSeenID = max(maxSeenID, put.id.rawValue)
+        routes.insertNew(put.id, location: location, shape: put.shape, shiftMs: put.metadata.shiftMs,
+                         encodedMetadata: put.encodedMetadata)
+        liveBytes.add(Int64(location.length), to: location.segment)
+    }
+
+    private mutating func addRoute(_ id: RouteID, _ route: IndexedRoute, _ encodedMetadata: ArraySlice<UInt8>?) {
+        if let old = routes.updateValue(route, encodedMetadata: encodedMetadata, forKey: id) {
             release(id, old)  // a second RoutePut of one id (only in a forged log): the last wins
             invalidateSortedCache()
         }
@@ -181,7 +200,7 @@ struct RouteIndex: Sendable {
     mutating func withCellMap<T>(_ body: (inout CellMap) -> T) -> T {
         if cellMap == nil {
             var fresh = CellMap()
-            for (id, route) in routes { fresh.add(id, route.metadata.derived.cells) }
+            for (id, route) in routes { fresh.add(id, route.metadata.derived.cells) }  // decodes each once
             cellMap = fresh
         }
         return body(&cellMap!)
@@ -199,9 +218,7 @@ struct RouteIndex: Sendable {
 
     /// Every route's start (ms) and id, sorted by start, then id.
     private func startOrder() -> [(start: Int64, id: RouteID)] {
-        var keys: [(start: Int64, id: RouteID)] = []
-        keys.reserveCapacity(routes.count)
-        for (id, route) in routes { keys.append((route.shape.firstMs + route.metadata.shiftMs, id)) }
+        var keys = routes.starts
         keys.sort { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
         return keys
     }

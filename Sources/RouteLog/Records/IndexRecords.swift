@@ -48,14 +48,37 @@ extension LogEvent {
 
     /// Parses an index record. Throws ByteReader.Malformed for anything that is not one.
     static func fromIndex(type rawType: UInt8, payload: ArraySlice<UInt8>) throws -> LogEvent {
+        try fromIndexKeepingMetadata(type: rawType, payload: payload).event
+    }
+
+    /// Parses an index record, and returns with its event the bytes of the metadata it
+    /// holds (a put's, an edit's or a finish's; nil for the others), which the index
+    /// keeps as they are.
+    static func fromIndexKeepingMetadata(type rawType: UInt8, payload: ArraySlice<UInt8>) throws
+        -> (event: LogEvent, metadata: ArraySlice<UInt8>?)
+    {
         var r = ByteReader(payload)
         let id = try RouteRecordID.read(&r)
         let location = try RecordLocation(from: &r)
+        // The metadata runs to the payload's end in every record that has one.
+        func metadata() throws -> (StoredMetadata, ArraySlice<UInt8>) {
+            let start = r.position
+            let metadata = try StoredMetadata(from: &r)
+            return (metadata, payload[start..<r.position])
+        }
         let event: LogEvent
+        var bytes: ArraySlice<UInt8>?
         switch FormatConstants.RecordType(rawValue: rawType) {
-        case .indexPut: event = .put(id, try RouteShape(from: &r), try StoredMetadata(from: &r), location)
+        case .indexPut:
+            let shape = try RouteShape(from: &r)
+            let (stored, encoded) = try metadata()
+            event = .put(id, shape, stored, location)
+            bytes = encoded
         case .indexDelete: event = .delete(id, location)
-        case .indexEdit: event = .edit(id, try StoredMetadata(from: &r), location)
+        case .indexEdit:
+            let (stored, encoded) = try metadata()
+            event = .edit(id, stored, location)
+            bytes = encoded
         case .indexRecordingStart:
             event = .recordingStart(id, startedMs: try r.i64(), try StoredMetadata(from: &r), location)
         case .indexRecordingChunk:
@@ -63,12 +86,38 @@ extension LogEvent {
             guard first + count <= RouteValidation.maxPoints else { throw r.fail("chunk past the point limit") }
             event = .recordingChunk(id, firstPoint: first, pointCount: count, location)
         case .indexRecordingFinish:
-            event = .recordingFinish(id, try RouteShape(from: &r), try StoredMetadata(from: &r), location)
+            let shape = try RouteShape(from: &r)
+            let (stored, encoded) = try metadata()
+            event = .recordingFinish(id, shape, stored, location)
+            bytes = encoded
         case .indexRecordingDiscard: event = .recordingDiscard(id, location)
         default: throw r.fail("record type \(rawType) does not belong in an index")
         }
         guard r.isAtEnd else { throw r.fail("index record has trailing bytes") }
-        return event
+        return (event, bytes)
+    }
+
+    /// An IndexPut read without decoding its metadata (checked, left as bytes): what
+    /// opening a store reads for nearly every route.
+    struct IndexedPut {
+        var id: RouteID
+        var location: RecordLocation
+        var shape: RouteShape
+        var metadata: MetadataView
+        /// The metadata's bytes as stored.
+        var encodedMetadata: ArraySlice<UInt8>
+    }
+
+    /// Reads the payload of an IndexPut with the same checks as ``fromIndex(type:payload:)``.
+    static func indexedPut(payload: ArraySlice<UInt8>) throws -> IndexedPut {
+        var r = ByteReader(payload)
+        let id = try RouteRecordID.read(&r)
+        let location = try RecordLocation(from: &r)
+        let shape = try RouteShape(from: &r)
+        let start = r.position
+        let metadata = try MetadataView(from: &r)
+        guard r.isAtEnd else { throw r.fail("index record has trailing bytes") }
+        return IndexedPut(id: id, location: location, shape: shape, metadata: metadata, encodedMetadata: payload[start..<r.position])
     }
 
     static func fromIndex(_ record: ScannedRecord) throws -> LogEvent {

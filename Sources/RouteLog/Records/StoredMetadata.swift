@@ -95,56 +95,24 @@ struct StoredMetadata: Equatable, Sendable {
         return w.bytes
     }
 
+    /// Reads one metadata from `r`.
+    /// - Throws: ByteReader.Malformed naming the first rule broken (``MetadataView``
+    ///   holds every check).
     init(from r: inout ByteReader) throws {
-        typealias Flag = FormatConstants.MetadataFlag
-        let flags = try r.u8()
-        guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
-        shiftMs = try r.i64()
-        // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
-        guard (-FormatConstants.latestTimestampMs...FormatConstants.latestTimestampMs).contains(shiftMs) else {
-            throw r.fail("time shift \(shiftMs) ms")
-        }
-        if flags & Flag.calories != 0 {
-            let v = try r.f64()
-            guard v.isFinite, v >= 0 else { throw r.fail("calories \(v)") }
-            calories = v
-        }
-        if flags & Flag.distance != 0 {
-            let v = try r.f64()
-            guard v.isFinite, v >= 0 else { throw r.fail("distance \(v)") }
-            distance = v
-        }
-        if flags & Flag.name != 0 {
-            let length = Int(try r.u16())
-            guard length <= FormatConstants.maxNameBytes else { throw r.fail("name of \(length) bytes") }
-            name = String(decoding: try r.bytes(length), as: UTF8.self)
-        }
-        if flags & Flag.extensionFields != 0 {
-            let length = try r.count(max: min(r.remaining, FormatConstants.maxExtensionBytes))
-            var fields = ByteReader(try r.bytes(length))
-            try readExtension(&fields)
-        }
+        self.init(try MetadataView(from: &r))
     }
 
-    private mutating func readExtension(_ r: inout ByteReader) throws {
-        typealias Field = FormatConstants.MetadataField
-        while !r.isAtEnd {
-            let tag = try r.varint()
-            let length = try r.count(max: r.remaining)
-            let value = try r.bytes(length)
-            func text(_ limit: Int, _ what: String) throws -> String {
-                guard value.count <= limit else { throw r.fail("\(what) of \(value.count) bytes") }
-                return String(decoding: value, as: UTF8.self)
-            }
-            switch Field(rawValue: tag) {
+    /// The values of a checked view. Cannot fail: the view checked every rule.
+    init(_ view: MetadataView) {
+        shiftMs = view.shiftMs
+        calories = view.calories
+        distance = view.distance
+        name = view.name.map { String(decoding: $0, as: UTF8.self) }
+        view.forEachField { field, tag, value in
+            switch field {
             case .activity:
-                guard let code = value.first.flatMap(FormatConstants.ActivityCode.init(rawValue:)) else {
-                    throw r.fail("unknown activity code")
-                }
-                switch code {
-                case .custom:
-                    guard value.count > 1, value.count - 1 <= FormatConstants.maxActivityNameBytes else { throw r.fail("activity name of \(value.count - 1) bytes") }
-                    activity = .custom(String(decoding: value.dropFirst(), as: UTF8.self))
+                switch FormatConstants.ActivityCode(rawValue: value[value.startIndex])! {
+                case .custom: activity = .custom(String(decoding: value.dropFirst(), as: UTF8.self))
                 case .walk: activity = .walk
                 case .run: activity = .run
                 case .hike: activity = .hike
@@ -152,29 +120,25 @@ struct StoredMetadata: Equatable, Sendable {
                 case .swim: activity = .swim
                 case .other: activity = .other
                 }
-            case .notes: notes = try text(FormatConstants.maxNotesBytes, "notes")
-            case .tag:
-                guard tags.count < FormatConstants.maxTags, !value.isEmpty else { throw r.fail("more than \(FormatConstants.maxTags) tags, or an empty one") }
-                tags.append(try text(FormatConstants.maxTagBytes, "tag"))
+            case .notes: notes = String(decoding: value, as: UTF8.self)
+            case .tag: tags.append(String(decoding: value, as: UTF8.self))
             case .value:
                 var pair = ByteReader(value)
-                let keyLength = try pair.count(max: min(pair.remaining, FormatConstants.maxValueKeyBytes))
-                let key = String(decoding: try pair.bytes(keyLength), as: UTF8.self)
-                guard keyLength > 0, pair.remaining <= FormatConstants.maxValueBytes, values.count < FormatConstants.maxValues,
-                      values[key] == nil else { throw r.fail("a value field that breaks the limits") }
-                values[key] = String(decoding: try pair.bytes(pair.remaining), as: UTF8.self)
+                // Checked by the view: a key of 1...64 bytes, then the value.
+                guard let keyLength = try? pair.count(max: pair.remaining), let key = try? pair.bytes(keyLength),
+                      let text = try? pair.bytes(pair.remaining) else { return }
+                values[String(decoding: key, as: UTF8.self)] = String(decoding: text, as: UTF8.self)
             case .uuid:
-                guard value.count == 16 else { throw r.fail("uuid of \(value.count) bytes") }
                 let b = Array(value)
                 uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
             case .stats, .cells, .preview:
-                _ = try derived.read(Field(rawValue: tag)!, value)
+                derived.decode(field!, value)
             case nil:
-                var field = ByteWriter(capacity: value.count + 4)
-                field.varint(tag)
-                field.varint(value.count)
-                field.append(contentsOf: value)
-                unknownFields += field.bytes
+                var bytes = ByteWriter(capacity: value.count + 4)
+                bytes.varint(tag)
+                bytes.varint(value.count)
+                bytes.append(contentsOf: value)
+                unknownFields += bytes.bytes
             }
         }
     }

@@ -91,6 +91,25 @@ struct DerivedFields: Equatable, Sendable {
         return true
     }
 
+    /// Checks the value of a derived field without keeping it: the rules ``read(_:_:)``
+    /// applies, with nothing allocated.
+    /// - Throws: ByteReader.Malformed for a value that breaks format-spec.md's rules.
+    static func check(_ tag: FormatConstants.MetadataField, _ value: ArraySlice<UInt8>) throws {
+        var r = ByteReader(value)
+        switch tag {
+        case .stats: _ = try decodeStats(&r)
+        case .cells: try GridCells.check(&r)
+        case .preview: _ = try checkPreview(&r)
+        default: return
+        }
+        guard r.isAtEnd else { throw r.fail("derived field \(tag) has trailing bytes") }
+    }
+
+    /// Decodes the value of a derived field ``check(_:_:)`` accepted.
+    mutating func decode(_ tag: FormatConstants.MetadataField, _ value: ArraySlice<UInt8>) {
+        _ = try? read(tag, value)
+    }
+
     private enum Present {
         static let elevation: UInt8 = 1, heartRate: UInt8 = 2, cadence: UInt8 = 4, all: UInt8 = 7
     }
@@ -150,6 +169,13 @@ struct DerivedFields: Equatable, Sendable {
     }
 
     static func decodePreview(_ r: inout ByteReader) throws -> RoutePreview {
+        let (tolerance, count, bytes) = try checkPreview(&r)
+        return RoutePreview(encoded: Array(bytes), count: count, tolerance: Double(tolerance) / 10)
+    }
+
+    /// Reads and checks a stored preview, leaving its points as bytes: tolerance in
+    /// tenths of a metre, point count, the points' varints.
+    private static func checkPreview(_ r: inout ByteReader) throws -> (tolerance: UInt64, count: Int, points: ArraySlice<UInt8>) {
         let tolerance = try r.varint()
         guard tolerance <= maxValue else { throw r.fail("preview tolerance \(tolerance)") }
         let count = try r.count(max: RoutePreview.maxPoints)
@@ -163,6 +189,6 @@ struct DerivedFields: Equatable, Sendable {
             guard abs(lat) <= 9_000_000, abs(lon) <= 18_000_000 else { throw r.fail("preview point outside the globe") }
         }
         guard points.isAtEnd else { throw r.fail("preview has trailing bytes") }
-        return RoutePreview(encoded: Array(bytes), count: count, tolerance: Double(tolerance) / 10)
+        return (tolerance, count, bytes)
     }
 }

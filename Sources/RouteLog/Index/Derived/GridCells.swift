@@ -69,20 +69,31 @@ struct GridCells: Equatable, Sendable {
     }
 
     init(from r: inout ByteReader) throws {
-        level = try r.u8()
-        guard (Self.coarsestLevel...Self.finestLevel).contains(level) else { throw r.fail("cell level \(level)") }
-        let count = try r.count(max: Self.maxCells)
-        guard count >= 1 else { throw r.fail("no cells") }
-        let limit = UInt64(1) << UInt64(2 * Int(level) + 1)
         var ids: [UInt32] = []
-        ids.reserveCapacity(count)
+        level = try Self.read(&r) { count in ids.reserveCapacity(count) } each: { ids.append($0) }
+        self.ids = ids
+    }
+
+    /// Checks the cells at `r` without keeping them (format-spec.md, "Derived fields").
+    static func check(_ r: inout ByteReader) throws {
+        _ = try read(&r) { _ in } each: { _ in }
+    }
+
+    /// Reads stored cells, calling `each` with every id in order; returns the level.
+    private static func read(_ r: inout ByteReader, count: (Int) -> Void, each: (UInt32) -> Void) throws -> UInt8 {
+        let level = try r.u8()
+        guard (coarsestLevel...finestLevel).contains(level) else { throw r.fail("cell level \(level)") }
+        let cellCount = try r.count(max: maxCells)
+        guard cellCount >= 1 else { throw r.fail("no cells") }
+        count(cellCount)
+        let limit = UInt64(1) << UInt64(2 * Int(level) + 1)
         var value: UInt64 = 0
-        for i in 0..<count {
+        for i in 0..<cellCount {
             let delta = try r.varint()
             guard i == 0 || delta > 0, delta < limit, value + delta < limit else { throw r.fail("cell ids not ascending inside the grid") }
             value += delta
-            ids.append(UInt32(value))
+            each(UInt32(value))
         }
-        self.ids = ids
+        return level
     }
 }

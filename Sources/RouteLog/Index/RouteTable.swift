@@ -1,0 +1,209 @@
+/// The live routes of the in-memory index, packed so that a route costs about the
+/// bytes it has on disk: one fixed-width row a route in one array (its id, record
+/// location, shape and time shift) and its metadata kept encoded, as stored
+/// (format-spec.md, "Segment records": metadata), in one byte array shared by all rows.
+/// Nothing a route holds is a heap object of its own, so opening a store allocates a
+/// few large arrays instead of objects by the hundred thousand, and a copy (a snapshot
+/// for verify, compaction or a reader) copies those arrays once, on first change.
+///
+/// An ``IndexedRoute`` is made on demand from a row, its metadata decoded then; the few
+/// fields the index reads for every route (start, shape, location) are read from the
+/// row without decoding. The rare parts (the latest edit's location, a finished
+/// recording's records) live in a dictionary beside the rows.
+struct RouteTable: Sendable {
+    /// One live route, fixed width. The metadata is `metadataCount` bytes at
+    /// `metadataStart` in ``metadataBytes``.
+    private struct Row: Sendable {
+        var id: RouteID
+        var segment: UInt32
+        var length: UInt32
+        var offset: Int64
+        var shape: RouteShape
+        var shiftMs: Int64
+        var metadataStart: Int
+        var metadataCount: UInt32
+        var hasExtras: Bool
+
+        var location: RecordLocation { RecordLocation(segment: segment, offset: offset, length: Int(length)) }
+    }
+
+    /// What few routes have: the latest edit's location and a recording's records.
+    private struct Extras: Sendable {
+        var editLocation: RecordLocation?
+        var recorded: IndexedRecording?
+    }
+
+    private var rowOf: [RouteID: Int32] = [:]
+    private var rows: [Row] = []
+    private var metadataBytes: [UInt8] = []
+    /// Bytes of ``metadataBytes`` no row refers to any more (replaced or removed).
+    private var deadMetadataBytes = 0
+    private var extras: [RouteID: Extras] = [:]
+
+    /// Live routes.
+    var count: Int { rows.count }
+    var isEmpty: Bool { rows.isEmpty }
+
+    /// Makes room for `count` routes up front.
+    mutating func reserveCapacity(_ count: Int) {
+        rowOf.reserveCapacity(count)
+        rows.reserveCapacity(count)
+    }
+
+    /// The route stored under `id`, its metadata decoded; nil when there is none.
+    subscript(id: RouteID) -> IndexedRoute? {
+        guard let row = rowOf[id] else { return nil }
+        return route(at: Int(row))
+    }
+
+    /// True when a route is stored under `id` (nothing decoded).
+    func contains(_ id: RouteID) -> Bool { rowOf[id] != nil }
+
+    /// The ids of the live routes, in no particular order.
+    var ids: [RouteID] { rows.map(\.id) }
+
+    /// Where each live route starts (its first time plus its shift, ms) and its id, in
+    /// no particular order: read from the rows, nothing decoded.
+    var starts: [(start: Int64, id: RouteID)] { rows.map { ($0.shape.firstMs + $0.shiftMs, $0.id) } }
+
+    /// The shape of route `id`, read from its row.
+    func shape(_ id: RouteID) -> RouteShape? { rowOf[id].map { rows[Int($0)].shape } }
+
+    /// The location of route `id`'s RoutePut (or RecordingFinish), read from its row.
+    func location(_ id: RouteID) -> RecordLocation? { rowOf[id].map { rows[Int($0)].location } }
+
+    /// Calls `body` with every live route's id, location and shape, nothing decoded.
+    func forEachRow(_ body: (RouteID, RecordLocation, RouteShape) throws -> Void) rethrows {
+        for row in rows { try body(row.id, row.location, row.shape) }
+    }
+
+    /// Stores `route` under `id`, returning the route it replaces, if any.
+    @discardableResult
+    mutating func updateValue(_ route: IndexedRoute, forKey id: RouteID) -> IndexedRoute? {
+        updateValue(route, encodedMetadata: nil, forKey: id)
+    }
+
+    /// Stores `route` under `id`; `encodedMetadata`, when given, is `route.metadata`
+    /// as stored (an index record's bytes: kept as they are, not encoded again).
+    @discardableResult
+    mutating func updateValue(_ route: IndexedRoute, encodedMetadata: ArraySlice<UInt8>?, forKey id: RouteID) -> IndexedRoute? {
+        let existing = rowOf[id].map(Int.init)
+        let old = existing.map(route(at:))
+        let start = metadataBytes.count
+        if let encodedMetadata {
+            metadataBytes.append(contentsOf: encodedMetadata)
+        } else {
+            var w = ByteWriter(capacity: 96)
+            route.metadata.write(to: &w)
+            metadataBytes.append(contentsOf: w.bytes)
+        }
+        let extra = Extras(editLocation: route.editLocation, recorded: route.recorded)
+        let hasExtras = extra.editLocation != nil || extra.recorded != nil
+        let row = Row(id: id, segment: route.location.segment, length: UInt32(route.location.length),
+                      offset: route.location.offset, shape: route.shape, shiftMs: route.metadata.shiftMs,
+                      metadataStart: start, metadataCount: UInt32(metadataBytes.count - start), hasExtras: hasExtras)
+        var hadExtras = false
+        if let index = existing {
+            deadMetadataBytes += Int(rows[index].metadataCount)
+            hadExtras = rows[index].hasExtras
+            rows[index] = row
+        } else {
+            rowOf[id] = Int32(rows.count)
+            rows.append(row)
+        }
+        if hasExtras { extras[id] = extra } else if hadExtras { extras[id] = nil }
+        packMetadataIfWasteful()
+        return old
+    }
+
+    /// Stores a route under `id`, which holds none: a route without an edit or a
+    /// recording, its metadata given as stored (checked by the caller).
+    mutating func insertNew(_ id: RouteID, location: RecordLocation, shape: RouteShape, shiftMs: Int64,
+                            encodedMetadata: ArraySlice<UInt8>) {
+        precondition(rowOf[id] == nil, "route \(id) is stored already")
+        let start = metadataBytes.count
+        metadataBytes.append(contentsOf: encodedMetadata)
+        rowOf[id] = Int32(rows.count)
+        rows.append(Row(id: id, segment: location.segment, length: UInt32(location.length), offset: location.offset,
+                        shape: shape, shiftMs: shiftMs, metadataStart: start,
+                        metadataCount: UInt32(encodedMetadata.count), hasExtras: false))
+    }
+
+    /// Removes route `id`, returning it.
+    @discardableResult
+    mutating func removeValue(forKey id: RouteID) -> IndexedRoute? {
+        guard let index = rowOf.removeValue(forKey: id).map(Int.init) else { return nil }
+        let old = route(at: index)
+        deadMetadataBytes += Int(rows[index].metadataCount)
+        // The last row moves into the hole: rows stay dense, in no particular order.
+        let last = rows.removeLast()
+        if index < rows.count {
+            rows[index] = last
+            rowOf[last.id] = Int32(index)
+        }
+        extras[id] = nil
+        if rows.isEmpty {
+            metadataBytes = []
+            deadMetadataBytes = 0
+        }
+        packMetadataIfWasteful()
+        return old
+    }
+
+    /// True when route `id` has the same metadata in this table and in `other` (the
+    /// encoded bytes first: equal bytes are equal metadata; different bytes may still
+    /// decode to the same, so they are decoded then).
+    func sameMetadata(_ id: RouteID, in other: RouteTable) -> Bool {
+        guard let mine = rowOf[id].map(Int.init), let theirs = other.rowOf[id].map(Int.init) else { return false }
+        if metadataSlice(rows[mine]).elementsEqual(other.metadataSlice(other.rows[theirs])) { return true }
+        return route(at: mine).metadata == other.route(at: theirs).metadata
+    }
+
+    private func metadataSlice(_ row: Row) -> ArraySlice<UInt8> {
+        metadataBytes[row.metadataStart..<row.metadataStart + Int(row.metadataCount)]
+    }
+
+    private func route(at index: Int) -> IndexedRoute {
+        let row = rows[index]
+        var reader = ByteReader(metadataSlice(row))
+        // The bytes were read (or written) as metadata when the route came in.
+        guard let metadata = try? StoredMetadata(from: &reader) else {
+            preconditionFailure("the index's own encoding of route \(row.id)'s metadata does not read back")
+        }
+        let extra = row.hasExtras ? extras[row.id] : nil
+        return IndexedRoute(shape: row.shape, metadata: metadata, location: row.location,
+                            editLocation: extra?.editLocation, recorded: extra?.recorded)
+    }
+
+    /// Rewrites the metadata bytes without the dead ones once they are over half.
+    private mutating func packMetadataIfWasteful() {
+        guard deadMetadataBytes > 64 * 1024, deadMetadataBytes * 2 > metadataBytes.count else { return }
+        var packed: [UInt8] = []
+        packed.reserveCapacity(metadataBytes.count - deadMetadataBytes)
+        for i in rows.indices {
+            let start = packed.count
+            packed.append(contentsOf: metadataSlice(rows[i]))
+            rows[i].metadataStart = start
+        }
+        metadataBytes = packed
+        deadMetadataBytes = 0
+    }
+}
+
+extension RouteTable: Sequence {
+    /// Every live route with its id, its metadata decoded, in no particular order.
+    func makeIterator() -> AnyIterator<(key: RouteID, value: IndexedRoute)> {
+        var index = 0
+        return AnyIterator {
+            guard index < rows.count else { return nil }
+            defer { index += 1 }
+            return (rows[index].id, route(at: index))
+        }
+    }
+
+    /// Every live route, its metadata decoded, in no particular order.
+    var values: [IndexedRoute] { rows.indices.map(route(at:)) }
+
+    /// The ids of the live routes, in no particular order.
+    var keys: [RouteID] { ids }
+}

@@ -1,0 +1,105 @@
+/// A route's stored metadata checked against every rule of format-spec.md ("Segment
+/// records": metadata) without being decoded: the numbers read, the texts and fields
+/// left as slices of the record's bytes. Checking a route's metadata this way allocates
+/// nothing, so the index can vouch for 100,000 routes at open and decode each only when
+/// a summary asks (``StoredMetadata/init(_:)`` makes the values from a view, and never
+/// fails: every check is here).
+struct MetadataView {
+    typealias Field = FormatConstants.MetadataField
+
+    var shiftMs: Int64
+    var calories: Double?
+    var distance: Double?
+    /// The name's UTF-8 bytes.
+    var name: ArraySlice<UInt8>?
+    /// The extension's fields, each already checked: tag, length, value, in stored order.
+    var extensionFields: ArraySlice<UInt8>
+
+    /// Reads and checks one metadata from `r`.
+    /// - Throws: ByteReader.Malformed naming the first rule broken.
+    init(from r: inout ByteReader) throws {
+        typealias Flag = FormatConstants.MetadataFlag
+        let flags = try r.u8()
+        guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
+        shiftMs = try r.i64()
+        // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
+        guard (-FormatConstants.latestTimestampMs...FormatConstants.latestTimestampMs).contains(shiftMs) else {
+            throw r.fail("time shift \(shiftMs) ms")
+        }
+        if flags & Flag.calories != 0 {
+            let v = try r.f64()
+            guard v.isFinite, v >= 0 else { throw r.fail("calories \(v)") }
+            calories = v
+        }
+        if flags & Flag.distance != 0 {
+            let v = try r.f64()
+            guard v.isFinite, v >= 0 else { throw r.fail("distance \(v)") }
+            distance = v
+        }
+        if flags & Flag.name != 0 {
+            let length = Int(try r.u16())
+            guard length <= FormatConstants.maxNameBytes else { throw r.fail("name of \(length) bytes") }
+            name = try r.bytes(length)
+        }
+        extensionFields = []
+        if flags & Flag.extensionFields != 0 {
+            let length = try r.count(max: min(r.remaining, FormatConstants.maxExtensionBytes))
+            extensionFields = try r.bytes(length)
+            var fields = ByteReader(extensionFields)
+            try Self.check(&fields)
+        }
+    }
+
+    /// Calls `body` with each extension field's tag (nil for one this version does not
+    /// know), its raw tag, and its value, in stored order.
+    func forEachField(_ body: (Field?, UInt64, ArraySlice<UInt8>) -> Void) {
+        var r = ByteReader(extensionFields)
+        // Checked when the view was made: these reads cannot fail.
+        while !r.isAtEnd, let tag = try? r.varint(), let length = try? r.count(max: r.remaining),
+              let value = try? r.bytes(length) {
+            body(Field(rawValue: tag), tag, value)
+        }
+    }
+
+    /// Checks every field of an extension: the limits of each kind, and the derived
+    /// fields' values (format-spec.md, "Derived fields").
+    private static func check(_ r: inout ByteReader) throws {
+        var tags = 0
+        var keys: [String] = []
+        while !r.isAtEnd {
+            let tag = try r.varint()
+            let length = try r.count(max: r.remaining)
+            let value = try r.bytes(length)
+            switch Field(rawValue: tag) {
+            case .activity:
+                guard let code = value.first.flatMap(FormatConstants.ActivityCode.init(rawValue:)) else {
+                    throw r.fail("unknown activity code")
+                }
+                if code == .custom {
+                    guard value.count > 1, value.count - 1 <= FormatConstants.maxActivityNameBytes else { throw r.fail("activity name of \(value.count - 1) bytes") }
+                }
+            case .notes:
+                guard value.count <= FormatConstants.maxNotesBytes else { throw r.fail("notes of \(value.count) bytes") }
+            case .tag:
+                guard tags < FormatConstants.maxTags, !value.isEmpty else { throw r.fail("more than \(FormatConstants.maxTags) tags, or an empty one") }
+                guard value.count <= FormatConstants.maxTagBytes else { throw r.fail("tag of \(value.count) bytes") }
+                tags += 1
+            case .value:
+                var pair = ByteReader(value)
+                let keyLength = try pair.count(max: min(pair.remaining, FormatConstants.maxValueKeyBytes))
+                // Keys compare as the strings they decode to (two byte sequences can make
+                // one string), exactly as the decoded dictionary would.
+                let key = String(decoding: try pair.bytes(keyLength), as: UTF8.self)
+                guard keyLength > 0, pair.remaining <= FormatConstants.maxValueBytes, keys.count < FormatConstants.maxValues,
+                      !keys.contains(key) else { throw r.fail("a value field that breaks the limits") }
+                keys.append(key)
+            case .uuid:
+                guard value.count == 16 else { throw r.fail("uuid of \(value.count) bytes") }
+            case .stats, .cells, .preview:
+                try DerivedFields.check(Field(rawValue: tag)!, value)
+            case nil:
+                break
+            }
+        }
+    }
+}
