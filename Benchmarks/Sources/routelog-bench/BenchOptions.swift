@@ -48,6 +48,8 @@ struct BenchOptions: Sendable {
     /// opens STORE in a fresh process and prints its resident bytes.
     var indexFootprintStore: URL?
     var childReport: URL?
+    /// `--open STORE`: the open, first listing and resident bytes of an existing store.
+    var openStore: URL?
 
     static let usage = """
         usage: routelog-bench [--quick] [--engines a,b,...] [--checkpoints 100,1000,...]
@@ -65,6 +67,8 @@ struct BenchOptions: Sendable {
                  (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
                routelog-bench --query [--quick] [--data DIR] [--keep]
                  (a pass-through query over 100,000 routes matching 1%; index bytes a route)
+               routelog-bench --open STORE
+                 (open and first listing of an existing store, and the index's resident bytes)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
         """
@@ -124,6 +128,7 @@ struct BenchOptions: Sendable {
                 guard let kind = EngineKind(rawValue: try value()) else { throw BenchError("unknown engine") }
                 options.child = kind
             case "--index-footprint": options.indexFootprintStore = URL(fileURLWithPath: try value())
+            case "--open": options.openStore = URL(fileURLWithPath: try value())
             case "--report": options.childReport = URL(fileURLWithPath: try value())
             case "-h", "--help": throw BenchError(usage)
             default: throw BenchError("unknown argument \(arguments[i])\n\(usage)")

@@ -8,6 +8,15 @@ enum IndexFootprint {
     static let openAimSeconds = 0.015
     static let residentAimBytes = 150.0
 
+    /// Measures a store that exists already (`routelog-bench --open STORE`).
+    static func measure(_ directory: URL) throws {
+        let store = try RouteStore(at: directory, options: .init(mode: .readOnly))
+        let count = try store.count
+        try store.close()
+        print("Index of \(directory.path): \(Format.count(count)) routes")
+        try measure(directory, routeCount: count)
+    }
+
     static func measure(_ directory: URL, routeCount: Int) throws {
         // Warm the page cache once, so that every timed open reads from memory.
         try RouteStore(at: directory, options: .init(mode: .readOnly)).close()

@@ -148,7 +148,7 @@ struct IndexRecovery {
         else { return .damaged }
         var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size, version: header.version)
         var result = LoadedIndex(index: RouteIndex(), lastLocation: [:], version: header.version, end: 0)
-        result.index.reserve(Int(min(size / 100, 10_000_000)))
+        result.index.reserve(indexBytes: size)
         do {
             while let record = try scanner.next() {
                 // Nearly every record is a put: read without decoding its metadata.

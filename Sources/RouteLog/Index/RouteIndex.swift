@@ -41,9 +41,11 @@ struct RouteIndex: Sendable {
         sortedCacheValid = false
     }
 
-    /// Makes room for `count` routes up front (the index size tells roughly how many).
-    mutating func reserve(_ count: Int) {
-        routes.reserveCapacity(count)
+    /// Makes room up front for the routes of an index file of `bytes` bytes (each takes
+    /// more than 100 bytes there, its metadata less than its record), up to a million
+    /// routes and 128 MiB: a file's size alone never makes a large allocation.
+    mutating func reserve(indexBytes bytes: Int64) {
+        routes.reserveCapacity(Int(min(bytes / 100, 1_000_000)), metadata: Int(min(bytes, 128 << 20)))
     }
 
     /// Deleted routes whose records are still on disk.

@@ -44,10 +44,12 @@ struct RouteTable: Sendable {
     var count: Int { rows.count }
     var isEmpty: Bool { rows.isEmpty }
 
-    /// Makes room for `count` routes up front.
-    mutating func reserveCapacity(_ count: Int) {
+    /// Makes room for `count` routes and `metadata` bytes of their metadata up front
+    /// (memory reserved but never written costs no resident pages).
+    mutating func reserveCapacity(_ count: Int, metadata: Int) {
         rowOf.reserveCapacity(count)
         rows.reserveCapacity(count)
+        metadataBytes.reserveCapacity(metadata)
     }
 
     /// The route stored under `id`, its metadata decoded; nil when there is none.
