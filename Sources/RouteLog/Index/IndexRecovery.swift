@@ -150,6 +150,8 @@ struct IndexRecovery {
         var result = LoadedIndex(index: RouteIndex(), lastLocation: [:], version: header.version, end: 0)
         result.index.reserve(indexBytes: size)
         do {
+            var run: RecordLocation?
+            defer { if let run { result.lastLocation[run.segment] = run } }
             while let record = try scanner.next() {
                 // Nearly every record is a put: read without decoding its metadata.
                 var put: LogEvent.IndexedPut?, event: LogEvent?, metadata: ArraySlice<UInt8>?
@@ -159,10 +161,18 @@ struct IndexRecovery {
                     (event, metadata) = try LogEvent.fromIndexKeepingMetadata(type: record.type, payload: record.payload)
                 }
                 let location = put?.location ?? event!.location
-                guard segments.contains(location.segment),
-                      location.offset >= (result.lastLocation[location.segment]?.end ?? Int64(FormatConstants.fileHeaderSize))
-                else { return .aheadOfSegments }
-                result.lastLocation[location.segment] = location
+                // Records of one segment come in runs: its last location is looked up
+                // once a run, not once a record.
+                let previousEnd: Int64
+                if let run, run.segment == location.segment {
+                    previousEnd = run.end
+                } else {
+                    if let run { result.lastLocation[run.segment] = run }
+                    guard segments.contains(location.segment) else { return .aheadOfSegments }
+                    previousEnd = result.lastLocation[location.segment]?.end ?? Int64(FormatConstants.fileHeaderSize)
+                }
+                guard location.offset >= previousEnd else { return .aheadOfSegments }
+                run = location
                 if let put {
                     result.index.applyPut(put)
                 } else {

@@ -109,15 +109,16 @@ struct RouteIndex: Sendable {
     /// id is stored already or a ledger, cell map or sorted listing is kept (each needs
     /// the decoded metadata).
     mutating func applyPut(_ put: LogEvent.IndexedPut) {
-        guard ledger == nil, cellMap == nil, !sortedCacheValid, !routes.contains(put.id) else {
-            apply(.put(put.id, put.shape, StoredMetadata(put.metadata), put.location), encodedMetadata: put.encodedMetadata)
+        let location = put.location
+        guard ledger == nil, cellMap == nil, !sortedCacheValid,
+              routes.insertIfNew(put.id, location: location, shape: put.shape, shiftMs: put.metadata.shiftMs,
+                                 encodedMetadata: put.encodedMetadata)
+        else {
+            apply(.put(put.id, put.shape, StoredMetadata(put.metadata), location), encodedMetadata: put.encodedMetadata)
             return
         }
-        let location = put.location
         coveredEnd.raise(location.segment, to: location.end)
         maxSeenID = max(maxSeenID, put.id.rawValue)
-        routes.insertNew(put.id, location: location, shape: put.shape, shiftMs: put.metadata.shiftMs,
-                         encodedMetadata: put.encodedMetadata)
         liveBytes.add(Int64(location.length), to: location.segment)
     }
 
@@ -212,7 +213,7 @@ struct RouteIndex: Sendable {
     mutating func sortedSummaries() -> [RouteSummary] {
         if sortedCacheValid { return sortedCache }
         // Sort small keys, then build the summaries once, in order.
-        let sorted = startOrder().map { routes[$0.id]!.summary($0.id) }
+        let sorted = startOrder().map { routes.summary($0.id)! }
         sortedCache = sorted
         sortedCacheValid = true
         return sorted

@@ -118,17 +118,22 @@ struct RouteTable: Sendable {
         return old
     }
 
-    /// Stores a route under `id`, which holds none: a route without an edit or a
-    /// recording, its metadata given as stored (checked by the caller).
-    mutating func insertNew(_ id: RouteID, location: RecordLocation, shape: RouteShape, shiftMs: Int64,
-                            encodedMetadata: ArraySlice<UInt8>) {
-        precondition(rowOf[id] == nil, "route \(id) is stored already")
+    /// Stores a route under `id` unless one is stored there already (then changes
+    /// nothing and returns false): a route without an edit or a recording, its
+    /// metadata given as stored (checked by the caller).
+    mutating func insertIfNew(_ id: RouteID, location: RecordLocation, shape: RouteShape, shiftMs: Int64,
+                              encodedMetadata: ArraySlice<UInt8>) -> Bool {
+        // One lookup for the usual new id; a stored one is put back.
+        if let stored = rowOf.updateValue(Int32(rows.count), forKey: id) {
+            rowOf[id] = stored
+            return false
+        }
         let start = metadataBytes.count
         metadataBytes.append(contentsOf: encodedMetadata)
-        rowOf[id] = Int32(rows.count)
         rows.append(Row(id: id, segment: location.segment, length: UInt32(location.length), offset: location.offset,
                         shape: shape, shiftMs: shiftMs, metadataStart: start,
                         metadataCount: UInt32(encodedMetadata.count), hasExtras: false))
+        return true
     }
 
     /// Removes route `id`, returning it.
@@ -165,13 +170,18 @@ struct RouteTable: Sendable {
         metadataBytes[row.metadataStart..<row.metadataStart + Int(row.metadataCount)]
     }
 
+    /// The summary of route `id`, decoding only what a summary shows.
+    func summary(_ id: RouteID) -> RouteSummary? {
+        guard let index = rowOf[id].map(Int.init) else { return nil }
+        let row = rows[index]
+        let metadata = StoredMetadata(MetadataView(checked: metadataSlice(row)), summaryOnly: true)
+        return row.shape.summary(id: id, metadata: metadata)
+    }
+
     private func route(at index: Int) -> IndexedRoute {
         let row = rows[index]
-        var reader = ByteReader(metadataSlice(row))
-        // The bytes were read (or written) as metadata when the route came in.
-        guard let metadata = try? StoredMetadata(from: &reader) else {
-            preconditionFailure("the index's own encoding of route \(row.id)'s metadata does not read back")
-        }
+        // The bytes were checked (or written) as metadata when the route came in.
+        let metadata = StoredMetadata(MetadataView(checked: metadataSlice(row)))
         let extra = row.hasExtras ? extras[row.id] : nil
         return IndexedRoute(shape: row.shape, metadata: metadata, location: row.location,
                             editLocation: extra?.editLocation, recorded: extra?.recorded)

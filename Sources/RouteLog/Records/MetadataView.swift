@@ -18,12 +18,26 @@ struct MetadataView {
     /// Reads and checks one metadata from `r`.
     /// - Throws: ByteReader.Malformed naming the first rule broken.
     init(from r: inout ByteReader) throws {
+        try self.init(from: &r, checkingFields: true)
+    }
+
+    /// Reads metadata that a view checked before (bytes the index took in): its
+    /// extension's fields are not checked again.
+    init(checked bytes: ArraySlice<UInt8>) {
+        var r = ByteReader(bytes)
+        guard let view = try? MetadataView(from: &r, checkingFields: false) else {
+            preconditionFailure("metadata checked before does not read back")
+        }
+        self = view
+    }
+
+    private init(from r: inout ByteReader, checkingFields: Bool) throws {
         typealias Flag = FormatConstants.MetadataFlag
         let flags = try r.u8()
         guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
         shiftMs = try r.i64()
         // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
-        guard (-FormatConstants.latestTimestampMs...FormatConstants.latestTimestampMs).contains(shiftMs) else {
+        guard shiftMs >= -FormatConstants.latestTimestampMs, shiftMs <= FormatConstants.latestTimestampMs else {
             throw r.fail("time shift \(shiftMs) ms")
         }
         if flags & Flag.calories != 0 {
@@ -45,8 +59,10 @@ struct MetadataView {
         if flags & Flag.extensionFields != 0 {
             let length = try r.count(max: min(r.remaining, FormatConstants.maxExtensionBytes))
             extensionFields = try r.bytes(length)
-            var fields = ByteReader(extensionFields)
-            try Self.check(&fields)
+            if checkingFields {
+                var fields = ByteReader(extensionFields)
+                try Self.check(&fields)
+            }
         }
     }
 

@@ -64,8 +64,9 @@ struct RouteShape: Equatable, Sendable {
         south = try r.i32(); west = try r.i32(); north = try r.i32(); east = try r.i32()
         startLat = try r.i32(); startLon = try r.i32(); endLat = try r.i32(); endLon = try r.i32()
         // Times past 1970...2200 are no writer's and would overflow `firstMs + shiftMs`.
-        let times = 0...FormatConstants.latestTimestampMs
-        guard pointCount >= 1, times.contains(firstMs), times.contains(durationMs), distance.isFinite, distance >= 0 else {
+        let latest = FormatConstants.latestTimestampMs
+        guard pointCount >= 1, firstMs >= 0, firstMs <= latest, durationMs >= 0, durationMs <= latest,
+              distance.isFinite, distance >= 0 else {
             throw r.fail("route shape has \(pointCount) points, first time \(firstMs) ms, duration \(durationMs) ms, distance \(distance)")
         }
     }

@@ -103,12 +103,15 @@ struct StoredMetadata: Equatable, Sendable {
     }
 
     /// The values of a checked view. Cannot fail: the view checked every rule.
-    init(_ view: MetadataView) {
+    /// `summaryOnly` leaves out what a ``RouteSummary`` does not show (notes, values,
+    /// grid cells, unknown fields): for listing, which makes one for every route.
+    init(_ view: MetadataView, summaryOnly: Bool = false) {
         shiftMs = view.shiftMs
         calories = view.calories
         distance = view.distance
         name = view.name.map { String(decoding: $0, as: UTF8.self) }
         view.forEachField { field, tag, value in
+            if summaryOnly, field == nil || field == .notes || field == .value || field == .cells { return }
             switch field {
             case .activity:
                 switch FormatConstants.ActivityCode(rawValue: value[value.startIndex])! {

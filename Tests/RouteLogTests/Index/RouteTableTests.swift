@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// The packed route table against a plain dictionary of the same routes: every lookup,
+/// listing and summary agrees after thousands of seeded inserts, replacements (with
+/// and without an edit or a recording), removals, and the repacking of its metadata
+/// bytes.
+@Suite struct RouteTableTests {
+    /// Metadata with every kind of field, sized by `notes` (large notes make dead bytes
+    /// pile up fast enough to repack).
+    static func metadata(_ g: inout SeededGenerator, notes: Int) -> StoredMetadata {
+        var m = StoredMetadata(RouteMetadata(name: Bool.random(using: &g) ? "Route \(g.next() % 1000) é" : nil,
+                                             calories: Bool.random(using: &g) ? Double(g.next() % 2000) : nil,
+                                             distance: Bool.random(using: &g) ? Double(g.next() % 50_000) / 3 : nil,
+                                             activity: [ActivityKind.walk, .ride, .custom("kayak"), nil][Int(g.next() % 4)],
+                                             notes: notes > 0 ? String(repeating: "n", count: notes) : nil,
+                                             tags: (0..<Int(g.next() % 3)).map { "tag\($0)" },
+                                             values: g.next() % 2 == 0 ? ["k": "v", "key2": "value"] : [:],
+                                             uuid: g.next() % 2 == 0 ? UUID() : nil),
+                           shiftMs: Int64(g.next() % 100_000) - 50_000)
+        if g.next() % 2 == 0 {
+            m.derived.stats = RouteStats(movingTime: Double(g.next() % 1000), maxSpeed: 3.5)
+            let latitudes: [Int64] = [100_000_000, 101_000_000], longitudes: [Int64] = [200_000_000, 200_500_000]
+            m.derived.cells = latitudes.withUnsafeBufferPointer { lat in
+                longitudes.withUnsafeBufferPointer { GridCells(latitudes: lat, longitudes: $0) }
+            }
+            m.derived.preview = RoutePreview(coordinates: [Coordinate(latitude: 1, longitude: 2), Coordinate(latitude: 1.5, longitude: 2.5)],
+                                             tolerance: 2)
+        }
+        if g.next() % 5 == 0 { m.unknownFields = [99, 2, 7, 7] }
+        // What the index holds is what its bytes read back as.
+        var w = ByteWriter(capacity: 256)
+        m.write(to: &w)
+        var r = ByteReader(w.bytes)
+        return try! StoredMetadata(from: &r)
+    }
+
+    static func route(_ g: inout SeededGenerator, notes: Int) -> IndexedRoute {
+        let location = RecordLocation(segment: UInt32(g.next() % 4 + 1), offset: Int64(g.next() % 1_000_000) + 20,
+                                      length: Int(g.next() % 5000) + 16)
+        let shape = RouteShape(points: Fixtures.sampleWalk(seed: g.next() % 50 + 1, points: 3).points, segmentStarts: [])
+        let metadata = metadata(&g, notes: notes)
+        var route = IndexedRoute(shape: shape, metadata: metadata, location: location)
+        switch g.next() % 6 {
+        case 0: route.editLocation = RecordLocation(segment: 2, offset: Int64(g.next() % 9999) + 20, length: 100)
+        case 1: route.recorded = IndexedRecording(start: location, startedMs: 5, metadata: metadata,
+                                                  chunks: [RecordedChunk(location: location, firstPoint: 0, pointCount: 3)])
+        default: break
+        }
+        return route
+    }
+
+    static func expectSame(_ table: RouteTable, _ reference: [RouteID: IndexedRoute]) {
+        #expect(table.count == reference.count)
+        #expect(Set(table.ids) == Set(reference.keys))
+        var seen = 0
+        for (id, route) in table {
+            #expect(reference[id] == route)
+            seen += 1
+        }
+        #expect(seen == reference.count)
+        for (id, route) in reference {
+            #expect(table[id] == route)
+            #expect(table.contains(id))
+            #expect(table.shape(id) == route.shape)
+            #expect(table.location(id) == route.location)
+            #expect(table.summary(id) == route.summary(id))
+        }
+        #expect(Set(table.starts.map { "\($0.id):\($0.start)" })
+                == Set(reference.map { "\($0.key):\($0.value.shape.firstMs + $0.value.metadata.shiftMs)" }))
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func agreesWithADictionaryThroughSeededChanges(_ seed: UInt64) {
+        var g = SeededGenerator(state: seed)
+        var table = RouteTable()
+        var reference: [RouteID: IndexedRoute] = [:]
+        for step in 0..<3000 {
+            let id = RouteID(g.next() % 300 + 1)
+            // Large notes now and then, so that replaced metadata piles up and is repacked.
+            let notes = g.next() % 8 == 0 ? 3000 : 0
+            switch g.next() % 4 {
+            case 0, 1:
+                let route = Self.route(&g, notes: notes)
+                #expect(table.updateValue(route, forKey: id) == reference.updateValue(route, forKey: id))
+            case 2:
+                #expect(table.removeValue(forKey: id) == reference.removeValue(forKey: id))
+            default:
+                guard var route = reference[id] else { continue }
+                route.edited(Self.metadata(&g, notes: notes), at: RecordLocation(segment: 3, offset: 77, length: 40))
+                table.updateValue(route, forKey: id)
+                reference[id] = route
+            }
+            if step % 500 == 0 { Self.expectSame(table, reference) }
+        }
+        Self.expectSame(table, reference)
+    }
+
+    @Test func aNewRouteFromAnIndexRecordKeepsItsBytesAndRefusesAStoredID() throws {
+        var g = SeededGenerator(state: 9)
+        let route = Self.route(&g, notes: 10)
+        var w = ByteWriter(capacity: 256)
+        route.metadata.write(to: &w)
+        var table = RouteTable()
+        let inserted = table.insertIfNew(RouteID(5), location: route.location, shape: route.shape, shiftMs: route.metadata.shiftMs,
+                                         encodedMetadata: w.bytes[...])
+        #expect(inserted)
+        #expect(table[RouteID(5)] == IndexedRoute(shape: route.shape, metadata: route.metadata, location: route.location))
+        let other = Self.route(&g, notes: 0)
+        let again = table.insertIfNew(RouteID(5), location: other.location, shape: other.shape, shiftMs: 0, encodedMetadata: [0][...])
+        #expect(!again)
+        #expect(table[RouteID(5)]?.metadata == route.metadata)
+        #expect(table.count == 1)
+    }
+
+    @Test func removingEveryRouteLeavesAnEmptyTableThatStillWorks() {
+        var g = SeededGenerator(state: 4)
+        var table = RouteTable()
+        var reference: [RouteID: IndexedRoute] = [:]
+        for i in 1...50 {
+            let route = Self.route(&g, notes: 100)
+            table.updateValue(route, forKey: RouteID(UInt64(i)))
+            reference[RouteID(UInt64(i))] = route
+        }
+        for i in 1...50 { table.removeValue(forKey: RouteID(UInt64(i))) }
+        #expect(table.isEmpty)
+        #expect(table[RouteID(1)] == nil)
+        let route = Self.route(&g, notes: 0)
+        table.updateValue(route, forKey: RouteID(7))
+        Self.expectSame(table, [RouteID(7): route])
+    }
+}
