@@ -192,7 +192,7 @@ struct RouteIndex: Sendable {
     mutating func withTotalsLedger<T>(zone: TimeZone, _ body: (inout TotalsLedger) -> T) -> T {
         if ledger?.zone != zone {
             var fresh = TotalsLedger(zone: zone)
-            for (_, id) in startOrder() { fresh.add(id, routes[id]!) }
+            for key in startOrder() { routes.addTotals(row: key.row, to: &fresh) }
             ledger = fresh
         }
         return body(&ledger!)
@@ -213,14 +213,14 @@ struct RouteIndex: Sendable {
     mutating func sortedSummaries() -> [RouteSummary] {
         if sortedCacheValid { return sortedCache }
         // Sort small keys, then build the summaries once, in order.
-        let sorted = startOrder().map { routes.summary($0.id)! }
+        let sorted = startOrder().map { routes.summary(row: $0.row) }
         sortedCache = sorted
         sortedCacheValid = true
         return sorted
     }
 
     /// Every route's start (ms) and id, sorted by start, then id.
-    private func startOrder() -> [(start: Int64, id: RouteID)] {
+    private func startOrder() -> [(start: Int64, id: RouteID, row: Int)] {
         var keys = routes.starts
         keys.sort { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
         return keys

@@ -64,9 +64,12 @@ struct RouteTable: Sendable {
     /// The ids of the live routes, in no particular order.
     var ids: [RouteID] { rows.map(\.id) }
 
-    /// Where each live route starts (its first time plus its shift, ms) and its id, in
-    /// no particular order: read from the rows, nothing decoded.
-    var starts: [(start: Int64, id: RouteID)] { rows.map { ($0.shape.firstMs + $0.shiftMs, $0.id) } }
+    /// Where each live route starts (its first time plus its shift, ms), its id and its
+    /// row (valid until the table next changes), in no particular order: read from the
+    /// rows, nothing decoded.
+    var starts: [(start: Int64, id: RouteID, row: Int)] {
+        rows.indices.map { (rows[$0].shape.firstMs + rows[$0].shiftMs, rows[$0].id, $0) }
+    }
 
     /// The shape of route `id`, read from its row.
     func shape(_ id: RouteID) -> RouteShape? { rowOf[id].map { rows[Int($0)].shape } }
@@ -172,8 +175,21 @@ struct RouteTable: Sendable {
 
     /// The summary of route `id`, decoding only what a summary shows.
     func summary(_ id: RouteID) -> RouteSummary? {
-        guard let index = rowOf[id].map(Int.init) else { return nil }
+        rowOf[id].map { summary(row: Int($0)) }
+    }
+
+    /// Counts the route in row `index` (from ``starts``, the table unchanged since) in
+    /// `ledger`, reading only the metadata's top (no field decoded).
+    func addTotals(row index: Int, to ledger: inout TotalsLedger) {
         let row = rows[index]
+        let view = MetadataView(checked: metadataSlice(row))
+        ledger.add(row.id, row.shape, shiftMs: row.shiftMs, distance: view.distance, calories: view.calories)
+    }
+
+    /// The summary of the route in row `index` (from ``starts``, the table unchanged since).
+    func summary(row index: Int) -> RouteSummary {
+        let row = rows[index]
+        let id = row.id
         let metadata = StoredMetadata(MetadataView(checked: metadataSlice(row)), summaryOnly: true)
         return row.shape.summary(id: id, metadata: metadata)
     }

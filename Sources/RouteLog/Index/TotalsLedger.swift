@@ -71,10 +71,16 @@ struct TotalsLedger: Sendable {
 
     /// Counts route `id` (not counted yet), from what its summary would say.
     mutating func add(_ id: RouteID, _ route: IndexedRoute) {
-        let day = day(startMs: route.shape.firstMs + route.metadata.shiftMs)
-        let member = Member(id: id, distance: route.metadata.distance ?? route.shape.distance,
-                            duration: Quantization.seconds(milliseconds: route.shape.durationMs),
-                            calories: route.metadata.calories ?? 0)
+        add(id, route.shape, shiftMs: route.metadata.shiftMs, distance: route.metadata.distance, calories: route.metadata.calories)
+    }
+
+    /// Counts route `id` (not counted yet) from its shape and the metadata's values
+    /// that totals use.
+    mutating func add(_ id: RouteID, _ shape: RouteShape, shiftMs: Int64, distance: Double?, calories: Double?) {
+        let day = day(startMs: shape.firstMs + shiftMs)
+        let member = Member(id: id, distance: distance ?? shape.distance,
+                            duration: Quantization.seconds(milliseconds: shape.durationMs),
+                            calories: calories ?? 0)
         dayOf[id] = day
         days[day, default: Day()].add(member)
         dayChanged(day)
