@@ -77,6 +77,19 @@ struct RouteTable: Sendable {
     /// The location of route `id`'s RoutePut (or RecordingFinish), read from its row.
     func location(_ id: RouteID) -> RecordLocation? { rowOf[id].map { rows[Int($0)].location } }
 
+    /// The finished recordings not merged yet (few): their routes, metadata decoded.
+    var recordedRoutes: [(id: RouteID, route: IndexedRoute)] {
+        extras.compactMap { id, extra in extra.recorded == nil ? nil : self[id].map { (id, $0) } }
+    }
+
+    /// The first route (in no particular order) whose record location satisfies `test`.
+    func firstID(where test: (RecordLocation) -> Bool) -> RouteID? {
+        rows.first { test($0.location) }?.id
+    }
+
+    /// Points of every live route, from the rows.
+    var pointCount: Int { rows.reduce(0) { $0 + Int($1.shape.pointCount) } }
+
     /// Calls `body` with every live route's id, location and shape, nothing decoded.
     func forEachRow(_ body: (RouteID, RecordLocation, RouteShape) throws -> Void) rethrows {
         for row in rows { try body(row.id, row.location, row.shape) }
@@ -232,6 +245,4 @@ extension RouteTable: Sequence {
     /// Every live route, its metadata decoded, in no particular order.
     var values: [IndexedRoute] { rows.indices.map(route(at:)) }
 
-    /// The ids of the live routes, in no particular order.
-    var keys: [RouteID] { ids }
 }

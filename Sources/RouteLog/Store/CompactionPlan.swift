@@ -49,10 +49,11 @@ struct CompactionPlan {
         // A finished recording becomes one RoutePut only when every segment holding one
         // of its records is rewritten (CompactionCopy merges it then, else copies it as
         // it is): once one of them is selected, the others come too, unless damaged.
+        let recorded = index.routes.recordedRoutes
         var grew = true
         while grew {
             grew = false
-            for route in index.routes.values {
+            for (_, route) in recorded {
                 guard let recording = route.recorded else { continue }
                 let parts = Set(recording.locations.map(\.segment) + [route.location.segment])
                 guard !parts.isSubset(of: selected), !parts.isDisjoint(with: selected),
@@ -91,7 +92,7 @@ struct CompactionPlan {
     /// Per segment, the bytes of finished recordings' starts and chunks.
     private static func chunkedBytes(_ index: RouteIndex) -> [UInt32: Int64] {
         var bytes: [UInt32: Int64] = [:]
-        for route in index.routes.values {
+        for (_, route) in index.routes.recordedRoutes {
             guard let recording = route.recorded else { continue }
             for part in recording.locations { bytes[part.segment, default: 0] += Int64(part.length) }
         }

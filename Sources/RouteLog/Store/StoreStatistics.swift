@@ -128,7 +128,7 @@ extension RouteStore {
                 return .init(number: segment.number, name: FormatConstants.segmentName(segment.number), bytes: segment.end,
                              liveBytes: live, deadBytes: max(0, segment.recordBytes - live))
             }
-            let points = s.index.routes.values.reduce(0) { $0 + Int($1.shape.pointCount) }
+            let points = s.index.routes.pointCount
             let live = segments.reduce(0) { $0 + $1.liveBytes }
             let recordings = s.index.recordings.sorted { $0.key < $1.key }.map { id, recording in
                 StoreStatistics.Recording(id: id, startedAt: Quantization.date(milliseconds: recording.startedMs), name: recording.metadata.name,
@@ -143,7 +143,7 @@ extension RouteStore {
                 bytesPerPoint: points == 0 ? 0 : Double(live) / Double(points),
                 compressionRatio: live == 0 ? 0 : Double(points * 24) / Double(live),
                 writerPID: nil, recordingsInProgress: recordings,
-                chunkedRoutes: s.index.routes.values.filter { $0.recorded != nil }.count)
+                chunkedRoutes: s.index.routes.recordedRoutes.count)
         }
         stats.writes = try state.withLock { s in try s.checkOpen(); return s.writes }
         compaction.status.withLock { c in

@@ -78,11 +78,12 @@ struct StoreVerifier {
                                              routeID: nil, message: "the segment could not be read: \(error)"))
             }
             for range in scanner.damage {
-                let hit = snapshot.index.routes.first { $0.value.location.segment == segment.number
-                    && $0.value.location.offset < range.offset + range.length && $0.value.location.end > range.offset }
+                let hit = snapshot.index.routes.firstID {
+                    $0.segment == segment.number && $0.offset < range.offset + range.length && $0.end > range.offset
+                }
                 report.problems.append(.init(kind: .damagedBytes, path: range.path, offset: range.offset, length: range.length,
-                                             routeID: hit?.key,
-                                             message: "\(range.length) bytes are no valid record" + (hit.map { "; they held route \($0.key)" } ?? "")))
+                                             routeID: hit,
+                                             message: "\(range.length) bytes are no valid record" + (hit.map { "; they held route \($0)" } ?? "")))
             }
             if scanner.tailLength > 0 {
                 report.tornTails.append(.init(kind: .damagedBytes, path: segment.path, offset: scanner.validEnd,
@@ -206,7 +207,7 @@ struct StoreVerifier {
                                              length: nil, routeID: id, message: "the index and the segments disagree about route \(id)"))
             }
         }
-        for id in fromSegments.routes.keys where index.routes[id] == nil {
+        for id in fromSegments.routes.ids where !index.routes.contains(id) {
             report.problems.append(.init(kind: .indexMismatch, path: directory, offset: 0, length: nil, routeID: id,
                                          message: "route \(id) is live in the segments but not in the index"))
         }

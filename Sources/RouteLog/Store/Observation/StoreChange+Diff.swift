@@ -9,22 +9,22 @@ extension StoreChange {
         for (id, recording) in new.recordings {
             if let before = old.recordings[id] {
                 if before.pointCount != recording.pointCount { flushed.append(id) }
-            } else if old.routes[id] == nil {
+            } else if !old.routes.contains(id) {
                 started.append(id)
                 if recording.pointCount > 0 { flushed.append(id) }
             }
         }
         for id in old.recordings.keys where new.recordings[id] == nil {
-            if new.routes[id] != nil { finished.append(id) } else { discarded.append(id) }
+            if new.routes.contains(id) { finished.append(id) } else { discarded.append(id) }
         }
-        for (id, route) in new.routes {
-            if let before = old.routes[id] {
-                if before.metadata != route.metadata { edited.append(id) }
+        for id in new.routes.ids {
+            if old.routes.contains(id) {
+                if !new.routes.sameMetadata(id, in: old.routes) { edited.append(id) }
             } else if old.recordings[id] == nil {
                 saved.append(id)
             }
         }
-        for id in old.routes.keys where new.routes[id] == nil { deleted.append(id) }
+        for id in old.routes.ids where !new.routes.contains(id) { deleted.append(id) }
         let kinds: [(RouteID) -> StoreChange] = [
             StoreChange.recordingStarted, StoreChange.recordingFlushed, StoreChange.recordingFinished,
             StoreChange.recordingDiscarded, StoreChange.saved, StoreChange.edited, StoreChange.deleted,
