@@ -90,9 +90,10 @@ struct RouteTable: Sendable {
     /// Points of every live route, from the rows.
     var pointCount: Int { rows.reduce(0) { $0 + Int($1.shape.pointCount) } }
 
-    /// Calls `body` with every live route's id, location and shape, nothing decoded.
-    func forEachRow(_ body: (RouteID, RecordLocation, RouteShape) throws -> Void) rethrows {
-        for row in rows { try body(row.id, row.location, row.shape) }
+    /// Calls `body` with every live route's id, shape and start (its first time plus
+    /// its shift, ms), nothing decoded.
+    func forEachRow(_ body: (RouteID, RouteShape, Int64) throws -> Void) rethrows {
+        for row in rows { try body(row.id, row.shape, row.shape.firstMs + row.shiftMs) }
     }
 
     /// Stores `route` under `id`, returning the route it replaces, if any.

@@ -38,13 +38,21 @@ struct QueryMatcher {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 
+    /// The tests that need only a route's shape and start (ms): false when the route
+    /// cannot match, so that its metadata need not be decoded.
+    func mayMatch(_ shape: RouteShape, startMs start: Int64) -> Bool {
+        if let fromMs, start < fromMs { return false }
+        if let toMs, start >= toMs { return false }
+        if let box, !box.meets(south: shape.south, west: shape.west, north: shape.north, east: shape.east) { return false }
+        if let pass, !pass.meets(south: shape.south, west: shape.west, north: shape.north, east: shape.east) { return false }
+        return true
+    }
+
     /// The test of everything the index holds; `.needsPoints` when only the route's
     /// points can tell whether it passes through the area.
     func test(_ route: IndexedRoute) -> Answer {
         let shape = route.shape, metadata = route.metadata
-        let start = shape.firstMs + metadata.shiftMs
-        if let fromMs, start < fromMs { return .no }
-        if let toMs, start >= toMs { return .no }
+        guard mayMatch(shape, startMs: shape.firstMs + metadata.shiftMs) else { return .no }
         if let kinds = query.activities {
             guard let kind = metadata.activity, kinds.contains(kind) else { return .no }
         }
@@ -52,9 +60,7 @@ struct QueryMatcher {
         if let foldedName {
             guard let name = metadata.name, Self.fold(name).contains(foldedName) else { return .no }
         }
-        if let box, !box.meets(south: shape.south, west: shape.west, north: shape.north, east: shape.east) { return .no }
         if let pass {
-            guard pass.meets(south: shape.south, west: shape.west, north: shape.north, east: shape.east) else { return .no }
             // Without cells (a route saved before they existed) the points decide.
             guard let cells = metadata.derived.cells else { return .needsPoints }
             switch pass.test(cells) {

@@ -36,7 +36,11 @@ extension RouteStore {
                     if let route = s.index.routes[id] { sort(id, route) }
                 }
             } else {
-                for (id, route) in s.index.routes { sort(id, route) }
+                // Dates and boxes are read from the index's rows; only the routes that
+                // pass them have their metadata decoded.
+                s.index.routes.forEachRow { id, shape, start in
+                    if matcher.mayMatch(shape, startMs: start), let route = s.index.routes[id] { sort(id, route) }
+                }
             }
             return (sure, unsure, s.segments)
         }
