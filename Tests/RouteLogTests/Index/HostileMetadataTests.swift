@@ -91,4 +91,45 @@ import Testing
         try store.delete(named)
         #expect(try store.summaries().map(\.id) == [other])
     }
+
+    /// Stored metadata whose extension keeps the 64 KiB limit, its notes, keys and values
+    /// invalid UTF-8: decoded and encoded again, its extension is about twice the limit.
+    static func growingMetadata() throws -> (bytes: [UInt8], metadata: StoredMetadata) {
+        var fields = ByteWriter(capacity: 48 << 10)
+        func field(_ tag: FormatConstants.MetadataField, _ value: [UInt8]) {
+            fields.varint(tag.rawValue)
+            fields.varint(value.count)
+            fields.append(contentsOf: value)
+        }
+        let invalid = { (count: Int) in [UInt8](repeating: 0xFF, count: count) }
+        field(.notes, invalid(FormatConstants.maxNotesBytes))
+        for i in 0..<FormatConstants.maxValues {
+            let key = Array("k\(i)-".utf8) + invalid(FormatConstants.maxValueKeyBytes - 5)
+            field(.value, [UInt8(key.count)] + key + invalid(FormatConstants.maxValueBytes))
+        }
+        var w = ByteWriter(capacity: fields.bytes.count + 16)
+        w.u8(FormatConstants.MetadataFlag.extensionFields)
+        w.i64(0)
+        w.varint(fields.bytes.count)
+        w.append(contentsOf: fields.bytes)
+        var r = ByteReader(w.bytes[...])
+        let metadata = try StoredMetadata(from: &r)
+        return (w.bytes, metadata)
+    }
+
+    @Test func decodedMetadataLongerThanTheLimitsOnceEncodedIsKept() throws {
+        let (bytes, metadata) = try Self.growingMetadata()
+        #expect(bytes.count <= FormatConstants.maxExtensionBytes + 16)
+        #expect(metadata.values.count == FormatConstants.maxValues)
+        var again = ByteWriter(capacity: 128 << 10)
+        metadata.write(to: &again)
+        #expect(again.bytes.count > FormatConstants.maxExtensionBytes)
+
+        let shape = RouteShape(points: Fixtures.sampleWalk(seed: 3, points: 5).points, segmentStarts: [])
+        let route = IndexedRoute(shape: shape, metadata: metadata, location: RecordLocation(segment: 1, offset: 20, length: 100))
+        var table = RouteTable()
+        table.updateValue(route, forKey: RouteID(7))
+        #expect(table[RouteID(7)] == route)
+        #expect(table.summary(RouteID(7)) == route.summary(RouteID(7)))
+    }
 }
