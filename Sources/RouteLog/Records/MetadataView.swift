@@ -18,48 +18,51 @@ struct MetadataView {
     /// Reads and checks one metadata from `r`.
     /// - Throws: ByteReader.Malformed naming the first rule broken.
     init(from r: inout ByteReader) throws {
-        try self.init(from: &r, checkingFields: true)
+        try self.init(from: &r, checking: true)
     }
 
-    /// Reads metadata that a view checked before (bytes the index took in): its
-    /// extension's fields are not checked again.
+    /// Reads metadata the index holds: bytes a view checked when they came in, or
+    /// bytes ``StoredMetadata/write(to:)`` made of decoded metadata. Only their layout is
+    /// read, no rule checked again: decoding and encoding again can lengthen what was
+    /// stored (each byte of invalid UTF-8 becomes a three-byte replacement character),
+    /// so a name or an extension may now be longer than a stored one may be.
     init(checked bytes: ArraySlice<UInt8>) {
         var r = ByteReader(bytes)
-        guard let view = try? MetadataView(from: &r, checkingFields: false) else {
+        guard let view = try? MetadataView(from: &r, checking: false) else {
             preconditionFailure("metadata checked before does not read back")
         }
         self = view
     }
 
-    private init(from r: inout ByteReader, checkingFields: Bool) throws {
+    private init(from r: inout ByteReader, checking: Bool) throws {
         typealias Flag = FormatConstants.MetadataFlag
         let flags = try r.u8()
         guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
         shiftMs = try r.i64()
         // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
-        guard shiftMs >= -FormatConstants.latestTimestampMs, shiftMs <= FormatConstants.latestTimestampMs else {
+        guard !checking || (shiftMs >= -FormatConstants.latestTimestampMs && shiftMs <= FormatConstants.latestTimestampMs) else {
             throw r.fail("time shift \(shiftMs) ms")
         }
         if flags & Flag.calories != 0 {
             let v = try r.f64()
-            guard v.isFinite, v >= 0 else { throw r.fail("calories \(v)") }
+            guard !checking || (v.isFinite && v >= 0) else { throw r.fail("calories \(v)") }
             calories = v
         }
         if flags & Flag.distance != 0 {
             let v = try r.f64()
-            guard v.isFinite, v >= 0 else { throw r.fail("distance \(v)") }
+            guard !checking || (v.isFinite && v >= 0) else { throw r.fail("distance \(v)") }
             distance = v
         }
         if flags & Flag.name != 0 {
             let length = Int(try r.u16())
-            guard length <= FormatConstants.maxNameBytes else { throw r.fail("name of \(length) bytes") }
+            guard !checking || length <= FormatConstants.maxNameBytes else { throw r.fail("name of \(length) bytes") }
             name = try r.bytes(length)
         }
         extensionFields = []
         if flags & Flag.extensionFields != 0 {
-            let length = try r.count(max: min(r.remaining, FormatConstants.maxExtensionBytes))
+            let length = try r.count(max: checking ? min(r.remaining, FormatConstants.maxExtensionBytes) : r.remaining)
             extensionFields = try r.bytes(length)
-            if checkingFields {
+            if checking {
                 var fields = ByteReader(extensionFields)
                 try Self.check(&fields)
             }
