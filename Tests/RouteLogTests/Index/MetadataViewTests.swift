@@ -22,21 +22,26 @@ import Testing
         return w.bytes
     }
 
+    /// Every cut of `bytes` short of its end, and every single bit flipped.
+    static func damaged(_ bytes: [UInt8]) -> [[UInt8]] {
+        var variants: [[UInt8]] = (0..<bytes.count).map { Array(bytes.prefix($0)) }
+        for i in bytes.indices {
+            for bit in 0..<8 {
+                var flipped = bytes
+                flipped[i] ^= UInt8(1 << bit)
+                variants.append(flipped)
+            }
+        }
+        return variants
+    }
+
     @Test func derivedFieldsAreCheckedExactlyAsTheyAreRead() throws {
         let metadata = try Self.savedMetadata(seed: 3)
         var values: [(FormatConstants.MetadataField, [UInt8])] = []
         metadata.derived.write { values.append(($0, $1)) }
         #expect(values.count == 3)
         for (tag, value) in values {
-            var variants: [[UInt8]] = (0...value.count).map { Array(value.prefix($0)) }
-            for i in value.indices {
-                for bit in 0..<8 {
-                    var flipped = value
-                    flipped[i] ^= UInt8(1 << bit)
-                    variants.append(flipped)
-                }
-            }
-            for bytes in variants {
+            for bytes in Self.damaged(value) + [value] {
                 var read = DerivedFields()
                 let readError = (try? read.read(tag, bytes[...])) == nil
                 let checkError = (try? DerivedFields.check(tag, bytes[...])) == nil
@@ -48,14 +53,7 @@ import Testing
     @Test func whateverAViewAcceptsReadsBackTheSame() throws {
         let bytes = Self.encoded(try Self.savedMetadata(seed: 5))
         var accepted = 0
-        var variants: [[UInt8]] = (0..<bytes.count).map { Array(bytes.prefix($0)) }
-        for i in bytes.indices {
-            for bit in 0..<8 {
-                var flipped = bytes
-                flipped[i] ^= UInt8(1 << bit)
-                variants.append(flipped)
-            }
-        }
+        let variants = Self.damaged(bytes)
         for variant in variants {
             var r = ByteReader(variant)
             guard let view = try? MetadataView(from: &r) else { continue }
