@@ -12,13 +12,14 @@ struct ColumnEncoderV2 {
     /// Each residual's token, so that writing does not work it out again.
     private let tokenBytes: UnsafeMutablePointer<UInt8>
     private let capacity: Int
-    /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value.
+    /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value, and
+    /// the 8 bytes past its end that ``BitStreamWriter`` may store into.
     private static let bytesPerValue = 10
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         residuals = .allocate(capacity: self.capacity)
-        streamBytes = .allocate(capacity: Self.bytesPerValue * self.capacity + 64)
+        streamBytes = .allocate(capacity: Self.bytesPerValue * self.capacity + 128)
         counts = .allocate(capacity: 4 * V2.valueTokens)
         tokenBytes = .allocate(capacity: self.capacity)
     }
@@ -52,7 +53,7 @@ struct ColumnEncoderV2 {
             }
             header.varint(ResidualToken.zigzag(model.bias))
             header.varint(UInt64(model.divisor))
-            let plan = CodePlan(residuals: UnsafeBufferPointer(start: residuals, count: k),
+            let plan = CodePlan(tokens: UnsafeBufferPointer(start: tokenBytes, count: k),
                                 tokenCounts: UnsafeBufferPointer(start: counts, count: V2.valueTokens))
             encoding |= plan.runs ? V2.zeroRuns : 0
             let streamCount = !plan.runs && k >= 256 ? 4 : 1
@@ -118,44 +119,35 @@ struct ColumnEncoderV2 {
     }
 
     /// Writes residuals `first`, `first + step`, ... as one stream; returns its bytes.
-    /// Shaped for speed: the bit buffer lives in locals, one table load gives a token's
-    /// code, length and extra-bit count, and whole 32-bit words are stored.
+    /// Shaped for speed: one table load gives a token's code, length and extra-bit
+    /// count, and code and extra bits go out in one put (``BitStreamWriter``, which
+    /// has no branch on how full its buffer is).
     private func writeStream(_ first: Int, every step: Int, of k: Int, _ plan: CodePlan,
                              into start: UnsafeMutablePointer<UInt8>) -> Int {
         let send = plan.sendTable, u = residuals, tokens = tokenBytes
-        var accumulator: UInt64 = 0, pending: UInt64 = 0, next = start
+        var writer = BitStreamWriter(start)
         var i = first
         while i < k {
             let value = u[i]
             let s = send[Int(tokens[i])]
             let length = (s &>> 32) & 0xFF, extra = s &>> 40
             let extraBits = value & ((1 &<< extra) &- 1)
-            if length + extra <= 32 {
-                accumulator |= ((s & 0xFFFF_FFFF) | extraBits &<< length) &<< pending
-                pending += length + extra
+            if length + extra <= UInt64(BitStreamWriter.maxPut) {
+                writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(truncatingIfNeeded: length + extra))
             } else {
-                // A long value (over 32 bits of code and extra): its pieces one by one.
-                var writer = BitStreamWriter(resuming: next, accumulator, Int(pending))
+                // A long value (over 56 bits of code and extra): its pieces one by one.
                 writer.put(s & 0xFFFF_FFFF, Int(length))
                 writer.putLong(extraBits, Int(extra))
-                (next, accumulator, pending) = writer.state
-            }
-            if pending >= 32 {
-                UnsafeMutableRawPointer(next).storeBytes(of: UInt32(truncatingIfNeeded: accumulator).littleEndian, as: UInt32.self)
-                next += 4
-                accumulator &>>= 32
-                pending -= 32
             }
             i += step
         }
-        var writer = BitStreamWriter(resuming: next, accumulator, Int(pending))
-        return writer.finish(from: start)
+        return writer.finish()
     }
 
     /// One stream with zero runs: each run of u = 0 is one run token.
     private func writeRuns(_ k: Int, _ plan: CodePlan) -> (start: Int, length: Int) {
         var writer = BitStreamWriter(streamBytes)
-        let u = residuals
+        let u = residuals, tokens = UnsafePointer(tokenBytes)
         var i = 0
         while i < k {
             if u[i] != 0 {
@@ -163,8 +155,7 @@ struct ColumnEncoderV2 {
                 i += 1
                 continue
             }
-            var end = i + 1
-            while end < k && u[end] == 0 { end += 1 }
+            let end = ZeroRunScan.nextNonzero(tokens, from: i + 1, end: k)
             plan.putRun(end - i, &writer)
             i = end
         }
