@@ -21,16 +21,11 @@ struct RouteStatistics: Equatable, Sendable {
     init(track: TrackScratch, segmentStarts: [Int]) {
         let lat = track.latitudes, lon = track.longitudes, time = track.times, n = track.count
         guard n > 1 else { return }
-        // Short steps are measured first, two at a time; the others here, one by one.
-        let lengths = UnsafeMutablePointer<Double>.allocate(capacity: n)
-        defer { lengths.deallocate() }
-        ShortStepLengths.fill(lengths, latitudes: lat, longitudes: lon, count: n)
         var breaks = SegmentBreaks(segmentStarts)
         var distance = 0.0, moving = 0.0
         for i in 1..<n {
             if breaks.isBreak(i) { continue }  // the step into a segment start is not travelled
-            var length = lengths[i]
-            if length == ShortStepLengths.notShort { length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
+            let length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i])
             guard length.isFinite else { continue }
             distance += length
             let seconds = time[i] - time[i - 1]

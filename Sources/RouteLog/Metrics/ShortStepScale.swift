@@ -25,23 +25,4 @@ enum ShortStepScale {
         a = a * t + 110574.2758215948; b = b * t + 111319.49079327367
         return (a, b)
     }
-
-    /// ``metresPerDegree(phiSquared:)`` for two latitudes at once, lane by lane: the same
-    /// coefficients and the same IEEE operations in each lane (no fused multiply-add),
-    /// so each lane is the scalar result to the bit (ShortStepLengthsTests checks it).
-    @inline(__always)
-    static func metresPerDegree(phiSquared t: SIMD2<Double>) -> (latitude: SIMD2<Double>, longitude: SIMD2<Double>) {
-        var a = SIMD2<Double>(repeating: -5.658196768749568e-07), b = SIMD2<Double>(repeating: 9.61396098135164e-07)
-        a = a * t + 9.169268464512905e-06; b = b * t - 3.063842378008177e-05
-        a = a * t - 3.7989299625016445e-06; b = b * t + 0.0004314527319338828
-        a = a * t - 0.0016794612376222168; b = b * t - 0.00190454382943943
-        a = a * t + 0.026550816991306073; b = b * t - 0.048105726246324636
-        a = a * t - 0.14451676820205006; b = b * t + 1.186548170359169
-        a = a * t - 1.7386331620677937; b = b * t - 11.334652171588964
-        a = a * t + 43.2267816196751; b = b * t - 62.59565513570375
-        a = a * t - 360.82181729270957; b = b * t + 4329.676660380222
-        a = a * t + 1110.3393291827026; b = b * t - 55287.13791080382
-        a = a * t + 110574.2758215948; b = b * t + 111319.49079327367
-        return (a, b)
-    }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// The two-lane farthest scan picks the point one scan in order picks (the first of the
+/// The two-tracker farthest scan picks the point one scan in order picks (the first of the
 /// farthest, DerivedFieldsFastPathTests.referenceFarthest) on whole walks and random
 /// lines, over long and short spans, odd and even lengths.
 @Suite struct FarthestScanTests {
