@@ -7,8 +7,11 @@ final class CodePlan {
     let runs: Bool
     let code: HuffmanCode
     /// Per symbol: code bits (reversed) in bits 0-31, code length in bits 32-39, extra
-    /// bits in 40-47: one load per value in the write loop.
+    /// bits in 40-47, code and extra bits together in 48-55: one load per value in the
+    /// write loop.
     private let send: UnsafeMutablePointer<UInt64>
+    /// Per symbol: the mask of its extra bits, so the write loop needs no shift for it.
+    private let extraMasks: UnsafeMutablePointer<UInt64>
 
     /// Builds the cheaper code for residuals whose tokens are `tokens` (one byte each;
     /// 0 exactly for the value 0), counted into `tokenCounts` (``valueTokens`` entries)
@@ -39,17 +42,26 @@ final class CodePlan {
         runs = choice.runs
         code = choice.code
         send = .allocate(capacity: HuffmanCode.symbolCount)
+        extraMasks = .allocate(capacity: HuffmanCode.symbolCount)
         let (bits, lengths) = code.codes()
         for symbol in 0..<HuffmanCode.symbolCount {
             let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol - V2.valueTokens
             send[symbol] = UInt64(bits[symbol]) | UInt64(lengths[symbol]) << 32 | UInt64(extra) << 40
+                | (UInt64(lengths[symbol]) + UInt64(extra)) << 48
+            extraMasks[symbol] = (1 << UInt64(extra)) - 1
         }
     }
 
     /// Per symbol: code bits, length and extra bits packed (see the stored property).
     var sendTable: UnsafePointer<UInt64> { UnsafePointer(send) }
 
-    deinit { send.deallocate() }
+    /// Per symbol: the mask of its extra bits.
+    var extraMaskTable: UnsafePointer<UInt64> { UnsafePointer(extraMasks) }
+
+    deinit {
+        send.deallocate()
+        extraMasks.deallocate()
+    }
 
     /// A code for `counts` (run tokens ignored unless `withRuns`) and the bits it would
     /// write: codes, extra bits and the lengths table.
@@ -96,7 +108,7 @@ final class CodePlan {
     /// stream's path; the plain streams inline the same steps).
     func put(_ u: UInt64, _ writer: inout BitStreamWriter) {
         let s = send[ResidualToken.token(u)]
-        let length = (s >> 32) & 0xFF, extra = s >> 40
+        let length = (s >> 32) & 0xFF, extra = (s >> 40) & 0xFF
         let extraBits = u & ((1 &<< extra) &- 1)
         if length + extra <= UInt64(BitStreamWriter.maxPut) {
             writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(length + extra))

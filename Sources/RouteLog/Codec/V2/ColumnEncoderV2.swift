@@ -124,20 +124,20 @@ struct ColumnEncoderV2 {
     /// has no branch on how full its buffer is).
     private func writeStream(_ first: Int, every step: Int, of k: Int, _ plan: CodePlan,
                              into start: UnsafeMutablePointer<UInt8>) -> Int {
-        let send = plan.sendTable, u = residuals, tokens = tokenBytes
+        let send = plan.sendTable, masks = plan.extraMaskTable, u = residuals, tokens = tokenBytes
         var writer = BitStreamWriter(start)
         var i = first
         while i < k {
-            let value = u[i]
-            let s = send[Int(tokens[i])]
-            let length = (s &>> 32) & 0xFF, extra = s &>> 40
-            let extraBits = value & ((1 &<< extra) &- 1)
-            if length + extra <= UInt64(BitStreamWriter.maxPut) {
-                writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(truncatingIfNeeded: length + extra))
+            let token = Int(tokens[i])
+            let s = send[token]
+            let length = (s &>> 32) & 0xFF, total = s &>> 48
+            let extraBits = u[i] & masks[token]
+            if total <= UInt64(BitStreamWriter.maxPut) {
+                writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(truncatingIfNeeded: total))
             } else {
                 // A long value (over 56 bits of code and extra): its pieces one by one.
                 writer.put(s & 0xFFFF_FFFF, Int(length))
-                writer.putLong(extraBits, Int(extra))
+                writer.putLong(extraBits, Int((s &>> 40) & 0xFF))
             }
             i += step
         }
