@@ -12,6 +12,9 @@ final class CodePlan {
     private let send: UnsafeMutablePointer<UInt64>
     /// Per symbol: the mask of its extra bits, so the write loop needs no shift for it.
     private let extraMasks: UnsafeMutablePointer<UInt64>
+    /// The most bits one value takes, code and extra bits, over the symbols the code
+    /// has (0 for none).
+    let longestValue: Int
 
     /// Builds the cheaper code for residuals whose tokens are `tokens` (one byte each;
     /// 0 exactly for the value 0), counted into `tokenCounts` (``valueTokens`` entries)
@@ -44,12 +47,15 @@ final class CodePlan {
         send = .allocate(capacity: HuffmanCode.symbolCount)
         extraMasks = .allocate(capacity: HuffmanCode.symbolCount)
         let (bits, lengths) = code.codes()
+        var longest = 0
         for symbol in 0..<HuffmanCode.symbolCount {
             let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol - V2.valueTokens
             send[symbol] = UInt64(bits[symbol]) | UInt64(lengths[symbol]) << 32 | UInt64(extra) << 40
                 | (UInt64(lengths[symbol]) + UInt64(extra)) << 48
             extraMasks[symbol] = (1 << UInt64(extra)) - 1
+            if lengths[symbol] > 0 { longest = max(longest, Int(lengths[symbol]) + extra) }
         }
+        longestValue = longest
     }
 
     /// Per symbol: code bits, length and extra bits packed (see the stored property).

@@ -127,6 +127,19 @@ struct ColumnEncoderV2 {
         let send = plan.sendTable, masks = plan.extraMaskTable, u = residuals, tokens = tokenBytes
         var writer = BitStreamWriter(start)
         var i = first
+        if 2 * plan.longestValue <= BitStreamWriter.maxPut {
+            // Two values a put when any two fit: the writer's buffer is a chain from one
+            // put to the next, and this halves its length.
+            while i + step < k {
+                let t0 = Int(tokens[i]), t1 = Int(tokens[i + step])
+                let s0 = send[t0], s1 = send[t1]
+                let bits0 = (s0 & 0xFFFF_FFFF) | (u[i] & masks[t0]) &<< ((s0 &>> 32) & 0xFF)
+                let bits1 = (s1 & 0xFFFF_FFFF) | (u[i + step] & masks[t1]) &<< ((s1 &>> 32) & 0xFF)
+                let total0 = s0 &>> 48
+                writer.put(bits0 | bits1 &<< total0, Int(truncatingIfNeeded: total0 + s1 &>> 48))
+                i += 2 * step
+            }
+        }
         while i < k {
             let token = Int(tokens[i])
             let s = send[token]
