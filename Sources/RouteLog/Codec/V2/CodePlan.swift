@@ -7,28 +7,33 @@ final class CodePlan {
     let runs: Bool
     let code: HuffmanCode
     /// Per symbol: code bits (reversed) in bits 0-31, code length in bits 32-39, extra
-    /// bits in 40-47: one load per value in the write loop.
+    /// bits in 40-47, code and extra bits together in 48-55: one load per value in the
+    /// write loop.
     private let send: UnsafeMutablePointer<UInt64>
+    /// Per symbol: the mask of its extra bits, so the write loop needs no shift for it.
+    private let extraMasks: UnsafeMutablePointer<UInt64>
+    /// The most bits one value takes, code and extra bits, over the symbols the code
+    /// has (0 for none).
+    let longestValue: Int
 
-    /// Builds the cheaper code for `residuals` (values u), whose value tokens were
-    /// counted into `tokenCounts` (``valueTokens`` entries) as they were made.
-    init(residuals u: UnsafeBufferPointer<UInt64>, tokenCounts: UnsafeBufferPointer<UInt32>) {
+    /// Builds the cheaper code for residuals whose tokens are `tokens` (one byte each;
+    /// 0 exactly for the value 0), counted into `tokenCounts` (``valueTokens`` entries)
+    /// as they were made.
+    init(tokens: UnsafeBufferPointer<UInt8>, tokenCounts: UnsafeBufferPointer<UInt32>) {
         var counts = [UInt32](repeating: 0, count: HuffmanCode.symbolCount)
         for t in 0..<V2.valueTokens { counts[t] = tokenCounts[t] }
         let zeros = Int(counts[0])
-        // Zero runs pay only when zeros are common; counting runs needs another pass.
-        let tryRuns = zeros * 16 >= u.count
-        if tryRuns {
-            var run = 0
-            for value in u {
-                if value == 0 {
-                    run += 1
-                } else if run > 0 {
-                    counts[V2.valueTokens + ResidualToken.runToken(run)] += 1
-                    run = 0
-                }
+        // Zero runs pay only when zeros are common; counting runs needs another pass,
+        // which jumps from run to run (``ZeroRunScan``).
+        let tryRuns = zeros * 16 >= tokens.count
+        if tryRuns, let t = tokens.baseAddress {
+            let k = tokens.count
+            var start = ZeroRunScan.nextZero(t, from: 0, end: k)
+            while start < k {
+                let end = ZeroRunScan.nextNonzero(t, from: start + 1, end: k)
+                counts[V2.valueTokens + ResidualToken.runToken(end - start)] += 1
+                start = end < k ? ZeroRunScan.nextZero(t, from: end + 1, end: k) : k
             }
-            if run > 0 { counts[V2.valueTokens + ResidualToken.runToken(run)] += 1 }
         }
         let plain = Self.build(counts, withRuns: false)
         var choice = (runs: false, code: plain.code)
@@ -40,17 +45,29 @@ final class CodePlan {
         runs = choice.runs
         code = choice.code
         send = .allocate(capacity: HuffmanCode.symbolCount)
+        extraMasks = .allocate(capacity: HuffmanCode.symbolCount)
         let (bits, lengths) = code.codes()
+        var longest = 0
         for symbol in 0..<HuffmanCode.symbolCount {
             let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol - V2.valueTokens
             send[symbol] = UInt64(bits[symbol]) | UInt64(lengths[symbol]) << 32 | UInt64(extra) << 40
+                | (UInt64(lengths[symbol]) + UInt64(extra)) << 48
+            extraMasks[symbol] = (1 << UInt64(extra)) - 1
+            if lengths[symbol] > 0 { longest = max(longest, Int(lengths[symbol]) + extra) }
         }
+        longestValue = longest
     }
 
     /// Per symbol: code bits, length and extra bits packed (see the stored property).
     var sendTable: UnsafePointer<UInt64> { UnsafePointer(send) }
 
-    deinit { send.deallocate() }
+    /// Per symbol: the mask of its extra bits.
+    var extraMaskTable: UnsafePointer<UInt64> { UnsafePointer(extraMasks) }
+
+    deinit {
+        send.deallocate()
+        extraMasks.deallocate()
+    }
 
     /// A code for `counts` (run tokens ignored unless `withRuns`) and the bits it would
     /// write: codes, extra bits and the lengths table.
@@ -97,17 +114,21 @@ final class CodePlan {
     /// stream's path; the plain streams inline the same steps).
     func put(_ u: UInt64, _ writer: inout BitStreamWriter) {
         let s = send[ResidualToken.token(u)]
-        let length = (s >> 32) & 0xFF, extra = s >> 40
+        let length = (s >> 32) & 0xFF, extra = (s >> 40) & 0xFF
         let extraBits = u & ((1 &<< extra) &- 1)
-        writer.put(s & 0xFFFF_FFFF, Int(length))
-        writer.putLong(extraBits, Int(extra))
+        if length + extra <= UInt64(BitStreamWriter.maxPut) {
+            writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(length + extra))
+        } else {
+            writer.put(s & 0xFFFF_FFFF, Int(length))
+            writer.putLong(extraBits, Int(extra))
+        }
     }
 
     /// Sends a run of `length` zero values (1...2^20 - 1).
     func putRun(_ length: Int, _ writer: inout BitStreamWriter) {
         let j = ResidualToken.runToken(length)
-        let s = send[V2.valueTokens + j]
-        writer.put(s & 0xFFFF_FFFF, Int((s >> 32) & 0xFF))
-        writer.put(UInt64(length) & ((1 << UInt64(j)) - 1), j)
+        let s = send[V2.valueTokens + j], codeLength = (s >> 32) & 0xFF
+        // Code and extra bits in one put: at most 11 + 19 bits.
+        writer.put((s & 0xFFFF_FFFF) | (UInt64(length) & ((1 << UInt64(j)) - 1)) << codeLength, Int(codeLength) + j)
     }
 }

@@ -12,13 +12,14 @@ struct ColumnEncoderV2 {
     /// Each residual's token, so that writing does not work it out again.
     private let tokenBytes: UnsafeMutablePointer<UInt8>
     private let capacity: Int
-    /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value.
+    /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value, and
+    /// the 8 bytes past its end that ``BitStreamWriter`` may store into.
     private static let bytesPerValue = 10
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         residuals = .allocate(capacity: self.capacity)
-        streamBytes = .allocate(capacity: Self.bytesPerValue * self.capacity + 64)
+        streamBytes = .allocate(capacity: Self.bytesPerValue * self.capacity + 128)
         counts = .allocate(capacity: 4 * V2.valueTokens)
         tokenBytes = .allocate(capacity: self.capacity)
     }
@@ -52,7 +53,7 @@ struct ColumnEncoderV2 {
             }
             header.varint(ResidualToken.zigzag(model.bias))
             header.varint(UInt64(model.divisor))
-            let plan = CodePlan(residuals: UnsafeBufferPointer(start: residuals, count: k),
+            let plan = CodePlan(tokens: UnsafeBufferPointer(start: tokenBytes, count: k),
                                 tokenCounts: UnsafeBufferPointer(start: counts, count: V2.valueTokens))
             encoding |= plan.runs ? V2.zeroRuns : 0
             let streamCount = !plan.runs && k >= 256 ? 4 : 1
@@ -118,44 +119,48 @@ struct ColumnEncoderV2 {
     }
 
     /// Writes residuals `first`, `first + step`, ... as one stream; returns its bytes.
-    /// Shaped for speed: the bit buffer lives in locals, one table load gives a token's
-    /// code, length and extra-bit count, and whole 32-bit words are stored.
+    /// Shaped for speed: one table load gives a token's code, length and extra-bit
+    /// count, and code and extra bits go out in one put (``BitStreamWriter``, which
+    /// has no branch on how full its buffer is).
     private func writeStream(_ first: Int, every step: Int, of k: Int, _ plan: CodePlan,
                              into start: UnsafeMutablePointer<UInt8>) -> Int {
-        let send = plan.sendTable, u = residuals, tokens = tokenBytes
-        var accumulator: UInt64 = 0, pending: UInt64 = 0, next = start
+        let send = plan.sendTable, masks = plan.extraMaskTable, u = residuals, tokens = tokenBytes
+        var writer = BitStreamWriter(start)
         var i = first
-        while i < k {
-            let value = u[i]
-            let s = send[Int(tokens[i])]
-            let length = (s &>> 32) & 0xFF, extra = s &>> 40
-            let extraBits = value & ((1 &<< extra) &- 1)
-            if length + extra <= 32 {
-                accumulator |= ((s & 0xFFFF_FFFF) | extraBits &<< length) &<< pending
-                pending += length + extra
-            } else {
-                // A long value (over 32 bits of code and extra): its pieces one by one.
-                var writer = BitStreamWriter(resuming: next, accumulator, Int(pending))
-                writer.put(s & 0xFFFF_FFFF, Int(length))
-                writer.putLong(extraBits, Int(extra))
-                (next, accumulator, pending) = writer.state
+        if 2 * plan.longestValue <= BitStreamWriter.maxPut {
+            // Two values a put when any two fit: the writer's buffer is a chain from one
+            // put to the next, and this halves its length.
+            while i + step < k {
+                let t0 = Int(tokens[i]), t1 = Int(tokens[i + step])
+                let s0 = send[t0], s1 = send[t1]
+                let bits0 = (s0 & 0xFFFF_FFFF) | (u[i] & masks[t0]) &<< ((s0 &>> 32) & 0xFF)
+                let bits1 = (s1 & 0xFFFF_FFFF) | (u[i + step] & masks[t1]) &<< ((s1 &>> 32) & 0xFF)
+                let total0 = s0 &>> 48
+                writer.put(bits0 | bits1 &<< total0, Int(truncatingIfNeeded: total0 + s1 &>> 48))
+                i += 2 * step
             }
-            if pending >= 32 {
-                UnsafeMutableRawPointer(next).storeBytes(of: UInt32(truncatingIfNeeded: accumulator).littleEndian, as: UInt32.self)
-                next += 4
-                accumulator &>>= 32
-                pending -= 32
+        }
+        while i < k {
+            let token = Int(tokens[i])
+            let s = send[token]
+            let length = (s &>> 32) & 0xFF, total = s &>> 48
+            let extraBits = u[i] & masks[token]
+            if total <= UInt64(BitStreamWriter.maxPut) {
+                writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(truncatingIfNeeded: total))
+            } else {
+                // A long value (over 56 bits of code and extra): its pieces one by one.
+                writer.put(s & 0xFFFF_FFFF, Int(length))
+                writer.putLong(extraBits, Int((s &>> 40) & 0xFF))
             }
             i += step
         }
-        var writer = BitStreamWriter(resuming: next, accumulator, Int(pending))
-        return writer.finish(from: start)
+        return writer.finish()
     }
 
     /// One stream with zero runs: each run of u = 0 is one run token.
     private func writeRuns(_ k: Int, _ plan: CodePlan) -> (start: Int, length: Int) {
         var writer = BitStreamWriter(streamBytes)
-        let u = residuals
+        let u = residuals, tokens = UnsafePointer(tokenBytes)
         var i = 0
         while i < k {
             if u[i] != 0 {
@@ -163,8 +168,7 @@ struct ColumnEncoderV2 {
                 i += 1
                 continue
             }
-            var end = i + 1
-            while end < k && u[end] == 0 { end += 1 }
+            let end = ZeroRunScan.nextNonzero(tokens, from: i + 1, end: k)
             plan.putRun(end - i, &writer)
             i = end
         }
