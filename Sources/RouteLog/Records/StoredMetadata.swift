@@ -95,6 +95,22 @@ struct StoredMetadata: Equatable, Sendable {
         return w.bytes
     }
 
+    /// Checks that these values, encoded, are metadata a reader accepts: the app's
+    /// fields are checked by ``RouteValidation``, but the whole extension (with derived
+    /// fields, and fields a newer writer stored that this version keeps unknown) has a
+    /// limit of its own, and invalid UTF-8 read from a file comes back longer.
+    /// - Throws: `.invalidArgument` naming the rule the encoded bytes would break.
+    func checkStorable() throws {
+        var w = ByteWriter(capacity: 256)
+        write(to: &w)
+        var r = ByteReader(w.bytes)
+        do {
+            _ = try MetadataView(from: &r)
+        } catch let malformed as ByteReader.Malformed {
+            throw RouteLogError.invalid("metadata: stored, it would break the format's limits (\(malformed.reason)); nothing was written")
+        }
+    }
+
     /// Reads one metadata from `r`.
     /// - Throws: ByteReader.Malformed naming the first rule broken (``MetadataView``
     ///   holds every check).

@@ -95,6 +95,7 @@ extension RouteStore {
         if let tags = edit.tags { metadata.tags = tags }
         if let values = edit.values { metadata.values = values }
         try RouteValidation.validate(metadata.routeMetadata)
+        try metadata.checkStorable()
         return metadata
     }
 }
