@@ -195,4 +195,31 @@ import Testing
         let huge = (0..<n).map { _ in Int64.random(in: .min ... .max, using: &g) }
         try Self.check(huge, model: Self.plain, "random 64-bit values in four streams")
     }
+
+    @Test func theBitWriterStoresNoFurtherThanEightBytesPastItsStream() {
+        // Memory of exactly the stream's bytes and 8 more (what the writer asks of its
+        // caller), so that a store past it is caught by the address sanitizer; the bits
+        // must be the reference writer's.
+        var g = SeededGenerator(state: 5656)
+        for round in 0..<2000 {
+            let puts = (0..<Int.random(in: 0...40, using: &g)).map { _ in
+                let count = [Int.random(in: 0...BitStreamWriter.maxPut, using: &g), BitStreamWriter.maxPut, 1][Int.random(in: 0..<3, using: &g)]
+                return (UInt64.random(in: 0 ... .max, using: &g) & ((1 << UInt64(count)) - 1), count)
+            }
+            let bytes = (puts.reduce(0) { $0 + $1.1 } + 7) / 8
+            let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes + 8)
+            defer { memory.deallocate() }
+            var w = BitStreamWriter(memory)
+            for (bits, count) in puts { w.put(bits, count) }
+            let length = w.finish()
+            var reference = [UInt8](repeating: 0, count: bytes + 64)
+            let referenceLength = reference.withUnsafeMutableBufferPointer { p in
+                var r = ReferenceBitStreamWriter(p.baseAddress!)
+                for (bits, count) in puts { r.putLong(bits, count) }
+                return r.finish()
+            }
+            #expect(length == bytes && referenceLength == bytes, "round \(round)")
+            #expect(Array(UnsafeBufferPointer(start: memory, count: length)) == Array(reference[..<referenceLength]), "round \(round)")
+        }
+    }
 }
