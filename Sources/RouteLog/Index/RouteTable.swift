@@ -74,6 +74,11 @@ struct RouteTable: Sendable {
     /// The shape of route `id`, read from its row.
     func shape(_ id: RouteID) -> RouteShape? { rowOf[id].map { rows[Int($0)].shape } }
 
+    /// The shape and start (its first time plus its shift, ms) of route `id`, read from its row.
+    func shapeAndStart(_ id: RouteID) -> (shape: RouteShape, startMs: Int64)? {
+        rowOf[id].map { rows[Int($0)] }.map { ($0.shape, $0.shape.firstMs + $0.shiftMs) }
+    }
+
     /// The location of route `id`'s RoutePut (or RecordingFinish), read from its row.
     func location(_ id: RouteID) -> RecordLocation? { rowOf[id].map { rows[Int($0)].location } }
 

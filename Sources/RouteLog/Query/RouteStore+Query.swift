@@ -31,9 +31,12 @@ extension RouteStore {
                 }
             }
             if let area = matcher.pass {
-                // Only the routes of the cells the area meets can pass through it.
+                // Only the routes of the cells the area meets can pass through it; of
+                // those, only the ones whose dates and box pass are decoded.
                 for id in s.index.withCellMap({ $0.candidates(area) }) {
-                    if let route = s.index.routes[id] { sort(id, route) }
+                    guard let (shape, start) = s.index.routes.shapeAndStart(id), matcher.mayMatch(shape, startMs: start),
+                          let route = s.index.routes[id] else { continue }
+                    sort(id, route)
                 }
             } else {
                 // Dates and boxes are read from the index's rows; only the routes that
