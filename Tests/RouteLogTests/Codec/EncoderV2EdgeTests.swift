@@ -12,19 +12,9 @@ import Testing
     /// Order 0, no bias, divisor 1: each residual is its value, so a test picks the tokens.
     static let plain = ResidualModel(order: 0, bias: 0, divisor: 1)
 
-    /// Both encoders' bytes for one column, with `model` or the one each would choose.
+    /// Both encoders' bytes for one altitude column, with `model` or the one each would choose.
     static func both(_ values: [Int64], model: ResidualModel? = nil) -> (new: [UInt8], reference: [UInt8]) {
-        values.withUnsafeBufferPointer { v in
-            let encoder = ColumnEncoderV2(capacity: v.count), reference = ReferenceColumnEncoderV2(capacity: v.count)
-            defer {
-                encoder.deallocate()
-                reference.deallocate()
-            }
-            var a = ByteWriter(), b = ByteWriter()
-            encoder.encode(tag: .altitude, values: v, presence: nil, model: model, to: &a)
-            reference.encode(tag: .altitude, values: v, presence: nil, model: model, to: &b)
-            return (a.bytes, b.bytes)
-        }
+        EncoderV2ReferenceTests.bothColumns(values, model: model)
     }
 
     /// The values of `column` (an altitude column's bytes) read back through a whole

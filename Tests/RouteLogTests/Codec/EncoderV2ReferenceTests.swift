@@ -6,8 +6,9 @@ import Testing
 /// self writes (Reference/ReferenceEncoderV2.swift): for random and hostile routes, and
 /// for columns built to reach every path of the bit writer and the zero-run scan.
 @Suite struct EncoderV2ReferenceTests {
-    /// Both encoders' bytes for one column.
-    static func bothColumns(_ values: [Int64], tag: FormatConstants.ColumnTag = .altitude) -> (new: [UInt8], reference: [UInt8]) {
+    /// Both encoders' bytes for one column, with `model` or the one each would choose.
+    static func bothColumns(_ values: [Int64], tag: FormatConstants.ColumnTag = .altitude,
+                            model: ResidualModel? = nil) -> (new: [UInt8], reference: [UInt8]) {
         values.withUnsafeBufferPointer { v in
             let encoder = ColumnEncoderV2(capacity: v.count), reference = ReferenceColumnEncoderV2(capacity: v.count)
             defer {
@@ -15,8 +16,8 @@ import Testing
                 reference.deallocate()
             }
             var a = ByteWriter(), b = ByteWriter()
-            encoder.encode(tag: tag, values: v, presence: nil, to: &a)
-            reference.encode(tag: tag, values: v, presence: nil, to: &b)
+            encoder.encode(tag: tag, values: v, presence: nil, model: model, to: &a)
+            reference.encode(tag: tag, values: v, presence: nil, model: model, to: &b)
             return (a.bytes, b.bytes)
         }
     }

@@ -11,29 +11,12 @@ import Testing
     /// A store whose one route (id 1) was written without derived fields, with files of
     /// format `version`; without an index file when `withIndex` is false (it is rebuilt).
     static func oldStore(_ dir: TemporaryDirectory, version: UInt16, withIndex: Bool) throws -> URL {
-        let url = dir.store()
-        let store = try RouteStore(at: url, options: .init(compaction: .manual))
-        try store.save(walk)
-        try store.close()
-        var record = try EncodedRoute(walk).record
-        record.id = RouteID(1)
-        record.metadata.derived = DerivedFields()
-        if version == 1 { record.metadata.uuid = nil }  // version 1 had no extension at all
-        let payload = record.payload()
-        // Version 1 frames hold the payload unescaped: the same bytes when there is nothing to escape.
-        #expect(RecordFrame.encode(type: .routePut, payload: payload).count == FormatConstants.recordHeaderSize + payload.count)
-        let frame = RecordFrame.encode(type: .routePut, payload: payload)
-        let segment = FileHeader(kind: .segment, fileNumber: 1, version: version).encoded() + frame
-        try Data(segment).write(to: url.appendingPathComponent(FormatConstants.segmentName(1)))
-        let indexURL = url.appendingPathComponent(FormatConstants.indexName(2))
-        if withIndex {
-            let location = RecordLocation(segment: 1, offset: Int64(FormatConstants.fileHeaderSize), length: frame.count)
-            let entry = LogEvent.put(record.id, record.shape, record.metadata, location).indexRecord()
-            let index = FileHeader(kind: .index, fileNumber: 2, version: version).encoded()
-                + RecordFrame.encode(type: entry.type, payload: entry.payload)
-            try Data(index).write(to: indexURL)
-        } else {
-            try FileManager.default.removeItem(at: indexURL)
+        let url = try ForgedRouteStore.make(dir, route: walk, version: version, withIndex: withIndex) { record in
+            record.metadata.derived = DerivedFields()
+            if version == 1 { record.metadata.uuid = nil }  // version 1 had no extension at all
+            let payload = record.payload()
+            // Version 1 frames hold the payload unescaped: the same bytes when there is nothing to escape.
+            #expect(RecordFrame.encode(type: .routePut, payload: payload).count == FormatConstants.recordHeaderSize + payload.count)
         }
         if version == 1 {
             let manifestURL = url.appendingPathComponent(FormatConstants.manifestName)

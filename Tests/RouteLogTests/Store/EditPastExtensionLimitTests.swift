@@ -12,22 +12,13 @@ import Testing
     /// A store whose one route (id 1) carries `unknown` bytes of an extension field this
     /// version does not know (tag 99), its index rebuilt from the segment at the next open.
     static func storeWithUnknownField(_ dir: TemporaryDirectory, unknown: Int) throws -> URL {
-        let url = dir.store()
-        let store = try RouteStore(at: url, options: .init(compaction: .manual))
-        try store.save(walk)
-        try store.close()
-        var record = try EncodedRoute(walk).record
-        record.id = RouteID(1)
-        var field = ByteWriter(capacity: unknown + 8)
-        field.varint(99)
-        field.varint(unknown)
-        field.append(contentsOf: [UInt8](repeating: 0x41, count: unknown))
-        record.metadata.unknownFields = field.bytes
-        let segment = FileHeader(kind: .segment, fileNumber: 1, version: FormatConstants.version).encoded()
-            + RecordFrame.encode(type: .routePut, payload: record.payload())
-        try Data(segment).write(to: url.appendingPathComponent(FormatConstants.segmentName(1)))
-        try FileManager.default.removeItem(at: url.appendingPathComponent(FormatConstants.indexName(2)))
-        return url
+        try ForgedRouteStore.make(dir, route: walk, withIndex: false) { record in
+            var field = ByteWriter(capacity: unknown + 8)
+            field.varint(99)
+            field.varint(unknown)
+            field.append(contentsOf: [UInt8](repeating: 0x41, count: unknown))
+            record.metadata.unknownFields = field.bytes
+        }
     }
 
     @Test func notesThatWouldTakeTheExtensionPastItsLimitAreRefusedAndNothingIsLost() throws {
