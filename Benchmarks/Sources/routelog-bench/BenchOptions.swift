@@ -50,6 +50,9 @@ struct BenchOptions: Sendable {
     var childReport: URL?
     /// `--open STORE`: the open, first listing and resident bytes of an existing store.
     var openStore: URL?
+    /// `--open STORE --open-loop SECONDS`: opens STORE read-only again and again for
+    /// that long, nothing else (a loop to profile).
+    var openLoopSeconds: Double?
 
     static let usage = """
         usage: routelog-bench [--quick] [--engines a,b,...] [--checkpoints 100,1000,...]
@@ -67,7 +70,7 @@ struct BenchOptions: Sendable {
                  (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
                routelog-bench --query [--quick] [--data DIR] [--keep]
                  (a pass-through query over 100,000 routes matching 1%; index bytes a route)
-               routelog-bench --open STORE
+               routelog-bench --open STORE [--open-loop SECONDS]
                  (open and first listing of an existing store, and the index's resident bytes)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
@@ -129,6 +132,9 @@ struct BenchOptions: Sendable {
                 options.child = kind
             case "--index-footprint": options.indexFootprintStore = URL(fileURLWithPath: try value())
             case "--open": options.openStore = URL(fileURLWithPath: try value())
+            case "--open-loop":
+                guard let seconds = Double(try value()), seconds > 0 else { throw BenchError("--open-loop needs a number of seconds") }
+                options.openLoopSeconds = seconds
             case "--report": options.childReport = URL(fileURLWithPath: try value())
             case "-h", "--help": throw BenchError(usage)
             default: throw BenchError("unknown argument \(arguments[i])\n\(usage)")

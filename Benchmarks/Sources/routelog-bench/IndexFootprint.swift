@@ -21,7 +21,7 @@ enum IndexFootprint {
         // Warm the page cache once, so that every timed open reads from memory.
         try RouteStore(at: directory, options: .init(mode: .readOnly)).close()
         var opens: [Double] = []
-        for _ in 0..<5 {
+        for _ in 0..<11 {
             let (store, seconds) = try Stopwatch.time {
                 try RouteStore(at: directory, options: .init(mode: .readOnly))
             }
@@ -43,7 +43,7 @@ enum IndexFootprint {
         let firstListing = firstListings[firstListings.count / 2]
         let atTarget = routeCount == 100_000
         func verdict(_ met: Bool) -> String { atTarget ? (met ? "met" : "not met") : "not measured at 100,000 routes" }
-        print("  open (read-only, warm cache), median of 5: \(Format.seconds(open)); "
+        print("  open (read-only, warm cache), median of 11: \(Format.seconds(open)); "
               + "aim at most 15 ms at 100,000 routes: \(verdict(open <= openAimSeconds)); "
               + "then the first summaries(), median of 3: \(Format.seconds(firstListing)) "
               + "(open and first listing \(verdict(open + firstListing <= openAimSeconds)))")
@@ -58,6 +58,20 @@ enum IndexFootprint {
             print("  index resident in a fresh process \(when): \(Format.count(Int(bytes))) bytes, "
                   + "\(Int(perRoute.rounded())) bytes a route; aim at most 150 at 100,000 routes: \(verdict(perRoute <= residentAimBytes))")
         }
+    }
+
+    /// Opens `directory` read-only and closes it again for `seconds`, then prints the
+    /// count and the median open: a loop of opens alone, for a profiler.
+    static func openLoop(_ directory: URL, seconds: Double) throws {
+        var opens: [Double] = []
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            let (store, elapsed) = try Stopwatch.time { try RouteStore(at: directory, options: .init(mode: .readOnly)) }
+            opens.append(elapsed)
+            try store.close()
+        }
+        opens.sort()
+        print("\(opens.count) opens of \(directory.path), median \(Format.seconds(opens[opens.count / 2]))")
     }
 
     /// Runs `routelog-bench --index-footprint STORE` and reads its one line.

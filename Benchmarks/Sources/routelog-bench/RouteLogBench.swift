@@ -16,6 +16,8 @@ struct RouteLogBench {
             let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
             if let store = options.indexFootprintStore {
                 try IndexFootprint.child(store)
+            } else if let store = options.openStore, let seconds = options.openLoopSeconds {
+                try IndexFootprint.openLoop(store, seconds: seconds)
             } else if let store = options.openStore {
                 try IndexFootprint.measure(store)
             } else if options.compaction {

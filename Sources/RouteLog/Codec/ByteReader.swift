@@ -79,6 +79,21 @@ struct ByteReader: VarintReading {
         return bytes[p..<(p + n)]
     }
 
+    /// Reads in place what `body` reads from the bytes left: `body` returns its result
+    /// and how many bytes it took, and the reader moves past them. Returns the result and
+    /// the bytes taken; the offset of an error `body` throws (from the start of the bytes
+    /// left) becomes the reader's.
+    mutating func read<T>(_ body: (UnsafeRawBufferPointer) throws -> (T, Int)) throws -> (T, ArraySlice<UInt8>) {
+        let start = position
+        do {
+            let (value, count) = try bytes[start..<end].withUnsafeBytes(body)
+            let p = try take(count)
+            return (value, bytes[p..<(p + count)])
+        } catch let error as Malformed {
+            throw Malformed(reason: error.reason, offset: start - origin + error.offset)
+        }
+    }
+
     static func unzigzag(_ value: UInt64) -> Int64 {
         Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
     }

@@ -43,6 +43,7 @@ enum FormatConstants {
         case indexRecordingChunk = 20
         case indexRecordingFinish = 21
         case indexRecordingDiscard = 22
+        case indexPutRun = 23
         // Manifest.
         case manifestState = 32
     }
@@ -59,6 +60,11 @@ enum FormatConstants {
     static let routeShapeSize = 60
     /// Location in an index record: segment u32, offset u64, frame length u32.
     static let locationSize = 16
+    /// An IndexPutRun's entry: id u64, location, shape, metadata length u32.
+    static let indexPutRunEntrySize = 8 + locationSize + routeShapeSize + 4
+    /// The most entries a writer puts in one IndexPutRun (readers accept any count the
+    /// payload limit allows).
+    static let maxIndexPutRunEntries = 4096
 
     enum MetadataFlag {
         static let name: UInt8 = 1 << 0

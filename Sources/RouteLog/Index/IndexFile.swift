@@ -10,26 +10,31 @@ struct IndexFile: Sendable {
     private var unsynced = 0
     /// An append or sync failed: stop appending; the next open catches up.
     private(set) var broken = false
+    /// Records of the file outside IndexPutRuns, those read at open and those appended
+    /// since: what a rewrite would gather into runs (see ``RouteStore/close()``).
+    private(set) var singleRecords: Int
 
     /// Records appended between syncs: the index is synced every this many, and at close.
     static let syncInterval = 1024
 
-    init(number: UInt32, file: DurableFile?, end: Int64, unsynced: Int = 0) {
+    init(number: UInt32, file: DurableFile?, end: Int64, unsynced: Int = 0, singleRecords: Int = 0) {
         self.number = number
         self.file = file
         self.end = end
         self.unsynced = unsynced
+        self.singleRecords = singleRecords
         broken = file == nil
     }
 
     /// Appends the index records of `events`, in order, in one write.
     mutating func append(_ events: [LogEvent]) {
         guard !broken, let file, !events.isEmpty else { return }
-        let bytes = Self.records(events)
+        let bytes = Self.records(events).bytes
         do {
             try file.write(bytes, at: end)
             end += Int64(bytes.count)
             unsynced += events.count
+            singleRecords += events.count
             if unsynced >= Self.syncInterval { try sync() }
         } catch {
             broken = true
@@ -52,13 +57,36 @@ struct IndexFile: Sendable {
     /// Syncs, ignoring a failure (which only marks the index broken).
     mutating func syncQuietly() { try? sync() }
 
-    /// The index records of `events` in one buffer: what a rebuilt or compacted index holds.
-    static func records(_ events: [LogEvent]) -> [UInt8] {
+    /// The index records of `events` in one buffer: what a rebuilt or compacted index
+    /// holds; and how many of them are not runs. Puts in a row go out as IndexPutRuns (format-spec.md, "Index records"),
+    /// which open in a fixed-width pass; the other events one record each.
+    static func records(_ events: [LogEvent]) -> (bytes: [UInt8], singleRecords: Int) {
         var bytes: [UInt8] = []
-        for event in events {
+        var singles = 0
+        var run: [IndexPutRun.Entry] = []
+        func append(_ event: LogEvent) {
+            singles += 1
             let record = event.indexRecord()
             bytes += RecordFrame.encode(type: record.type, payload: record.payload)
         }
-        return bytes
+        func flushRun(before next: LogEvent?) {
+            if run.count > 1 {
+                bytes += RecordFrame.encode(type: .indexPutRun, payload: IndexPutRun.payload(run))
+            } else if let single = run.first {
+                append(.put(single.id, single.shape, single.metadata, single.location))
+            }
+            run.removeAll(keepingCapacity: true)
+            if let next { append(next) }
+        }
+        for event in events {
+            guard case .put(let id, let shape, let metadata, let location) = event else {
+                flushRun(before: event)
+                continue
+            }
+            run.append(IndexPutRun.Entry(id: id, location: location, shape: shape, metadata: metadata))
+            if run.count == FormatConstants.maxIndexPutRunEntries { flushRun(before: nil) }
+        }
+        flushRun(before: nil)
+        return (bytes, singles)
     }
 }

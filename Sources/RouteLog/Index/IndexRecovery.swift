@@ -17,6 +17,8 @@ struct IndexRecovery {
     var indexFile: DurableFile?
     var indexVersion = FormatConstants.version
     var indexEnd = Int64(FormatConstants.fileHeaderSize)
+    /// Records of the index file outside IndexPutRuns, when it was used.
+    var indexSingleRecords = 0
     var indexTornTail: DamagedRange?
     /// Events of segment records the index lacked, in log order.
     var caughtUp: [LogEvent] = []
@@ -56,6 +58,7 @@ struct IndexRecovery {
             self.indexFile = indexFile
             indexVersion = indexed.version
             indexEnd = indexed.end
+            indexSingleRecords = indexed.singleRecords
             indexTornTail = indexed.tornTail
         } else {
             indexUnusable = true
@@ -126,6 +129,7 @@ struct IndexRecovery {
         var lastLocation: [UInt32: RecordLocation]
         var version: UInt16
         var end: Int64
+        var singleRecords = 0
         var tornTail: DamagedRange?
     }
 
@@ -149,36 +153,28 @@ struct IndexRecovery {
         var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size, version: header.version)
         var result = LoadedIndex(index: RouteIndex(), lastLocation: [:], version: header.version, end: 0)
         result.index.reserve(indexBytes: size)
+        var order = LocationOrder(segments: segments)
         do {
-            var run: RecordLocation?
-            defer { if let run { result.lastLocation[run.segment] = run } }
+            defer { result.lastLocation = order.finish() }
             while let record = try scanner.next() {
-                // Nearly every record is a put: read without decoding its metadata.
-                var put: LogEvent.IndexedPut?, event: LogEvent?, metadata: ArraySlice<UInt8>?
-                if record.type == FormatConstants.RecordType.indexPut.rawValue {
-                    put = try LogEvent.indexedPut(payload: record.payload)
-                } else {
-                    (event, metadata) = try LogEvent.fromIndexKeepingMetadata(type: record.type, payload: record.payload)
-                }
-                let location = put?.location ?? event!.location
-                // Records of one segment come in runs: its last location is looked up
-                // once a run, not once a record.
-                let previousEnd: Int64
-                if let run, run.segment == location.segment {
-                    previousEnd = run.end
-                } else {
-                    if let run { result.lastLocation[run.segment] = run }
-                    guard segments.contains(location.segment) else { return .aheadOfSegments }
-                    previousEnd = result.lastLocation[location.segment]?.end ?? Int64(FormatConstants.fileHeaderSize)
-                }
-                guard location.offset >= previousEnd else { return .aheadOfSegments }
-                run = location
-                if let put {
+                // Nearly every record is a put or a run of puts: read without decoding
+                // their metadata.
+                if record.type != FormatConstants.RecordType.indexPutRun.rawValue { result.singleRecords += 1 }
+                switch FormatConstants.RecordType(rawValue: record.type) {
+                case .indexPut:
+                    let put = try LogEvent.indexedPut(payload: record.payload)
+                    try order.admit(put.location)
                     result.index.applyPut(put)
-                } else {
-                    result.index.apply(event!, encodedMetadata: metadata)
+                case .indexPutRun:
+                    try result.index.applyPutRun(record.payload, order: &order)
+                default:
+                    let (event, metadata) = try LogEvent.fromIndexKeepingMetadata(type: record.type, payload: record.payload)
+                    try order.admit(event.location)
+                    result.index.apply(event, encodedMetadata: metadata)
                 }
             }
+        } catch is LocationOrder.Ahead {
+            return .aheadOfSegments
         } catch {
             return .damaged
         }
@@ -188,5 +184,45 @@ struct IndexRecovery {
             result.tornTail = DamagedRange(path: file.path, offset: scanner.validEnd, length: scanner.tailLength)
         }
         return .loaded(result)
+    }
+}
+
+/// The order an index's records must keep (format-spec.md, "Index records"): each
+/// location in a segment the manifest names, at or after the end of the previous one in
+/// the same segment. Also the last location seen in each segment.
+struct LocationOrder {
+    /// A location out of order: the index is ahead of the segments.
+    struct Ahead: Error {}
+
+    private let segments: SegmentSet
+    private var last: [UInt32: RecordLocation] = [:]
+    /// The latest location, of the segment the records are in now: records of one
+    /// segment come in runs, so its last location is looked up once a run, not once a record.
+    private var run: RecordLocation?
+
+    init(segments: SegmentSet) {
+        self.segments = segments
+    }
+
+    /// Takes `location` as the next record's.
+    /// - Throws: ``Ahead`` for one out of order.
+    mutating func admit(_ location: RecordLocation) throws {
+        let previousEnd: Int64
+        if let run, run.segment == location.segment {
+            previousEnd = run.end
+        } else {
+            if let run { last[run.segment] = run }
+            guard segments.contains(location.segment) else { throw Ahead() }
+            previousEnd = last[location.segment]?.end ?? Int64(FormatConstants.fileHeaderSize)
+        }
+        guard location.offset >= previousEnd else { throw Ahead() }
+        run = location
+    }
+
+    /// The last location admitted in each segment.
+    mutating func finish() -> [UInt32: RecordLocation] {
+        if let run { last[run.segment] = run }
+        run = nil
+        return last
     }
 }

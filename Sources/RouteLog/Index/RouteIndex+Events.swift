@@ -3,6 +3,12 @@ extension RouteIndex {
     /// recorded route's start, chunks and finish) and latest edit, every unfinished
     /// recording's start and chunks, and every tombstone's events, in replay order (`segmentOrder` lists the live
     /// segments in manifest order). What a rebuilt index file holds.
+    /// About how many records a rewritten index holds outside runs: each edit, each
+    /// recording's start, chunks and finish, each delete with the put it follows.
+    var recordsOutsideRuns: Int {
+        routes.extrasCount + recordings.values.reduce(0) { $0 + 1 + $1.chunks.count } + tombstones.count * 2
+    }
+
     func liveEvents(segmentOrder: [UInt32]) -> [LogEvent] {
         var events: [LogEvent] = []
         func recordingEvents(_ id: RouteID, _ recording: IndexedRecording) {

@@ -109,16 +109,58 @@ struct RouteIndex: Sendable {
     /// id is stored already or a ledger, cell map or sorted listing is kept (each needs
     /// the decoded metadata).
     mutating func applyPut(_ put: LogEvent.IndexedPut) {
-        let location = put.location
+        put.encodedMetadata.withUnsafeBytes {
+            applyPut(put.id, location: put.location, shape: put.shape, shiftMs: put.metadata.shiftMs, encodedMetadata: $0)
+        }
+    }
+
+    /// Applies an IndexPutRun's puts in order, each as ``applyPut(_:)`` an IndexPut,
+    /// admitting each location to `order` first. The per-segment counters are updated
+    /// once for each stretch of puts in one segment, not once a put.
+    /// - Throws: ByteReader.Malformed for a payload that is no run; ``LocationOrder/Ahead``.
+    mutating func applyPutRun(_ payload: ArraySlice<UInt8>, order: inout LocationOrder) throws {
+        try IndexPutRun.withPuts(in: payload) { puts in
+            // The puts' locations in one segment, counted at once.
+            var stretch = (segment: UInt32(0), end: Int64(0), bytes: Int64(0))
+            while try puts.next() {
+                let location = puts.put.location, put = puts.put
+                try order.admit(location)
+                maxSeenID = max(maxSeenID, put.id.rawValue)
+                if location.segment != stretch.segment || stretch.bytes == 0 {
+                    if stretch.bytes != 0 { settle(stretch) }
+                    stretch = (location.segment, location.end, 0)
+                }
+                guard ledger == nil, cellMap == nil, !sortedCacheValid,
+                      routes.insertIfNew(put.id, location: location, shape: put.shape, encodedMetadata: put.metadata)
+                else {
+                    let bytes = ArraySlice(put.metadata)
+                    apply(.put(put.id, put.shape, StoredMetadata(MetadataView(checked: bytes)), location), encodedMetadata: bytes)
+                    continue
+                }
+                stretch.end = max(stretch.end, location.end)
+                stretch.bytes += Int64(location.length)
+            }
+            if stretch.bytes != 0 { settle(stretch) }
+        }
+    }
+
+    /// Counts puts of one segment, ending at `end` and `bytes` long in all, as covered and live.
+    private mutating func settle(_ stretch: (segment: UInt32, end: Int64, bytes: Int64)) {
+        coveredEnd.raise(stretch.segment, to: stretch.end)
+        liveBytes.add(stretch.bytes, to: stretch.segment)
+    }
+
+    private mutating func applyPut(_ id: RouteID, location: RecordLocation, shape: RouteShape, shiftMs: Int64,
+                                   encodedMetadata: UnsafeRawBufferPointer) {
         guard ledger == nil, cellMap == nil, !sortedCacheValid,
-              routes.insertIfNew(put.id, location: location, shape: put.shape, shiftMs: put.metadata.shiftMs,
-                                 encodedMetadata: put.encodedMetadata)
+              routes.insertIfNew(id, location: location, shape: shape, encodedMetadata: encodedMetadata)
         else {
-            apply(.put(put.id, put.shape, StoredMetadata(put.metadata), location), encodedMetadata: put.encodedMetadata)
+            let bytes = ArraySlice(encodedMetadata)
+            apply(.put(id, shape, StoredMetadata(MetadataView(checked: bytes)), location), encodedMetadata: bytes)
             return
         }
         coveredEnd.raise(location.segment, to: location.end)
-        maxSeenID = max(maxSeenID, put.id.rawValue)
+        maxSeenID = max(maxSeenID, id.rawValue)
         liveBytes.add(Int64(location.length), to: location.segment)
     }
 

@@ -11,20 +11,34 @@
 /// row without decoding. The rare parts (the latest edit's location, a finished
 /// recording's records) live in a dictionary beside the rows.
 struct RouteTable: Sendable {
-    /// One live route, fixed width. The metadata is `metadataCount` bytes at
-    /// `metadataStart` in ``metadataBytes``.
+    /// One live route, fixed width (96 bytes: the 4-byte fields fill the shape's tail).
+    /// The metadata is ``metadataCount`` bytes at `metadataStart` in ``metadataBytes``;
+    /// its time shift is read from there (format-spec.md: the 8 bytes after the flags).
     private struct Row: Sendable {
         var id: RouteID
+        var offset: Int64
+        var metadataStart: Int
+        var shape: RouteShape
         var segment: UInt32
         var length: UInt32
-        var offset: Int64
-        var shape: RouteShape
-        var shiftMs: Int64
-        var metadataStart: Int
-        var metadataCount: UInt32
-        var hasExtras: Bool
+        /// The metadata's byte count, and in the top bit whether ``Extras`` hold more.
+        private var countAndExtras: UInt32
+
+        init(id: RouteID, location: RecordLocation, shape: RouteShape, metadataStart: Int, metadataCount: Int, hasExtras: Bool) {
+            self.id = id
+            offset = location.offset
+            segment = location.segment
+            length = UInt32(location.length)
+            self.shape = shape
+            self.metadataStart = metadataStart
+            // Stored metadata is at most 64 KiB and a little more (format-spec.md).
+            precondition(metadataCount < 1 << 31, "metadata of \(metadataCount) bytes")
+            countAndExtras = UInt32(metadataCount) | (hasExtras ? 1 << 31 : 0)
+        }
 
         var location: RecordLocation { RecordLocation(segment: segment, offset: offset, length: Int(length)) }
+        var metadataCount: Int { Int(countAndExtras & ~(1 << 31)) }
+        var hasExtras: Bool { countAndExtras >> 31 != 0 }
     }
 
     /// What few routes have: the latest edit's location and a recording's records.
@@ -33,7 +47,7 @@ struct RouteTable: Sendable {
         var recorded: IndexedRecording?
     }
 
-    private var rowOf: [RouteID: Int32] = [:]
+    private var slots = RowSlots()
     private var rows: [Row] = []
     private var metadataBytes: [UInt8] = []
     /// Bytes of ``metadataBytes`` no row refers to any more (replaced or removed).
@@ -42,24 +56,43 @@ struct RouteTable: Sendable {
 
     /// Live routes.
     var count: Int { rows.count }
+    /// Routes with an edit or a recording's records beside their row.
+    var extrasCount: Int { extras.count }
     var isEmpty: Bool { rows.isEmpty }
+
+    /// The row of route `id`, or nil.
+    private func rowIndex(_ id: RouteID) -> Int? {
+        rows.withUnsafeBufferPointer { r in slots.row(of: id.rawValue) { r[Int($0)].id.rawValue } }.map(Int.init)
+    }
+
+    /// Makes `row` (the next to be appended) the row of `id`, unless `id` has one (then
+    /// returns false).
+    private mutating func insertSlot(_ id: RouteID, row: Int) -> Bool {
+        rows.withUnsafeBufferPointer { r in slots.insertIfAbsent(id.rawValue, row: Int32(row)) { r[Int($0)].id.rawValue } }
+    }
+
+    /// Where route `row` starts: its first time plus the time shift its metadata holds
+    /// (the 8 bytes after the flags).
+    private func start(_ row: Row) -> Int64 {
+        row.shape.firstMs + metadataBytes.withUnsafeBytes { $0.i64(at: row.metadataStart + 1) }
+    }
 
     /// Makes room for `count` routes and `metadata` bytes of their metadata up front
     /// (memory reserved but never written costs no resident pages).
     mutating func reserveCapacity(_ count: Int, metadata: Int) {
-        rowOf.reserveCapacity(count)
+        rows.withUnsafeBufferPointer { r in slots.reserveCapacity(count) { r[Int($0)].id.rawValue } }
         rows.reserveCapacity(count)
         metadataBytes.reserveCapacity(metadata)
     }
 
     /// The route stored under `id`, its metadata decoded; nil when there is none.
     subscript(id: RouteID) -> IndexedRoute? {
-        guard let row = rowOf[id] else { return nil }
-        return route(at: Int(row))
+        guard let row = rowIndex(id) else { return nil }
+        return route(at: row)
     }
 
     /// True when a route is stored under `id` (nothing decoded).
-    func contains(_ id: RouteID) -> Bool { rowOf[id] != nil }
+    func contains(_ id: RouteID) -> Bool { rowIndex(id) != nil }
 
     /// The ids of the live routes, in no particular order.
     var ids: [RouteID] { rows.map(\.id) }
@@ -68,19 +101,19 @@ struct RouteTable: Sendable {
     /// row (valid until the table next changes), in no particular order: read from the
     /// rows, nothing decoded.
     var starts: [(start: Int64, id: RouteID, row: Int)] {
-        rows.indices.map { (rows[$0].shape.firstMs + rows[$0].shiftMs, rows[$0].id, $0) }
+        rows.indices.map { (start(rows[$0]), rows[$0].id, $0) }
     }
 
     /// The shape of route `id`, read from its row.
-    func shape(_ id: RouteID) -> RouteShape? { rowOf[id].map { rows[Int($0)].shape } }
+    func shape(_ id: RouteID) -> RouteShape? { rowIndex(id).map { rows[$0].shape } }
 
     /// The shape and start (its first time plus its shift, ms) of route `id`, read from its row.
     func shapeAndStart(_ id: RouteID) -> (shape: RouteShape, startMs: Int64)? {
-        rowOf[id].map { rows[Int($0)] }.map { ($0.shape, $0.shape.firstMs + $0.shiftMs) }
+        rowIndex(id).map { rows[$0] }.map { ($0.shape, start($0)) }
     }
 
     /// The location of route `id`'s RoutePut (or RecordingFinish), read from its row.
-    func location(_ id: RouteID) -> RecordLocation? { rowOf[id].map { rows[Int($0)].location } }
+    func location(_ id: RouteID) -> RecordLocation? { rowIndex(id).map { rows[$0].location } }
 
     /// The finished recordings not merged yet (few): their routes, metadata decoded.
     var recordedRoutes: [(id: RouteID, route: IndexedRoute)] {
@@ -98,7 +131,7 @@ struct RouteTable: Sendable {
     /// Calls `body` with every live route's id, shape and start (its first time plus
     /// its shift, ms), nothing decoded.
     func forEachRow(_ body: (RouteID, RouteShape, Int64) throws -> Void) rethrows {
-        for row in rows { try body(row.id, row.shape, row.shape.firstMs + row.shiftMs) }
+        for row in rows { try body(row.id, row.shape, start(row)) }
     }
 
     /// Stores `route` under `id`, returning the route it replaces, if any.
@@ -111,7 +144,7 @@ struct RouteTable: Sendable {
     /// as stored (an index record's bytes: kept as they are, not encoded again).
     @discardableResult
     mutating func updateValue(_ route: IndexedRoute, encodedMetadata: ArraySlice<UInt8>?, forKey id: RouteID) -> IndexedRoute? {
-        let existing = rowOf[id].map(Int.init)
+        let existing = rowIndex(id)
         let old = existing.map(route(at:))
         let start = metadataBytes.count
         if let encodedMetadata {
@@ -123,16 +156,15 @@ struct RouteTable: Sendable {
         }
         let extra = Extras(editLocation: route.editLocation, recorded: route.recorded)
         let hasExtras = extra.editLocation != nil || extra.recorded != nil
-        let row = Row(id: id, segment: route.location.segment, length: UInt32(route.location.length),
-                      offset: route.location.offset, shape: route.shape, shiftMs: route.metadata.shiftMs,
-                      metadataStart: start, metadataCount: UInt32(metadataBytes.count - start), hasExtras: hasExtras)
+        let row = Row(id: id, location: route.location, shape: route.shape, metadataStart: start,
+                      metadataCount: metadataBytes.count - start, hasExtras: hasExtras)
         var hadExtras = false
         if let index = existing {
-            deadMetadataBytes += Int(rows[index].metadataCount)
+            deadMetadataBytes += rows[index].metadataCount
             hadExtras = rows[index].hasExtras
             rows[index] = row
         } else {
-            rowOf[id] = Int32(rows.count)
+            _ = insertSlot(id, row: rows.count)
             rows.append(row)
         }
         if hasExtras { extras[id] = extra } else if hadExtras { extras[id] = nil }
@@ -143,33 +175,30 @@ struct RouteTable: Sendable {
     /// Stores a route under `id` unless one is stored there already (then changes
     /// nothing and returns false): a route without an edit or a recording, its
     /// metadata given as stored (checked by the caller).
-    mutating func insertIfNew(_ id: RouteID, location: RecordLocation, shape: RouteShape, shiftMs: Int64,
-                              encodedMetadata: ArraySlice<UInt8>) -> Bool {
-        // One lookup for the usual new id; a stored one is put back.
-        if let stored = rowOf.updateValue(Int32(rows.count), forKey: id) {
-            rowOf[id] = stored
-            return false
-        }
+    mutating func insertIfNew(_ id: RouteID, location: RecordLocation, shape: RouteShape,
+                              encodedMetadata: UnsafeRawBufferPointer) -> Bool {
+        guard insertSlot(id, row: rows.count) else { return false }
         let start = metadataBytes.count
         metadataBytes.append(contentsOf: encodedMetadata)
-        rows.append(Row(id: id, segment: location.segment, length: UInt32(location.length), offset: location.offset,
-                        shape: shape, shiftMs: shiftMs, metadataStart: start,
-                        metadataCount: UInt32(encodedMetadata.count), hasExtras: false))
+        rows.append(Row(id: id, location: location, shape: shape, metadataStart: start, metadataCount: encodedMetadata.count,
+                        hasExtras: false))
         return true
     }
 
     /// Removes route `id`, returning it.
     @discardableResult
     mutating func removeValue(forKey id: RouteID) -> IndexedRoute? {
-        guard let index = rowOf.removeValue(forKey: id).map(Int.init) else { return nil }
+        let removed: Int32? = rows.withUnsafeBufferPointer { r in slots.remove(id.rawValue) { r[Int($0)].id.rawValue } }
+        guard let index = removed.map({ Int($0) }) else { return nil }
         let old = route(at: index)
-        deadMetadataBytes += Int(rows[index].metadataCount)
+        deadMetadataBytes += rows[index].metadataCount
         // The last row moves into the hole: rows stay dense, in no particular order.
-        let last = rows.removeLast()
-        if index < rows.count {
-            rows[index] = last
-            rowOf[last.id] = Int32(index)
+        let lastIndex = rows.count - 1
+        if index < lastIndex {
+            rows.withUnsafeBufferPointer { r in slots.move(r[lastIndex].id.rawValue, to: Int32(index)) { r[Int($0)].id.rawValue } }
+            rows[index] = rows[lastIndex]
         }
+        rows.removeLast()
         extras[id] = nil
         if rows.isEmpty {
             metadataBytes = []
@@ -183,18 +212,18 @@ struct RouteTable: Sendable {
     /// encoded bytes first: equal bytes are equal metadata; different bytes may still
     /// decode to the same, so they are decoded then).
     func sameMetadata(_ id: RouteID, in other: RouteTable) -> Bool {
-        guard let mine = rowOf[id].map(Int.init), let theirs = other.rowOf[id].map(Int.init) else { return false }
+        guard let mine = rowIndex(id), let theirs = other.rowIndex(id) else { return false }
         if metadataSlice(rows[mine]).elementsEqual(other.metadataSlice(other.rows[theirs])) { return true }
         return route(at: mine).metadata == other.route(at: theirs).metadata
     }
 
     private func metadataSlice(_ row: Row) -> ArraySlice<UInt8> {
-        metadataBytes[row.metadataStart..<row.metadataStart + Int(row.metadataCount)]
+        metadataBytes[row.metadataStart..<row.metadataStart + row.metadataCount]
     }
 
     /// The summary of route `id`, decoding only what a summary shows.
     func summary(_ id: RouteID) -> RouteSummary? {
-        rowOf[id].map { summary(row: Int($0)) }
+        rowIndex(id).map { summary(row: $0) }
     }
 
     /// Counts the route in row `index` (from ``starts``, the table unchanged since) in
@@ -202,7 +231,7 @@ struct RouteTable: Sendable {
     func addTotals(row index: Int, to ledger: inout TotalsLedger) {
         let row = rows[index]
         let view = MetadataView(checked: metadataSlice(row))
-        ledger.add(row.id, row.shape, shiftMs: row.shiftMs, distance: view.distance, calories: view.calories)
+        ledger.add(row.id, row.shape, shiftMs: view.shiftMs, distance: view.distance, calories: view.calories)
     }
 
     /// The summary of the route in row `index` (from ``starts``, the table unchanged since).

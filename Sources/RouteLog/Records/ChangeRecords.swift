@@ -64,9 +64,18 @@ struct RecordingDiscardRecord: Equatable {
 enum RouteRecordID {
     static func read(_ r: inout ByteReader) throws -> RouteID {
         let raw = try r.u64()
-        guard raw > 0 else { throw r.fail("route id 0 is reserved") }
+        guard let id = checked(raw) else { throw r.fail(problem(raw)) }
+        return id
+    }
+
+    /// The id `raw` names, or nil for one no writer assigns.
+    static func checked(_ raw: UInt64) -> RouteID? {
         // Ids count up from 1; one past 2^62 is no writer's, and would overflow the next id.
-        guard raw <= FormatConstants.maxRouteID else { throw r.fail("route id \(raw) is beyond any a writer assigns") }
-        return RouteID(raw)
+        raw > 0 && raw <= FormatConstants.maxRouteID ? RouteID(raw) : nil
+    }
+
+    /// Why `raw` is no route id.
+    static func problem(_ raw: UInt64) -> String {
+        raw == 0 ? "route id 0 is reserved" : "route id \(raw) is beyond any a writer assigns"
     }
 }

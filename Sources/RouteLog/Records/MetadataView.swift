@@ -15,10 +15,28 @@ struct MetadataView {
     /// The extension's fields, each already checked: tag, length, value, in stored order.
     var extensionFields: ArraySlice<UInt8>
 
+    /// How much of the format's rules a view checks.
+    enum Checks {
+        /// Every rule, the extension's fields included.
+        case all
+        /// The layout: flags, time shift, calories, distance, name and extension
+        /// lengths; not the extension's fields (an IndexPutRun's metadata).
+        case layout
+        /// None: the bytes were checked when they came in.
+        case none
+    }
+
     /// Reads and checks one metadata from `r`.
     /// - Throws: ByteReader.Malformed naming the first rule broken.
     init(from r: inout ByteReader) throws {
-        try self.init(from: &r, checking: true)
+        try self.init(from: &r, checking: .all)
+    }
+
+    /// Reads one metadata from `r`, checking its layout but not its extension's fields
+    /// (format-spec.md, "Index records": IndexPutRun). Decoding what it accepts never
+    /// fails: an extension field that cannot be read is left out.
+    init(layoutOf r: inout ByteReader) throws {
+        try self.init(from: &r, checking: .layout)
     }
 
     /// Reads metadata the index holds: bytes a view checked when they came in, or
@@ -28,44 +46,28 @@ struct MetadataView {
     /// so a name or an extension may now be longer than a stored one may be.
     init(checked bytes: ArraySlice<UInt8>) {
         var r = ByteReader(bytes)
-        guard let view = try? MetadataView(from: &r, checking: false) else {
+        guard let view = try? MetadataView(from: &r, checking: .none) else {
             preconditionFailure("metadata checked before does not read back")
         }
         self = view
     }
 
-    private init(from r: inout ByteReader, checking: Bool) throws {
-        typealias Flag = FormatConstants.MetadataFlag
-        let flags = try r.u8()
-        guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
-        shiftMs = try r.i64()
-        // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
-        guard !checking || (shiftMs >= -FormatConstants.latestTimestampMs && shiftMs <= FormatConstants.latestTimestampMs) else {
-            throw r.fail("time shift \(shiftMs) ms")
+    private init(from r: inout ByteReader, checking: Checks) throws {
+        let (layout, bytes) = try r.read { raw in
+            let layout = try MetadataLayout(raw, limits: checking != .none)
+            return (layout, layout.length)
         }
-        if flags & Flag.calories != 0 {
-            let v = try r.f64()
-            guard !checking || (v.isFinite && v >= 0) else { throw r.fail("calories \(v)") }
-            calories = v
+        func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+            bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
         }
-        if flags & Flag.distance != 0 {
-            let v = try r.f64()
-            guard !checking || (v.isFinite && v >= 0) else { throw r.fail("distance \(v)") }
-            distance = v
-        }
-        if flags & Flag.name != 0 {
-            let length = Int(try r.u16())
-            guard !checking || length <= FormatConstants.maxNameBytes else { throw r.fail("name of \(length) bytes") }
-            name = try r.bytes(length)
-        }
-        extensionFields = []
-        if flags & Flag.extensionFields != 0 {
-            let length = try r.count(max: checking ? min(r.remaining, FormatConstants.maxExtensionBytes) : r.remaining)
-            extensionFields = try r.bytes(length)
-            if checking {
-                var fields = ByteReader(extensionFields)
-                try Self.check(&fields)
-            }
+        shiftMs = layout.shiftMs
+        calories = layout.calories
+        distance = layout.distance
+        name = layout.name.map(slice)
+        extensionFields = slice(layout.extensionFields)
+        if checking == .all {
+            var fields = ByteReader(extensionFields)
+            try Self.check(&fields)
         }
     }
 

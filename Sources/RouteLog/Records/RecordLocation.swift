@@ -19,12 +19,23 @@ struct RecordLocation: Equatable, Hashable, Sendable {
     }
 
     init(from r: inout ByteReader) throws {
-        segment = try r.u32()
-        let rawOffset = try r.u64()
-        length = Int(try r.u32())
+        self = try r.read { raw in (try RecordLocation(raw, at: 0), FormatConstants.locationSize) }.0
+    }
+
+    /// Reads and checks the location stored at `offset` in `raw` (little-endian, 16 bytes).
+    /// - Throws: ByteReader.Malformed, its offset from the start of `raw`.
+    @inline(__always)
+    init(_ raw: UnsafeRawBufferPointer, at offset: Int) throws {
+        let size = FormatConstants.locationSize
+        guard offset >= 0, raw.count - offset >= size else {
+            throw ByteReader.Malformed(reason: "needs \(size) bytes, \(raw.count - offset) left", offset: offset)
+        }
+        segment = raw.u32(at: offset)
+        let rawOffset = raw.u64(at: offset + 4)
+        length = Int(raw.u32(at: offset + 12))
         guard rawOffset < UInt64(Int64.max) / 2, length >= FormatConstants.recordHeaderSize,
               length <= FormatConstants.recordHeaderSize + FormatConstants.maxPayloadLength
-        else { throw r.fail("location \(rawOffset)+\(length) is impossible") }
-        offset = Int64(rawOffset)
+        else { throw ByteReader.Malformed(reason: "location \(rawOffset)+\(length) is impossible", offset: offset + size) }
+        self.offset = Int64(rawOffset)
     }
 }

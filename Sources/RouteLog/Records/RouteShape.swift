@@ -3,12 +3,15 @@ import Foundation
 /// What a RoutePut says about its points, so that listing never decodes them
 /// (format-spec.md, "RouteShape"). Integers in the stored units.
 struct RouteShape: Equatable, Sendable {
+    // The point count follows the 8-byte fields, so that the shape takes 60 bytes with
+    // no padding inside (the index keeps one in every route's row).
     var firstMs: Int64
     var durationMs: Int64
-    var pointCount: UInt32
     var distance: Double
+    var pointCount: UInt32
     var south: Int32, west: Int32, north: Int32, east: Int32
     var startLat: Int32, startLon: Int32, endLat: Int32, endLon: Int32
+
 
     /// The shape of validated points, in stored units. The distance is the app's
     /// points' geodesic length (before quantization: the difference is below 1 cm a step).
@@ -56,18 +59,37 @@ struct RouteShape: Equatable, Sendable {
         for v in [south, west, north, east, startLat, startLon, endLat, endLon] { w.i32(v) }
     }
 
+    /// No shape: what a reader holds before it has read one.
+    static let placeholder = RouteShape(firstMs: 0, durationMs: 0, pointCount: 0, distance: 0, south: 0, west: 0, north: 0,
+                                        east: 0, startLat: 0, startLon: 0, endLat: 0, endLon: 0)
+
     init(from r: inout ByteReader) throws {
-        firstMs = try r.i64()
-        durationMs = try r.i64()
-        pointCount = try r.u32()
-        distance = try r.f64()
-        south = try r.i32(); west = try r.i32(); north = try r.i32(); east = try r.i32()
-        startLat = try r.i32(); startLon = try r.i32(); endLat = try r.i32(); endLon = try r.i32()
+        self = try r.read { raw in (try RouteShape(raw, at: 0), FormatConstants.routeShapeSize) }.0
+    }
+
+    /// Reads and checks the shape stored at `offset` in `raw` (little-endian, 60 bytes).
+    /// - Throws: ByteReader.Malformed, its offset from the start of `raw`.
+    @inline(__always)
+    init(_ raw: UnsafeRawBufferPointer, at offset: Int) throws {
+        let size = FormatConstants.routeShapeSize
+        guard offset >= 0, raw.count - offset >= size else {
+            throw ByteReader.Malformed(reason: "needs \(size) bytes, \(raw.count - offset) left", offset: offset)
+        }
+        firstMs = raw.i64(at: offset)
+        durationMs = raw.i64(at: offset + 8)
+        pointCount = raw.u32(at: offset + 16)
+        distance = raw.f64(at: offset + 20)
+        south = raw.i32(at: offset + 28); west = raw.i32(at: offset + 32)
+        north = raw.i32(at: offset + 36); east = raw.i32(at: offset + 40)
+        startLat = raw.i32(at: offset + 44); startLon = raw.i32(at: offset + 48)
+        endLat = raw.i32(at: offset + 52); endLon = raw.i32(at: offset + 56)
         // Times past 1970...2200 are no writer's and would overflow `firstMs + shiftMs`.
         let latest = FormatConstants.latestTimestampMs
         guard pointCount >= 1, firstMs >= 0, firstMs <= latest, durationMs >= 0, durationMs <= latest,
               distance.isFinite, distance >= 0 else {
-            throw r.fail("route shape has \(pointCount) points, first time \(firstMs) ms, duration \(durationMs) ms, distance \(distance)")
+            throw ByteReader.Malformed(
+                reason: "route shape has \(pointCount) points, first time \(firstMs) ms, duration \(durationMs) ms, distance \(distance)",
+                offset: offset + size)
         }
     }
 

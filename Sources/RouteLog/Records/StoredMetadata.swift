@@ -118,7 +118,9 @@ struct StoredMetadata: Equatable, Sendable {
         self.init(try MetadataView(from: &r))
     }
 
-    /// The values of a checked view. Cannot fail: the view checked every rule.
+    /// The values of a view. Cannot fail: a fully checked view holds nothing that
+    /// does not decode, and of a layout-only one (an IndexPutRun's) a field that cannot
+    /// be read is left out.
     /// `summaryOnly` leaves out what a ``RouteSummary`` does not show (notes, values,
     /// grid cells, unknown fields): for listing, which makes one for every route.
     init(_ view: MetadataView, summaryOnly: Bool = false) {
@@ -130,7 +132,9 @@ struct StoredMetadata: Equatable, Sendable {
             if summaryOnly, field == nil || field == .notes || field == .value || field == .cells { return }
             switch field {
             case .activity:
-                switch FormatConstants.ActivityCode(rawValue: value[value.startIndex])! {
+                // Checked by a full view; a run's layout-only view may hold anything.
+                guard let code = value.first.flatMap(FormatConstants.ActivityCode.init(rawValue:)) else { return }
+                switch code {
                 case .custom: activity = .custom(String(decoding: value.dropFirst(), as: UTF8.self))
                 case .walk: activity = .walk
                 case .run: activity = .run
@@ -148,6 +152,7 @@ struct StoredMetadata: Equatable, Sendable {
                       let text = try? pair.bytes(pair.remaining) else { return }
                 values[String(decoding: key, as: UTF8.self)] = String(decoding: text, as: UTF8.self)
             case .uuid:
+                guard value.count == 16 else { return }
                 let b = Array(value)
                 uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
             case .stats, .cells, .preview:

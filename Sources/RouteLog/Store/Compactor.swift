@@ -18,6 +18,8 @@ struct Compactor {
         var indexNumber: UInt32 = 0
         var indexEvents: [LogEvent] = []
         var indexEnd = Int64(FormatConstants.fileHeaderSize)
+        /// Records of the new index outside runs.
+        var indexSingleRecords = 0
         var recordsMoved = 0
     }
 
@@ -95,7 +97,8 @@ struct Compactor {
         prepared.indexNumber = try store.withWriter { $0.manifest.reserveFileNumber() }
         let file = try store.files.create(.index, number: prepared.indexNumber)
         prepared.index = file
-        let bytes = IndexFile.records(prepared.indexEvents)
+        let (bytes, singles) = IndexFile.records(prepared.indexEvents)
+        prepared.indexSingleRecords = singles
         try file.write(bytes, at: prepared.indexEnd)
         prepared.indexEnd += Int64(bytes.count)
         try file.syncData()
@@ -128,7 +131,7 @@ struct Compactor {
                 }
                 var index = RouteIndex()
                 for event in prepared.indexEvents + tailEvents { index.apply(event) }
-                let tailBytes = IndexFile.records(tailEvents)
+                let (tailBytes, tailSingles) = IndexFile.records(tailEvents)
                 // Not synced here: the segments are the truth, and an index that lost
                 // these last records is caught up from them at the next open.
                 try prepared.index!.write(tailBytes, at: prepared.indexEnd)
@@ -153,7 +156,8 @@ struct Compactor {
                 }
                 w.log.replace(with: segments)
                 w.index = IndexFile(number: prepared.indexNumber, file: prepared.index,
-                                    end: prepared.indexEnd + Int64(tailBytes.count), unsynced: tailEvents.count)
+                                    end: prepared.indexEnd + Int64(tailBytes.count), unsynced: tailEvents.count,
+                                    singleRecords: prepared.indexSingleRecords + tailSingles)
                 let published = (w.log.segments, w.manifest.current.generation, w.index.number, w.index.end)
                 store.state.withLock { s in
                     s.index = index

@@ -145,10 +145,11 @@ struct StoreOpener {
             try writer.roll()
         }
         if recovery.indexUnusable || recovery.indexVersion < FormatConstants.version {
-            try writeRebuiltIndex(state.index, into: &writer)
+            try writer.rewriteIndex(state.index)
         } else if let indexFile = recovery.indexFile {
             if recovery.indexTornTail != nil { try indexFile.truncate(to: recovery.indexEnd) }
-            writer.index = IndexFile(number: manifest.indexFile, file: indexFile, end: recovery.indexEnd)
+            writer.index = IndexFile(number: manifest.indexFile, file: indexFile, end: recovery.indexEnd,
+                                     singleRecords: recovery.indexSingleRecords)
             writer.index.append(recovery.caughtUp)
             writer.index.syncQuietly()
         }
@@ -172,14 +173,4 @@ struct StoreOpener {
         try active.file.syncData()
     }
 
-    /// Writes a fresh index for `index` and switches the manifest to it.
-    private func writeRebuiltIndex(_ index: RouteIndex, into writer: inout StoreWriter) throws {
-        let number = writer.manifest.reserveFileNumber()
-        let file = try files.create(.index, number: number)
-        let bytes = IndexFile.records(index.liveEvents(segmentOrder: writer.manifest.current.segments))
-        try file.write(bytes, at: Int64(FormatConstants.fileHeaderSize))
-        try file.syncData()
-        try writer.manifest.commit(nextRouteID: writer.nextRouteID) { $0.indexFile = number }
-        writer.index = IndexFile(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize + bytes.count))
-    }
 }

@@ -121,14 +121,32 @@ struct StoreVerifier {
         }
         guard let index = snapshot.indexFile else { return }
         var scanner = LogScanner(file: index, from: Int64(FormatConstants.fileHeaderSize), fileSize: snapshot.indexEnd)
+        var current: ScannedRecord?
         do {
             while let record = try scanner.next() {
+                current = record
                 report.recordsChecked += 1
-                _ = try LogEvent.fromIndex(record)
+                if record.type == FormatConstants.RecordType.indexPutRun.rawValue {
+                    // An open checks a run's metadata for its layout; this, against every
+                    // rule (format-spec.md, "Index records": IndexPutRun).
+                    do {
+                        try IndexPutRun.forEachPut(in: record.payload, everyRule: true) { _ in }
+                    } catch let error as ByteReader.Malformed where (try? IndexPutRun.forEachPut(in: record.payload) { _ in }) != nil {
+                        report.problems.append(.init(kind: .damagedIndex, path: index.path, offset: record.offset,
+                                                     length: Int64(record.frameLength), routeID: nil,
+                                                     message: "a route's metadata in the index breaks a rule an open does not check (\(error.reason)); "
+                                                         + "remove the index file and the next writable open rebuilds it from the segments"))
+                    }
+                } else {
+                    _ = try LogEvent.fromIndex(record)
+                }
+                current = nil
             }
         } catch {
-            report.problems.append(.init(kind: .damagedIndex, path: index.path, offset: scanner.validEnd, length: nil,
-                                         routeID: nil, message: "an index record makes no sense; the index will be rebuilt"))
+            let reason = (error as? ByteReader.Malformed).map { ": \($0.reason)" } ?? ""
+            report.problems.append(.init(kind: .damagedIndex, path: index.path, offset: current?.offset ?? scanner.validEnd,
+                                         length: current.map { Int64($0.frameLength) }, routeID: nil,
+                                         message: "an index record makes no sense\(reason); the index will be rebuilt"))
         }
         for range in scanner.damage {
             report.problems.append(.init(kind: .damagedIndex, path: range.path, offset: range.offset, length: range.length,

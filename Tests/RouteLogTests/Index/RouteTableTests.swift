@@ -103,12 +103,17 @@ import Testing
         var w = ByteWriter(capacity: 256)
         route.metadata.write(to: &w)
         var table = RouteTable()
-        let inserted = table.insertIfNew(RouteID(5), location: route.location, shape: route.shape, shiftMs: route.metadata.shiftMs,
-                                         encodedMetadata: w.bytes[...])
+        let inserted = w.bytes.withUnsafeBytes {
+            table.insertIfNew(RouteID(5), location: route.location, shape: route.shape, encodedMetadata: $0)
+        }
         #expect(inserted)
         #expect(table[RouteID(5)] == IndexedRoute(shape: route.shape, metadata: route.metadata, location: route.location))
         let other = Self.route(&g, notes: 0)
-        let again = table.insertIfNew(RouteID(5), location: other.location, shape: other.shape, shiftMs: 0, encodedMetadata: [0][...])
+        var otherBytes = ByteWriter(capacity: 64)
+        other.metadata.write(to: &otherBytes)
+        let again = otherBytes.bytes.withUnsafeBytes {
+            table.insertIfNew(RouteID(5), location: other.location, shape: other.shape, encodedMetadata: $0)
+        }
         #expect(!again)
         #expect(table[RouteID(5)]?.metadata == route.metadata)
         #expect(table.count == 1)
