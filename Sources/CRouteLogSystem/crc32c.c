@@ -53,10 +53,58 @@ uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t 
 #include <cpuid.h>
 #include <nmmintrin.h>
 
+// The crc32 instruction takes 3 cycles and can start one a cycle: one chain of them
+// runs at a third of the speed three independent chains do. Long buffers are taken
+// three blocks at a time, each block's CRC register computed from zero beside the
+// others, then joined: the register after blocks A and B is A's register carried
+// over B's length of zero bytes, xor B's register from zero. Carrying a register over
+// a fixed length is linear, so it is four table lookups (one a byte of the register).
+#define CRC32C_BLOCK 1024
+static uint32_t carry_table[4][256];
+static int carry_ready = 0;
+
+__attribute__((target("sse4.2")))
+static uint32_t carry_over_zeros(uint32_t r, size_t length) {
+    uint64_t c = r;
+    for (size_t i = 0; i < length; i += 8) c = _mm_crc32_u64(c, 0);
+    return (uint32_t)c;
+}
+
+__attribute__((target("sse4.2")))
+static void build_carry_table(void) {
+    for (int k = 0; k < 4; k++)
+        for (uint32_t v = 0; v < 256; v++) carry_table[k][v] = carry_over_zeros(v << (8 * k), CRC32C_BLOCK);
+    __atomic_store_n(&carry_ready, 1, __ATOMIC_RELEASE);
+}
+
+static inline uint32_t carry_over_block(uint32_t r) {
+    return carry_table[0][r & 0xff] ^ carry_table[1][(r >> 8) & 0xff] ^ carry_table[2][(r >> 16) & 0xff] ^
+           carry_table[3][r >> 24];
+}
+
 __attribute__((target("sse4.2")))
 static uint32_t crc32c_sse42(uint32_t crc, const void *data, size_t length) {
     const unsigned char *p = data;
     uint64_t c = ~crc;
+    if (length >= 3 * CRC32C_BLOCK) {
+        // Building the table twice from two threads writes the same values: harmless.
+        if (!__atomic_load_n(&carry_ready, __ATOMIC_ACQUIRE)) build_carry_table();
+        do {
+            uint64_t c1 = 0, c2 = 0;
+            for (size_t i = 0; i < CRC32C_BLOCK; i += 8) {
+                uint64_t v0, v1, v2;
+                memcpy(&v0, p + i, 8);
+                memcpy(&v1, p + CRC32C_BLOCK + i, 8);
+                memcpy(&v2, p + 2 * CRC32C_BLOCK + i, 8);
+                c = _mm_crc32_u64(c, v0);
+                c1 = _mm_crc32_u64(c1, v1);
+                c2 = _mm_crc32_u64(c2, v2);
+            }
+            c = carry_over_block(carry_over_block((uint32_t)c) ^ (uint32_t)c1) ^ (uint32_t)c2;
+            p += 3 * CRC32C_BLOCK;
+            length -= 3 * CRC32C_BLOCK;
+        } while (length >= 3 * CRC32C_BLOCK);
+    }
     while (length >= 8) {
         uint64_t v;
         memcpy(&v, p, 8);

@@ -64,7 +64,7 @@ enum FormatConstants {
     static let indexPutRunEntrySize = 8 + locationSize + routeShapeSize + 4
     /// The most entries a writer puts in one IndexPutRun (readers accept any count the
     /// payload limit allows).
-    static let maxIndexPutRunEntries = 4096
+    static let maxIndexPutRunEntries = 1024
 
     enum MetadataFlag {
         static let name: UInt8 = 1 << 0

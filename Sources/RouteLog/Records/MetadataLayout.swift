@@ -63,6 +63,7 @@ struct MetadataLayout {
         func fail(_ reason: String) -> ByteReader.Malformed { ByteReader.Malformed(reason: reason, offset: position) }
 
         /// The `n` bytes here as a range, moving past them.
+        @inline(__always)  // a few times a route when an index opens
         mutating func range(_ n: Int) throws -> Range<Int> {
             guard n <= remaining else { throw fail("needs \(n) bytes, \(remaining) left") }
             position += n
@@ -70,6 +71,7 @@ struct MetadataLayout {
         }
 
         /// A number of `n` bytes here, loaded by `load` from its offset.
+        @inline(__always)
         mutating func fixed<T>(_ n: Int, _ load: (Int) -> T) throws -> T {
             load(try range(n).lowerBound)
         }
