@@ -154,6 +154,7 @@ struct IndexRecovery {
         var result = LoadedIndex(index: RouteIndex(), lastLocation: [:], version: header.version, end: 0)
         result.index.reserve(indexBytes: size)
         var order = LocationOrder(segments: segments)
+        var lookupSized = false
         do {
             defer { result.lastLocation = order.finish() }
             while let record = try scanner.next() {
@@ -166,6 +167,12 @@ struct IndexRecovery {
                     try order.admit(put.location)
                     result.index.applyPut(put)
                 case .indexPutRun:
+                    if !lookupSized, let count = IndexPutRun.entryCount(record.payload), count > 0 {
+                        // A rewritten index is nearly all runs: the first one tells
+                        // how many routes the file holds, closely enough to size for.
+                        result.index.reserveLookup(indexBytes: size, bytesPerRoute: Double(record.frameLength) / Double(count))
+                        lookupSized = true
+                    }
                     try result.index.applyPutRun(record.payload, order: &order)
                 default:
                     let (event, metadata) = try LogEvent.fromIndexKeepingMetadata(type: record.type, payload: record.payload)

@@ -48,6 +48,13 @@ struct RouteIndex: Sendable {
         routes.reserveCapacity(Int(min(bytes / 100, 1_000_000)), metadata: Int(min(bytes, 128 << 20)))
     }
 
+    /// Sizes the lookup of routes by id for an index file of `bytes` whose routes take
+    /// about `bytesPerRoute` each (measured on its first run), capped as ``reserve(indexBytes:)``.
+    mutating func reserveLookup(indexBytes bytes: Int64, bytesPerRoute: Double) {
+        guard bytesPerRoute >= 1 else { return }
+        routes.reserveLookup(Int(min(Double(bytes) / bytesPerRoute, 1_000_000)))
+    }
+
     /// Deleted routes whose records are still on disk.
     var deletedCount: Int { tombstones.values.filter { !$0.isDiscard }.count }
     /// Discarded recordings whose records are still on disk.
@@ -122,7 +129,12 @@ struct RouteIndex: Sendable {
         try IndexPutRun.withPuts(in: payload) { puts in
             // The puts' locations in one segment, counted at once.
             var stretch = (segment: UInt32(0), end: Int64(0), bytes: Int64(0))
-            while try puts.next() {
+            while true {
+                // The lookup's slots are a cache miss each, the ids' order being
+                // scattered by the hash: ask for a later put's slot before this one's
+                // is needed.
+                if let ahead = puts.id(ahead: 8) { routes.prefetchLookup(RouteID(ahead)) }
+                guard try puts.next() else { break }
                 let location = puts.put.location, put = puts.put
                 try order.admit(location)
                 maxSeenID = max(maxSeenID, put.id.rawValue)

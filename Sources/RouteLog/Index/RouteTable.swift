@@ -80,9 +80,19 @@ struct RouteTable: Sendable {
     /// Makes room for `count` routes and `metadata` bytes of their metadata up front
     /// (memory reserved but never written costs no resident pages).
     mutating func reserveCapacity(_ count: Int, metadata: Int) {
-        rows.withUnsafeBufferPointer { r in slots.reserveCapacity(count) { r[Int($0)].id.rawValue } }
         rows.reserveCapacity(count)
         metadataBytes.reserveCapacity(metadata)
+    }
+
+    /// Brings the lookup's slot for `id` into the cache, for an insert to come.
+    /// Mutating though it changes nothing: called on a table held in a struct being
+    /// changed, a non-mutating call would copy the table (and retain its arrays) first.
+    mutating func prefetchLookup(_ id: RouteID) { slots.prefetch(id.rawValue) }
+
+    /// Sizes the table that finds rows for `count` routes (its slots are written when
+    /// made: unlike rows, they cost memory reserved or not).
+    mutating func reserveLookup(_ count: Int) {
+        rows.withUnsafeBufferPointer { r in slots.reserveCapacity(count) { r[Int($0)].id.rawValue } }
     }
 
     /// The route stored under `id`, its metadata decoded; nil when there is none.

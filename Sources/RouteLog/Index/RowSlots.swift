@@ -1,8 +1,10 @@
+import CRouteLogSystem
+
 /// Finds a live route's row from its id: an open-addressing table of row numbers, 4
-/// bytes a slot and at most three quarters full (linear probing; a removal moves the
-/// rest of its probe chain back instead of leaving a marker). The ids stay in the rows,
-/// read through `idOf`, so the table costs 5 to 11 bytes a route where a dictionary from
-/// id to row costs about 31.
+/// bytes a slot and at most four fifths full (linear probing; a removal moves the rest
+/// of its probe chain back instead of leaving a marker). The ids stay in the rows, read
+/// through `idOf`, so the table costs 5 to 10 bytes a route where a dictionary from id
+/// to row costs about 31.
 ///
 /// The hash multiplies the id by an odd number drawn at random for each table and keeps
 /// the top bits (multiply-shift): ids that count up spread evenly, and ids chosen to
@@ -26,8 +28,18 @@ struct RowSlots: Sendable {
     }
 
     private var mask: Int { (1 << bits) - 1 }
+
+    /// True when `rows` rows leave a table of `slots` slots at most four fifths full
+    /// (the tags keep the longer probes of a fuller table cheap: they pass slots
+    /// without reading rows).
+    private func fits(_ rows: Int, in slots: Int) -> Bool { rows * 5 <= slots * 4 }
     private var tagBits: Int { min(8, 32 - bits) }
     private var rowBits: Int { 32 - tagBits }
+    /// The row number's bits of a slot (the tag is above them).
+    private var rowMask: UInt32 { UInt32(truncatingIfNeeded: (UInt64(1) << UInt64(rowBits)) - 1) }
+
+    /// The tag a slot holds (shifted in 64 bits: a shift by 32 there is no special case).
+    private func tag(of held: UInt32) -> UInt32 { UInt32(truncatingIfNeeded: UInt64(held) &>> UInt64(rowBits)) }
 
     /// The slot where `id`'s probe starts and the tag its slot holds.
     private func hash(_ id: UInt64) -> (home: Int, tag: UInt32) {
@@ -37,8 +49,10 @@ struct RowSlots: Sendable {
         return (home, tagBits == 0 ? 0 : tag)
     }
 
-    private func value(tag: UInt32, row: Int32) -> UInt32 { tag << UInt32(rowBits) | UInt32(row + 1) }
-    private func row(in value: UInt32) -> Int32 { Int32(value & ((1 << UInt32(rowBits)) - 1)) - 1 }
+    private func value(tag: UInt32, row: Int32) -> UInt32 {
+        UInt32(truncatingIfNeeded: UInt64(tag) &<< UInt64(rowBits)) | UInt32(row + 1)
+    }
+    private func row(in value: UInt32) -> Int32 { Int32(value & rowMask) - 1 }
 
     /// The slot holding `id`'s row, or nil.
     private func slot(of id: UInt64, _ idOf: (Int32) -> UInt64) -> Int? {
@@ -46,9 +60,16 @@ struct RowSlots: Sendable {
         while true {
             let held = slots[i]
             if held == 0 { return nil }
-            if held >> UInt32(rowBits) == tag && idOf(row(in: held)) == id { return i }
+            if self.tag(of: held) == tag && idOf(row(in: held)) == id { return i }
             i = (i + 1) & mask
         }
+    }
+
+    /// Brings the slot where `id`'s probe starts into the cache: a loop that inserts
+    /// ids it knows ahead of time asks for a later one's while it inserts this one's.
+    mutating func prefetch(_ id: UInt64) {
+        let home = hash(id).home
+        slots.withUnsafeBufferPointer { routelog_prefetch($0.baseAddress! + home) }
     }
 
     /// The row of `id`, or nil.
@@ -59,13 +80,13 @@ struct RowSlots: Sendable {
     /// Adds `row` as the row of `id` unless the table holds `id` already (then changes
     /// nothing and returns false). `idOf` is not asked for `row`'s id.
     mutating func insertIfAbsent(_ id: UInt64, row: Int32, _ idOf: (Int32) -> UInt64) -> Bool {
-        if (count + 1) * 4 > slots.count * 3 { grow(toHold: count + 1, idOf) }
+        if !fits(count + 1, in: slots.count) { grow(toHold: count + 1, idOf) }
         precondition(row >= 0 && Int(row) < 1 << rowBits - 1, "row \(row) past the table's row numbers")
         var (i, tag) = hash(id)
         while true {
             let held = slots[i]
             if held == 0 { break }
-            if held >> UInt32(rowBits) == tag && idOf(self.row(in: held)) == id { return false }
+            if self.tag(of: held) == tag && idOf(self.row(in: held)) == id { return false }
             i = (i + 1) & mask
         }
         slots[i] = value(tag: tag, row: row)
@@ -104,17 +125,17 @@ struct RowSlots: Sendable {
 
     /// Makes room for `capacity` rows without growing again.
     mutating func reserveCapacity(_ capacity: Int, _ idOf: (Int32) -> UInt64) {
-        if capacity * 4 > slots.count * 3 { grow(toHold: capacity, idOf) }
+        if !fits(capacity, in: slots.count) { grow(toHold: capacity, idOf) }
     }
 
     private mutating func grow(toHold capacity: Int, _ idOf: (Int32) -> UInt64) {
         var newBits = bits
-        while capacity * 4 > (1 << newBits) * 3 { newBits += 1 }
-        let old = slots, oldRowBits = rowBits
+        while !fits(capacity, in: 1 << newBits) { newBits += 1 }
+        let old = slots, oldRowMask = rowMask
         bits = newBits
         slots = Array(repeating: 0, count: 1 << newBits)
         for held in old where held != 0 {
-            let row = Int32(held & ((1 << UInt32(oldRowBits)) - 1)) - 1
+            let row = Int32(held & oldRowMask) - 1
             var (i, tag) = hash(idOf(row))
             while slots[i] != 0 { i = (i + 1) & mask }
             slots[i] = value(tag: tag, row: row)

@@ -39,6 +39,11 @@ enum IndexPutRun {
         return w.bytes
     }
 
+    /// The entry count a run's payload states (unchecked), or nil when it is too short.
+    static func entryCount(_ payload: ArraySlice<UInt8>) -> Int? {
+        payload.count >= headSize ? payload.withUnsafeBytes { Int($0.u32(at: 0)) } : nil
+    }
+
     /// One entry of a run, read in place: its metadata's bytes lie in the record's
     /// payload, valid only during the call that hands the entry over.
     struct Put {
@@ -94,6 +99,13 @@ enum IndexPutRun {
             self.payload = payload
             entriesEnd = headSize + entrySize * count
             metadataStart = entriesEnd
+        }
+
+        /// The id of the entry `ahead` entries after the one ``next()`` reads next, as
+        /// stored (unchecked), or nil past the last: for a loop that prefetches.
+        func id(ahead: Int) -> UInt64? {
+            let at = entry + ahead * entrySize
+            return at < entriesEnd ? raw.u64(at: at) : nil
         }
 
         /// Reads the next entry into ``put``; false after the last (once its metadata is
