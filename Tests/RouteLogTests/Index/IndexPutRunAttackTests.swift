@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// Attacks on IndexPutRun (format-spec.md, "Index records"): runs a writer makes of
+/// puts whose metadata is as large as the format allows, and runs forged with valid
+/// checksums (any bytes in the extension, counts and lengths at their limits, ids at
+/// the ends of their range, an id twice across runs and IndexPuts, runs mixed with the
+/// other records). The process never stops, the store opens from the index or from the
+/// segments, and every public read and change works on what it opened.
+@Suite struct IndexPutRunAttackTests {
+    // MARK: Runs a writer makes
+
+    /// Puts whose metadata holds `fieldBytes` bytes of an unknown extension field (what a
+    /// newer writer may store, up to the 64 KiB extension limit), every `escapeEvery`
+    /// bytes starting an `AB 52 4C` (which escaping grows by a byte).
+    static func largePuts(_ count: Int, fieldBytes: Int, escapeEvery: Int = 1 << 30) -> [LogEvent] {
+        var field = ByteWriter(capacity: fieldBytes + 8)
+        field.varint(99)
+        field.varint(fieldBytes)
+        var value = [UInt8](repeating: 0x20, count: fieldBytes)
+        for i in stride(from: 0, to: fieldBytes - 2, by: max(3, escapeEvery)) { value[i...(i + 2)] = [0xAB, 0x52, 0x4C] }
+        field.append(contentsOf: value)
+        var metadata = StoredMetadata(RouteMetadata(name: "large"))
+        metadata.unknownFields = field.bytes
+        let shape = RouteShape(firstMs: 1_700_000_000_000, durationMs: 1000, pointCount: 2, distance: 10, south: 0, west: 0,
+                               north: 1, east: 1, startLat: 0, startLon: 0, endLat: 1, endLon: 1)
+        return (0..<count).map { i in
+            .put(RouteID(UInt64(i + 1)), shape, metadata,
+                 RecordLocation(segment: 1, offset: Int64(FormatConstants.fileHeaderSize) + Int64(i) * 100, length: 100))
+        }
+    }
+
+    /// The puts of index records `bytes` (as ``IndexFile/records(_:)`` makes them), read
+    /// back through a file as an open reads them; every frame checked to fit the format.
+    static func readBack(_ bytes: [UInt8], _ dir: TemporaryDirectory) throws -> [(RouteID, RecordLocation, StoredMetadata)] {
+        let url = dir.url.appendingPathComponent("index-00000002.rlidx")
+        try Data(FileHeader(kind: .index, fileNumber: 2).encoded() + bytes).write(to: url)
+        let file = try DurableFile.open(url.path, flags: O_RDONLY, fileSystem: PosixFileSystem.shared)
+        var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: try file.size())
+        var puts: [(RouteID, RecordLocation, StoredMetadata)] = []
+        while let record = try scanner.next() {
+            #expect(record.frameLength <= FormatConstants.recordHeaderSize + FormatConstants.maxPayloadLength)
+            if record.type == FormatConstants.RecordType.indexPutRun.rawValue {
+                try IndexPutRun.forEachPut(in: record.payload, everyRule: true) { put in
+                    puts.append((put.id, put.location, StoredMetadata(MetadataView(checked: ArraySlice(put.metadata)))))
+                }
+            } else if case .put(let id, _, let metadata, let location) = try LogEvent.fromIndex(record) {
+                puts.append((id, location, metadata))
+            }
+        }
+        #expect(scanner.damage.isEmpty && !scanner.tailIsTorn)
+        return puts
+    }
+
+    /// 1,100 puts of 60,000-byte metadata are 66 MB of run, past the 64 MiB a record may
+    /// hold (more once escaped): the writer splits them into runs that fit, which read
+    /// back as the same puts. (Rebuilding, compacting or rewriting at close the index of
+    /// such a store, or saving such routes in one batch, stopped the process on the
+    /// frame encoder's precondition.)
+    @Test func aRunOfLargeMetadataIsSplitToFitARecord() throws {
+        let dir = TemporaryDirectory()
+        let events = Self.largePuts(1_100, fieldBytes: 60_000)
+        let (bytes, singles) = IndexFile.records(events)
+        #expect(singles == 0)
+        let puts = try Self.readBack(bytes, dir)
+        #expect(puts.map(\.0) == events.map(\.id))
+        #expect(puts.map(\.1) == events.map(\.location))
+        guard case .put(_, _, let metadata, _) = events[0] else { return }
+        #expect(puts.allSatisfy { $0.2 == metadata })
+    }
+
+    /// Metadata as large as an app may give (a 1 KiB name, 4 KiB of notes, 32 tags, 32
+    /// values of 1 KiB), on 1,600 routes saved in one batch: their index records are
+    /// puts in a row, 68 MB of them. The save, the close and the reopen work (the
+    /// save's index append stopped the process before runs were split).
+    @Test func aBatchOfRoutesWithTheLargestMetadataSavesAndReopens() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let kilobyte = String(repeating: "v", count: FormatConstants.maxValueBytes)
+        var metadata = RouteMetadata(name: String(repeating: "n", count: FormatConstants.maxNameBytes))
+        metadata.notes = String(repeating: "o", count: FormatConstants.maxNotesBytes)
+        metadata.tags = (0..<FormatConstants.maxTags).map { String(format: "%064d", $0) }
+        metadata.values = Dictionary(uniqueKeysWithValues: (0..<FormatConstants.maxValues).map { (String(format: "%064d", $0), kilobyte) })
+        let routes = (0..<1_600).map { i in
+            let t = Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 600)
+            return Route(points: [TrackPoint(latitude: 45, longitude: 9, timestamp: t),
+                                  TrackPoint(latitude: 45.001, longitude: 9.001, timestamp: t + 60)], metadata: metadata)
+        }
+        let ids = try store.save(routes)
+        try store.close()
+        let reopened = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(!reopened.state.withLock { $0.indexRebuilt })
+        #expect(try reopened.count == ids.count)
+        #expect(try reopened.metadata(ids[ids.count - 1]).values == metadata.values)
+        try reopened.close()
+    }
+
+    /// The split leaves room for escaping: a run as large as a writer makes grows by at
+    /// most a third, which still fits a record; 54 MB of puts whose metadata holds an
+    /// `AB 52 4C` every 300 bytes are split and read back whole.
+    @Test func aSplitRunFitsOnceEscaped() throws {
+        #expect(IndexPutRun.maxPayloadBytes + IndexPutRun.maxPayloadBytes / 3 <= FormatConstants.maxPayloadLength)
+        let dir = TemporaryDirectory()
+        let events = Self.largePuts(900, fieldBytes: 60_000, escapeEvery: 300)
+        let puts = try Self.readBack(IndexFile.records(events).bytes, dir)
+        #expect(puts.map(\.0) == events.map(\.id))
+    }
+}
