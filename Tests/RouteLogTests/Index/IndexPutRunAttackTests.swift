@@ -107,4 +107,51 @@ import Testing
         let puts = try Self.readBack(IndexFile.records(events).bytes, dir)
         #expect(puts.map(\.0) == events.map(\.id))
     }
+
+    // MARK: Ids at the ends of their range
+
+    /// A run may name ids 1 and 2^62, the largest a record may hold. The store opens
+    /// from it; a save then either gets an id a reader accepts or is refused, and the
+    /// store opens again afterwards with every save it acknowledged. (The writer gave
+    /// the next route id 2^62 + 1, which no reader accepts: the save's record read back
+    /// as damage, and a MANIFEST holding it made the store refuse to open at all.)
+    @Test func aRunNamingTheLargestIDLeavesAStoreThatOpensAgain() throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 3)
+        var forged = entries
+        forged[0].id = RouteID(1)
+        forged[2].id = RouteID(FormatConstants.maxRouteID)
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRun.payload(forged))])
+
+        let store = try RouteStore(at: url, options: .init(compaction: .manual))
+        #expect(!store.state.withLock { $0.indexRebuilt })
+        #expect(Set(try store.summaries().map(\.id)) == Set(forged.map(\.id)))
+        let saved = try? store.save(Route(points: [TrackPoint(latitude: 1, longitude: 2, timestamp: Date(timeIntervalSince1970: 1e9))]))
+        if let saved { #expect(saved.rawValue <= FormatConstants.maxRouteID) }
+        // A roll writes the manifest with the writer's next route id.
+        try store.withWriter { try $0.roll() }
+        try store.close()
+
+        let reopened = try RouteStore(at: url, options: .init(compaction: .manual))
+        if let saved { #expect(try reopened.summary(saved).pointCount == 1) }
+        #expect(try reopened.summary(RouteID(FormatConstants.maxRouteID)).id == RouteID(FormatConstants.maxRouteID))
+        #expect(try reopened.verify().problems.allSatisfy { $0.kind != .damagedBytes })
+        try reopened.close()
+    }
+
+    /// A segment whose RoutePut has id 2^62 (valid, if no writer's): the open rebuilds
+    /// the index and writes the manifest, and the store opens again, more than once.
+    @Test func aRouteOfTheLargestIDInTheSegmentsLeavesAStoreThatOpensAgain() throws {
+        let dir = TemporaryDirectory()
+        let route = Route(points: [TrackPoint(latitude: 1, longitude: 2, timestamp: Date(timeIntervalSince1970: 1e9))])
+        let url = try ForgedRouteStore.make(dir, route: route, withIndex: false) { $0.id = RouteID(FormatConstants.maxRouteID) }
+        for _ in 0..<3 {
+            let store = try RouteStore(at: url, options: .init(compaction: .manual))
+            #expect(try store.summaries().map(\.id) == [RouteID(FormatConstants.maxRouteID)])
+            #expect(throws: RouteLogError.self) { try store.save(route) }
+            try store.close()
+        }
+        let manifest = try #require(try Manifest.read(in: url.path, fileSystem: PosixFileSystem.shared))
+        #expect(manifest.nextRouteID <= FormatConstants.maxRouteID)
+    }
 }
