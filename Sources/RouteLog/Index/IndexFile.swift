@@ -29,12 +29,12 @@ struct IndexFile: Sendable {
     /// Appends the index records of `events`, in order, in one write.
     mutating func append(_ events: [LogEvent]) {
         guard !broken, let file, !events.isEmpty else { return }
-        let bytes = Self.records(events).bytes
+        let (bytes, singles) = Self.records(events)
         do {
             try file.write(bytes, at: end)
             end += Int64(bytes.count)
             unsynced += events.count
-            singleRecords += events.count
+            singleRecords += singles
             if unsynced >= Self.syncInterval { try sync() }
         } catch {
             broken = true

@@ -125,6 +125,16 @@ struct RouteTable: Sendable {
         rows.first { test($0.location) }?.id
     }
 
+    /// Calls `body` with every live route's record location (its RoutePut's or
+    /// RecordingFinish's), its latest edit's, and its recording's records when it is a
+    /// recorded route not merged yet; nothing decoded.
+    func forEachLocation(_ body: (RecordLocation, _ edit: RecordLocation?, _ recorded: IndexedRecording?) -> Void) {
+        for row in rows {
+            let extra = row.hasExtras ? extras[row.id] : nil
+            body(row.location, extra?.editLocation, extra?.recorded)
+        }
+    }
+
     /// Points of every live route, from the rows.
     var pointCount: Int { rows.reduce(0) { $0 + Int($1.shape.pointCount) } }
 

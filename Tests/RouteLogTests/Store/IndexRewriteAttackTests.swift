@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// Attacks on the index rewrite at close() (format-spec.md, "Index records"): when it
+/// runs, what it costs, and what a failure or a race around it leaves.
+@Suite struct IndexRewriteAttackTests {
+    static func route(_ i: Int) -> Route {
+        let t = Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 3600)
+        return Route(points: [TrackPoint(latitude: 48 + Double(i) / 1e4, longitude: 11, timestamp: t),
+                              TrackPoint(latitude: 48.001 + Double(i) / 1e4, longitude: 11.001, timestamp: t + 60)],
+                     metadata: RouteMetadata(name: "walk \(i)"))
+    }
+
+    /// Routes each saved and then renamed: in replay order no two puts are in a row, so
+    /// a rewrite gathers nothing into runs, and close() leaves the index as it is, at
+    /// the first close and at every one after. (It rewrote the whole index, synced it
+    /// and switched the manifest at every close: the estimate of the records a rewrite
+    /// leaves outside runs counted an edit but not the put it cuts off.)
+    @Test func closeDoesNotRewriteAnIndexThatRunsWouldNotShrink() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let count = StoreWriter.sprawlingRecords + 76
+        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let before = try IndexRewriteAtCloseTests.indexNumber(url)
+        for i in 0..<count {
+            let id = try store.save(Self.route(i))
+            _ = try store.edit(id, RouteEdit(name: "renamed \(i)"))
+        }
+        try store.close()
+        #expect(try IndexRewriteAtCloseTests.indexNumber(url) == before)
+        for _ in 0..<2 {
+            try RouteStore(at: url, options: .init(compaction: .manual)).close()
+            #expect(try IndexRewriteAtCloseTests.indexNumber(url) == before)
+        }
+        try IndexLoadTests.bothWays(url, dir)
+    }
+
+    /// The same routes with their renames after all the saves: the puts are in a row,
+    /// and close() gathers them into runs once, then leaves the index alone.
+    @Test func closeRewritesPutsInARowOnce() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let count = StoreWriter.sprawlingRecords + 76
+        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let ids = try (0..<count).map { try store.save(Self.route($0)) }
+        for (i, id) in ids.enumerated() { _ = try store.edit(id, RouteEdit(name: "renamed \(i)")) }
+        let before = try IndexRewriteAtCloseTests.indexNumber(url)
+        try store.close()
+        let rewritten = try IndexRewriteAtCloseTests.indexNumber(url)
+        #expect(rewritten != before)
+        let types = try IndexPutRunTests.indexRecordTypes(url)
+        #expect(types.filter { $0 == FormatConstants.RecordType.indexPutRun.rawValue }.count == 1)
+        #expect(types.count == count + 1)
+        try RouteStore(at: url, options: .init(compaction: .manual)).close()
+        #expect(try IndexRewriteAtCloseTests.indexNumber(url) == rewritten)
+        try IndexLoadTests.bothWays(url, dir)
+    }
+}
