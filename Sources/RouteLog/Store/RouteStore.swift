@@ -260,13 +260,9 @@ public final class RouteStore: Sendable {
             changeHub.finish()
         }
         try writer.withLock { w in
-            if w != nil {
-                // Saves append one index record each: when many have piled up, the
-                // index is written again as runs, which the next open reads fastest.
-                let index = state.withLock { $0.index }
-                w!.rewriteSprawlingIndex(index)
-            }
-            try w?.closeFiles()
+            // Saves append one index record each: when many have piled up, the index is
+            // written again as runs, which the next open reads fastest.
+            try w?.closeFiles(rewriting: state.withLock { $0.index })
             w = nil
         }
     }

@@ -56,4 +56,35 @@ import Testing
         #expect(try IndexRewriteAtCloseTests.indexNumber(url) == rewritten)
         try IndexLoadTests.bothWays(url, dir)
     }
+
+    /// Buffered saves are synced by close() even when the rewrite before it fails at
+    /// the manifest's switch (which leaves the writer's state uncertain): the segment
+    /// they are in gets its sync, and the reopened store holds them all. (The rewrite
+    /// ran first, and its failure made close() skip the final sync and still return.)
+    @Test func aRewriteFailingAtTheManifestSwitchStillLeavesTheSavesSynced() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        try RouteStore(at: url).close()
+        let fs = InterceptingFileSystem(fault: .init(.kind(.rename, 1), errno: EIO))
+        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual), fileSystem: fs)
+        let count = StoreWriter.sprawlingRecords + 76
+        for i in 0..<count { try store.save(Self.route(i)) }
+        let closing = StateLock(false)
+        let segmentSyncs = StateLock(0)
+        fs.observe { operation in
+            guard closing.withLock({ $0 }) else { return }
+            switch operation {
+            case .syncData(let file), .syncAll(let file), .syncBarrier(let file):
+                if file.path.hasSuffix(FormatConstants.segmentSuffix) { segmentSyncs.withLock { $0 += 1 } }
+            default: break
+            }
+        }
+        closing.withLock { $0 = true }
+        try? store.close()
+        #expect(fs.faultFired)
+        #expect(segmentSyncs.withLock { $0 } >= 1)
+        let reopened = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(try reopened.count == count)
+        try reopened.close()
+    }
 }
