@@ -72,15 +72,18 @@ struct CompactionCopy {
         (segments.position(of: location.segment) ?? Int.max, location.offset)
     }
 
-    /// The segments among `items` holding a record that does not read back whole: a
-    /// compaction keeps them as found instead of dropping what it cannot copy.
+    /// The segments among `items` holding a record that does not read back whole, or
+    /// that holds another id than the index says: a compaction keeps them as found
+    /// instead of dropping what it cannot copy, or copying one route's record as
+    /// another's (and dropping the other's as dead).
     func damagedSegments(_ items: [Item]) -> Set<UInt32> {
         var damaged = Set<UInt32>()
         let reader = RecordReader(segments: segments)
         for item in items {
             switch item {
             case .record(let location, let type, let id):
-                if (try? segments.read(at: location, type: type, what: "route \(id)")) == nil { damaged.insert(location.segment) }
+                let payload = try? segments.read(at: location, type: type, what: "route \(id)")
+                if payload.flatMap(Self.id(of:)) != id.rawValue { damaged.insert(location.segment) }
             case .merged(let id, let route):
                 if (try? reader.recordedRoute(id, route)) == nil {
                     for part in route.recorded!.locations + [route.location] { damaged.insert(part.segment) }
@@ -88,6 +91,43 @@ struct CompactionCopy {
             }
         }
         return damaged
+    }
+
+    /// The rewritten segments holding a record that makes an id (a RoutePut,
+    /// RecordingStart or RecordingFinish) of which the index has no live route, no
+    /// unfinished recording and no tombstone. A replay of the segments keeps that id, so
+    /// the index does not say what the segments do (a forged or damaged index file):
+    /// such a segment is kept as found rather than have the record dropped as dead.
+    /// Every record of the segment is read (with its checksum) for this.
+    func unaccountedSegments() -> Set<UInt32> {
+        let creators: Set<UInt8> = [FormatConstants.RecordType.routePut.rawValue, FormatConstants.RecordType.recordingStart.rawValue,
+                                    FormatConstants.RecordType.recordingFinish.rawValue]
+        var kept = Set<UInt32>()
+        for number in rewritten {
+            guard let segment = segments.segment(number) else { continue }
+            do {
+                var scanner = LogScanner(file: try segment.file, from: Int64(FormatConstants.fileHeaderSize),
+                                         fileSize: segment.end, version: segment.version)
+                while let record = try scanner.next() {
+                    // Damage and ids no record may hold are not routes a replay keeps.
+                    guard creators.contains(record.type), let raw = Self.id(of: record.payload),
+                          let id = RouteRecordID.checked(raw) else { continue }
+                    if !index.routes.contains(id) && index.recordings[id] == nil && index.tombstones[id] == nil {
+                        kept.insert(number)
+                        break
+                    }
+                }
+            } catch {
+                kept.insert(number)
+            }
+        }
+        return kept
+    }
+
+    /// The id a segment record's payload starts with (every type's does).
+    private static func id(of payload: ArraySlice<UInt8>) -> UInt64? {
+        guard payload.count >= 8 else { return nil }
+        return payload.withUnsafeBytes { $0.u64(at: 0) }
     }
 
     /// Writes `items` (one run's) into `output`, starting a new segment for the run; a

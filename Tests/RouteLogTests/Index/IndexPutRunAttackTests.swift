@@ -154,4 +154,57 @@ import Testing
         let manifest = try #require(try Manifest.read(in: url.path, fileSystem: PosixFileSystem.shared))
         #expect(manifest.nextRouteID <= FormatConstants.maxRouteID)
     }
+
+    // MARK: Compaction from a forged index
+
+    /// The ids the segments of the store at `url` hold live, read with its index files
+    /// removed (in a copy).
+    static func idsInSegments(_ url: URL, _ dir: TemporaryDirectory) throws -> Set<RouteID> {
+        let copy = dir.store("segments-\(UUID().uuidString.prefix(8)).routelog")
+        try FileManager.default.copyItem(at: url, to: copy)
+        for name in try FileManager.default.contentsOfDirectory(atPath: copy.path) where name.hasPrefix("index-") {
+            try FileManager.default.removeItem(at: copy.appendingPathComponent(name))
+        }
+        let store = try RouteStore(at: copy, options: .init(mode: .readOnly))
+        defer { try? store.close() }
+        return Set(try store.summaries().map(\.id))
+    }
+
+    /// Compacts the store at `url` (everything worth any bytes rewritten) and returns
+    /// the ids its segments hold live afterwards.
+    static func compactAndReadSegments(_ url: URL, _ dir: TemporaryDirectory) throws -> Set<RouteID> {
+        var options = RouteStore.Options(compaction: .manual)
+        options.compactionRewriteThreshold = 0
+        let store = try RouteStore(at: url, options: options)
+        _ = try store.compact()
+        try store.close()
+        return try idsInSegments(url, dir)
+    }
+
+    /// A run that names one route's id at another's record (an id twice, the last
+    /// winning): the index then takes the first route's record for dead. Compacting
+    /// keeps both routes in the segments. (The compaction copied the second record as
+    /// the first route and dropped the first route's record: a route the segments held
+    /// was lost for good.)
+    @Test func compactingFromARunThatNamesAnIDTwiceLosesNoRoute() throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 4)
+        let before = try Self.idsInSegments(url, dir)
+        var forged = entries
+        forged[2].id = entries[1].id
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRun.payload(forged))])
+        #expect(try Self.compactAndReadSegments(url, dir) == before)
+    }
+
+    /// A run that leaves out a route whose record is between two it names (no catch-up
+    /// scan finds it): compacting keeps it in the segments. (It was dropped as dead.)
+    @Test func compactingFromARunThatLeavesARouteOutLosesNoRoute() throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 4)
+        let before = try Self.idsInSegments(url, dir)
+        var forged = entries
+        forged.remove(at: 1)
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRun.payload(forged))])
+        #expect(try Self.compactAndReadSegments(url, dir) == before)
+    }
 }
