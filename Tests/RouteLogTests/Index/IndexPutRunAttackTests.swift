@@ -207,4 +207,153 @@ import Testing
         try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRun.payload(forged))])
         #expect(try Self.compactAndReadSegments(url, dir) == before)
     }
+
+    // MARK: Forged runs: nothing stops the process
+
+    /// Metadata bytes whose layout passes an open's checks (flags, shift, calories,
+    /// distance, name and extension lengths) and whose name and extension are anything:
+    /// random bytes, or fields of every known tag with values that break its rules
+    /// (lengths past the end, varints of ten bytes, cells and previews out of range...).
+    static func forgedMetadata(_ g: inout SeededGenerator, extensionLimit: Int = 600) -> [UInt8] {
+        typealias Flag = FormatConstants.MetadataFlag
+        func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) } }
+        var w = ByteWriter(capacity: 256)
+        let flags = UInt8.random(in: 0...Flag.all, using: &g)
+        w.u8(flags)
+        let latest = FormatConstants.latestTimestampMs
+        w.i64([0, latest, -latest, Int64.random(in: -latest...latest, using: &g)][Int.random(in: 0..<4, using: &g)])
+        if flags & Flag.calories != 0 { w.f64([0, 1e300, Double.random(in: 0...1e6, using: &g)].randomElement(using: &g)!) }
+        if flags & Flag.distance != 0 { w.f64([0, .greatestFiniteMagnitude, Double.random(in: 0...1e6, using: &g)].randomElement(using: &g)!) }
+        if flags & Flag.name != 0 {
+            let n = [0, FormatConstants.maxNameBytes, Int.random(in: 0...40, using: &g)].randomElement(using: &g)!
+            w.u16(UInt16(n))
+            w.append(contentsOf: bytes(n))
+        }
+        if flags & Flag.extensionFields != 0 {
+            var fields = ByteWriter(capacity: 256)
+            while fields.count < Int.random(in: 0...extensionLimit, using: &g) {
+                let tag = [1, 2, 3, 4, 5, 16, 17, 18, 99, UInt64.max].randomElement(using: &g)!
+                fields.varint(tag)
+                var value: [UInt8]
+                switch Int.random(in: 0..<6, using: &g) {
+                case 0: value = []
+                case 1: value = bytes(Int.random(in: 1...80, using: &g))
+                case 2: value = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]  // a ten-byte varint
+                case 3: value = [UInt8.random(in: 0...30, using: &g), 0xFF, 0xFF, 0xFF, 0xFF, 0x0F] + bytes(4)
+                case 4: value = [0, 5] + bytes(3)  // a preview or stats of too few bytes
+                default: value = [UInt8.random(in: 0...7, using: &g)] + bytes(Int.random(in: 0...20, using: &g))
+                }
+                if Int.random(in: 0..<8, using: &g) == 0 {
+                    fields.varint(value.count + 50)  // a length past the extension's end
+                } else {
+                    fields.varint(value.count)
+                }
+                fields.append(contentsOf: value)
+            }
+            if Bool.random(using: &g) { fields.append(contentsOf: bytes(Int.random(in: 1...5, using: &g))) }  // a cut field
+            w.varint(fields.count)
+            w.append(contentsOf: fields.bytes)
+        }
+        return w.bytes
+    }
+
+    /// Every public read of `store`, and with `writable` an edit of each route, a
+    /// compaction and a verify: none may stop the process (errors are fine).
+    static func exercise(_ store: RouteStore, writable: Bool, dir: TemporaryDirectory) throws {
+        let summaries = try store.summaries()
+        for (i, summary) in summaries.enumerated() {
+            _ = try store.metadata(summary.id)
+            _ = try store.summary(summary.id)
+            guard i % 4 == 0 else { continue }
+            _ = try? store.route(summary.id)
+            for format in RouteExportFormat.allCases { _ = try? RouteExporter.data(for: summary.id, in: store, format: format) }
+        }
+        var query = RouteQuery()
+        query.passesThrough = BoundingBox(southWest: .init(latitude: -90, longitude: -180), northEast: .init(latitude: 90, longitude: 180))
+        query.tags = ["t0"]
+        for sort in [RouteQuery.Sort.startDate, .distance, .duration, .name] {
+            query.sort = sort
+            _ = try store.summaries(matching: query)
+            _ = try store.summaries(matching: RouteQuery(from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 7e9)))
+        }
+        var kinds = RouteQuery()
+        kinds.activities = [.walk, .custom(""), .custom("kayak")]
+        kinds.nameContains = "a"
+        _ = try store.summaries(matching: kinds)
+        _ = try store.totals()
+        _ = try store.weeklyTotals()
+        for period in TotalsPeriod.allCases { _ = try store.totals(by: period) }
+        _ = try store.statistics()
+        if !writable { _ = try? ParquetExporter.export(store, to: dir.url.appendingPathComponent("parquet-\(UUID().uuidString.prefix(8))")) }
+        guard writable else {
+            _ = try store.verify()
+            return
+        }
+        for summary in summaries {
+            _ = try? store.edit(summary.id, RouteEdit(name: "edited"))
+            _ = try? store.edit(summary.id, RouteEdit(shift: 60))
+        }
+        _ = try store.compact()
+        _ = try store.summaries()
+        _ = try store.verify()
+    }
+
+    /// Runs of 24 routes whose metadata is forged (seeded, every layout the open
+    /// accepts), read-only and writable: every read, edit, compaction and verify works,
+    /// and the segments keep every route they held.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64]) func forgedRunMetadataNeverStopsTheProcess(seed: UInt64) throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 24, seed: seed)
+        let before = try Self.idsInSegments(url, dir)
+        var g = SeededGenerator(state: seed)
+        var forged = IndexPutRunTests.specEntries(entries)
+        for i in forged.indices { forged[i].metadata = Self.forgedMetadata(&g, extensionLimit: i == 7 ? FormatConstants.maxExtensionBytes - 64 : 600) }
+        // Split into runs of random sizes, some of one put.
+        var records: [(FormatConstants.RecordType, [UInt8])] = []
+        var rest = forged[...]
+        while !rest.isEmpty {
+            let n = min(rest.count, [1, 2, 5, 17].randomElement(using: &g)!)
+            records.append((.indexPutRun, IndexPutRunTests.specPayload(Array(rest.prefix(n)))))
+            rest = rest.dropFirst(n)
+        }
+        try IndexPutRunTests.forgeIndex(url, records)
+
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(!reader.state.withLock { $0.indexRebuilt })
+        #expect(try reader.count == entries.count)
+        try Self.exercise(reader, writable: false, dir: dir)
+        try reader.close()
+
+        var options = RouteStore.Options(compaction: .manual)
+        options.compactionRewriteThreshold = 0
+        let writer = try RouteStore(at: url, options: options)
+        try Self.exercise(writer, writable: true, dir: dir)
+        try writer.close()
+        #expect(try Self.idsInSegments(url, dir) == before)
+        let reopened = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(try reopened.count == entries.count)
+        _ = try reopened.verify()
+        try reopened.close()
+    }
+
+    // MARK: What verify sees
+
+    /// A run whose shape of a route is not its record's (a start an hour later, a
+    /// kilometre more): listing and queries show the run's figures, and verify reports
+    /// that the index and the segments disagree about that route. (It reported nothing:
+    /// it compared each route's location, metadata and recording, not its shape.)
+    @Test func verifyReportsARunWhoseShapeIsNotTheSegments() throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 3)
+        var forged = entries
+        forged[1].shape.firstMs += 3_600_000
+        forged[1].shape.distance += 1000
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRun.payload(forged))])
+        let store = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(!store.state.withLock { $0.indexRebuilt })
+        let report = try store.verify()
+        #expect(report.problems.map(\.routeID) == [forged[1].id], "\(report.problems)")
+        #expect(report.problems.allSatisfy { $0.kind == .indexMismatch })
+        try store.close()
+    }
 }
