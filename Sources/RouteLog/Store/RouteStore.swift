@@ -114,7 +114,18 @@ public final class RouteStore: Sendable {
         var attempt = 0
         while true {
             do {
-                return try opener.open()
+                let opened = try opener.open()
+                // The index the MANIFEST named may be gone for a newer one (a writer's
+                // close() rewrites the index alone, and removes the old one): read again
+                // with the new MANIFEST, rather than replay the segments and report the
+                // index missing.
+                if opened.0.indexDamaged, attempt < 5,
+                   let manifest = try? Manifest.read(in: opener.directory, fileSystem: opener.fileSystem),
+                   manifest.generation != opened.0.generation {
+                    attempt += 1
+                    continue
+                }
+                return opened
             } catch let error as RouteLogError where error.code == .corrupted && attempt < 5 {
                 attempt += 1
                 usleep(20_000)

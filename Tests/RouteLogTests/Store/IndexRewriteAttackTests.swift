@@ -87,4 +87,35 @@ import Testing
         #expect(try reopened.count == count)
         try reopened.close()
     }
+
+    /// A read-only handle opens while the writer's close() rewrites the index: it read
+    /// the MANIFEST naming the old index, which the rewrite then removed. It opens
+    /// from the new index, with nothing reported damaged. (It replayed the segments and
+    /// reported the index "damaged or missing" in verify, though nothing was damaged.)
+    @Test func aReaderOpeningDuringTheRewriteAtCloseFindsTheNewIndex() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let count = StoreWriter.sprawlingRecords + 76
+        let writer = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        for i in 0..<count { try writer.save(Self.route(i)) }
+        let before = try IndexRewriteAtCloseTests.indexNumber(url)
+
+        let fs = InterceptingFileSystem()
+        let closed = StateLock(false)
+        fs.observe { operation in
+            // Right after the reader has read the MANIFEST: the writer closes, which
+            // rewrites the index and removes the one that MANIFEST names.
+            guard case .read(let file, _, _) = operation, file.path.hasSuffix("/" + FormatConstants.manifestName),
+                  closed.withLock({ done in defer { done = true }; return !done }) else { return }
+            try? writer.close()
+        }
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: fs)
+        #expect(closed.withLock { $0 })
+        #expect(try IndexRewriteAtCloseTests.indexNumber(url) != before)
+        #expect(try reader.count == count)
+        #expect(!reader.state.withLock { $0.indexDamaged })
+        let report = try reader.verify()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        try reader.close()
+    }
 }
