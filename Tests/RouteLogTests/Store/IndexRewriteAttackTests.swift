@@ -118,4 +118,85 @@ import Testing
         #expect(report.problems.isEmpty, "\(report.problems)")
         try reader.close()
     }
+
+    /// An I/O error at any call close() makes (once, or from then on) while it syncs and
+    /// rewrites the index: close() may throw, but the reopened store holds every route,
+    /// as listed before, with one index file, and reads clean.
+    @Test func anIOErrorAtAnyCallOfCloseLosesNothing() throws {
+        let dir = TemporaryDirectory()
+        let template = dir.store("template.routelog")
+        _ = try IndexRewriteAtCloseTests.make(dir, template: template)
+        let expected = try RouteStore(at: template, options: .init(mode: .readOnly)).summaries()
+        let work = dir.store("work.routelog")
+        func fresh() throws {
+            try? FileManager.default.removeItem(at: work)
+            try FileManager.default.copyItem(at: template, to: work)
+        }
+        // The calls close() makes, counted on a run without a fault.
+        try fresh()
+        let counting = InterceptingFileSystem()
+        let counted = try RouteStore(at: work, options: .init(compaction: .manual), fileSystem: counting)
+        let first = counting.calls + 1
+        try counted.close()
+        let last = counting.calls
+        #expect(last - first >= 8)
+        #expect(try IndexRewriteAtCloseTests.indexNumber(work) != IndexRewriteAtCloseTests.indexNumber(template))
+        for n in first...last {
+            for persistence in [InterceptingFileSystem.Fault.Persistence.once, .persistent] {
+                try fresh()
+                let fs = InterceptingFileSystem(fault: .init(.call(n), errno: EIO, persistence))
+                let store = try RouteStore(at: work, options: .init(compaction: .manual), fileSystem: fs)
+                try? store.close()
+                #expect(fs.faultFired, "call \(n)")
+                let reopened = try RouteStore(at: work, options: .init(compaction: .manual))
+                #expect(try reopened.summaries() == expected, "I/O error at call \(n), \(persistence)")
+                try reopened.close()
+                #expect(try IndexRewriteAtCloseTests.indexFiles(work).count == 1, "I/O error at call \(n), \(persistence)")
+            }
+        }
+        let report = try RouteStore(at: work, options: .init(mode: .readOnly)).verify()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+    }
+
+    /// close() while four threads save and delete (buffered), with background
+    /// compactions running on small segments or with none (so that single records pile
+    /// up for close() to gather): every save and delete that returned is in the
+    /// reopened store, nothing else is, and the index close() left reads the same as
+    /// the segments.
+    @Test(arguments: [true, false]) func closeWhileThreadsSaveKeepsEveryAcknowledgedChange(compacting: Bool) throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 64 << 10,
+                                         compaction: compacting ? .automatic(minDeadFraction: 0.05, minDeadBytes: 4096) : .manual)
+        let store = try RouteStore(at: url, options: options)
+        let saved = StateLock(Set<RouteID>())
+        let deleted = StateLock(Set<RouteID>())
+        let group = DispatchGroup()
+        for thread in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                var mine: [RouteID] = []
+                for i in 0..<100_000 {
+                    do {
+                        let id = try store.save(Self.route(thread * 100_000 + i))
+                        saved.withLock { _ = $0.insert(id) }
+                        mine.append(id)
+                        if i % 3 == 0, i % 2 == thread % 2, let victim = mine.popLast() {
+                            try store.delete(victim)
+                            deleted.withLock { _ = $0.insert(victim) }
+                        }
+                    } catch {
+                        return
+                    }
+                }
+            }
+        }
+        while saved.withLock({ $0.count }) < 1_600 { usleep(1_000) }
+        try store.close()
+        group.wait()
+        let expected = saved.withLock { $0 }.subtracting(deleted.withLock { $0 })
+        let reopened = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(Set(try reopened.summaries().map(\.id)) == expected)
+        try reopened.close()
+        try IndexLoadTests.bothWays(url, dir)
+    }
 }
