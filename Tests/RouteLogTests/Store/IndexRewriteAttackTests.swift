@@ -199,4 +199,40 @@ import Testing
         try reopened.close()
         try IndexLoadTests.bothWays(url, dir)
     }
+
+    enum Replacement: CaseIterable { case removed, symlink, fifo }
+
+    /// While the writer is open, its index file is removed, or replaced by a symbolic
+    /// link to a file outside the store, or by a FIFO; then close() (which rewrites the
+    /// index when records piled up, and otherwise leaves it to the next open) and a
+    /// reopen: the outside file is untouched, nothing hangs, and the store holds every
+    /// route and verifies clean.
+    @Test(arguments: Replacement.allCases, [true, false])
+    func anIndexFileReplacedUnderTheWriterIsNeitherFollowedNorLost(_ replacement: Replacement, piledUp: Bool) throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let victim = dir.url.appendingPathComponent("victim.txt")
+        try Data("keep me".utf8).write(to: victim)
+        let count = piledUp ? StoreWriter.sprawlingRecords + 76 : 10
+        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        for i in 0..<count { try store.save(Self.route(i)) }
+        let index = url.appendingPathComponent(FormatConstants.indexName(try IndexRewriteAtCloseTests.indexNumber(url)))
+        try FileManager.default.removeItem(at: index)
+        switch replacement {
+        case .removed: break
+        case .symlink: try FileManager.default.createSymbolicLink(at: index, withDestinationURL: victim)
+        case .fifo: #expect(mkfifo(index.path, 0o600) == 0)
+        }
+        try store.close()
+        #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
+        for _ in 0..<2 {
+            let reopened = try RouteStore(at: url, options: .init(compaction: .manual))
+            #expect(try reopened.count == count)
+            try reopened.close()
+        }
+        let report = try RouteStore(at: url, options: .init(mode: .readOnly)).verify()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
+        #expect(try IndexRewriteAtCloseTests.indexFiles(url).count == 1)
+    }
 }
