@@ -356,4 +356,180 @@ import Testing
         #expect(report.problems.allSatisfy { $0.kind == .indexMismatch })
         try store.close()
     }
+
+    // MARK: Runs mixed with the other records
+
+    /// A seeded history of index events over a few ids (puts, an id put twice, edits,
+    /// deletes, recordings started, chunked, finished and discarded, events of ids that
+    /// are no route), at increasing locations past the segment's end.
+    static func mixedEvents(seed: UInt64, base: [IndexPutRun.Entry]) -> [LogEvent] {
+        var g = SeededGenerator(state: seed)
+        var offset = base.map(\.location.end).max()!
+        var events: [LogEvent] = []
+        for _ in 0..<120 {
+            let length = Int.random(in: 20...300, using: &g)
+            let location = RecordLocation(segment: base[0].location.segment, offset: offset, length: length)
+            offset += Int64(length) + Int64.random(in: 0...50, using: &g)
+            let id = RouteID(UInt64.random(in: 1...9, using: &g))
+            var template = base.randomElement(using: &g)!
+            template.metadata.name = "m\(events.count)"
+            template.metadata.shiftMs = Int64.random(in: -100_000...100_000, using: &g)
+            switch Int.random(in: 0..<12, using: &g) {
+            case 0..<6: events.append(.put(id, template.shape, template.metadata, location))
+            case 6: events.append(.edit(id, template.metadata, location))
+            case 7: events.append(.delete(id, location))
+            case 8: events.append(.recordingStart(id, startedMs: 5, template.metadata, location))
+            case 9: events.append(.recordingChunk(id, firstPoint: Int.random(in: 0...4, using: &g), pointCount: 2, location))
+            case 10: events.append(.recordingFinish(id, template.shape, template.metadata, location))
+            default: events.append(.recordingDiscard(id, location))
+            }
+        }
+        return events
+    }
+
+    /// The same events stored as runs (wherever puts are in a row) and one record each
+    /// open to the same store: every route, metadata, recording, tombstone and counter.
+    @Test(arguments: Array(UInt64(1)...8)) func runsMixedWithOtherRecordsOpenAsTheirPuts(seed: UInt64) throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 3, seed: seed)
+        let events = Self.mixedEvents(seed: seed, base: entries)
+        func state(_ records: [(FormatConstants.RecordType, [UInt8])]) throws -> IndexRunEquivalenceTests.IndexState {
+            try IndexPutRunTests.forgeIndex(url, records)
+            let store = try RouteStore(at: url, options: .init(mode: .readOnly))
+            defer { try? store.close() }
+            #expect(!store.state.withLock { $0.indexRebuilt })
+            return try IndexRunEquivalenceTests.IndexState(store)
+        }
+        let singles = events.map { event in
+            let record = event.indexRecord()
+            return (record.type, record.payload)
+        }
+        // Runs as the writer makes them, and runs of every length down to one.
+        var runs: [(FormatConstants.RecordType, [UInt8])] = []
+        var pending: [IndexPutRun.Entry] = []
+        var g = SeededGenerator(state: seed)
+        func flush() {
+            if !pending.isEmpty { runs.append((.indexPutRun, IndexPutRun.payload(pending))) }
+            pending = []
+        }
+        for event in events {
+            if case .put(let id, let shape, let metadata, let location) = event {
+                pending.append(IndexPutRun.Entry(id: id, location: location, shape: shape, metadata: metadata))
+                if Int.random(in: 0..<3, using: &g) == 0 { flush() }
+            } else {
+                flush()
+                let record = event.indexRecord()
+                runs.append((record.type, record.payload))
+            }
+        }
+        flush()
+        let written = try IndexFile.records(events).bytes
+        var scanned: [(FormatConstants.RecordType, [UInt8])] = []
+        try Data(FileHeader(kind: .index, fileNumber: 2).encoded() + written).write(to: dir.url.appendingPathComponent("scan.rlidx"))
+        let file = try DurableFile.open(dir.url.appendingPathComponent("scan.rlidx").path, flags: O_RDONLY, fileSystem: PosixFileSystem.shared)
+        var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: try file.size())
+        while let record = try scanner.next() { scanned.append((FormatConstants.RecordType(rawValue: record.type)!, Array(record.payload))) }
+        #expect(scanned.contains { $0.0 == .indexPutRun })
+
+        let fromSingles = try state(singles)
+        #expect(try state(runs) == fromSingles)
+        #expect(try state(scanned) == fromSingles)
+    }
+
+    // MARK: Heads and lengths at their limits
+
+    /// Runs whose head or entry lengths are at the limits of their fields, or add up
+    /// wrong in ways each check alone would miss: each is damage, and the store reads its
+    /// segments (three routes). A run of one entry is no damage: it is used.
+    @Test func runHeadsAndLengthsAtTheirLimits() throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 3)
+        let spec = IndexPutRunTests.specEntries(entries)
+        let good = IndexPutRunTests.specPayload(spec)
+        func withHead(count: UInt32? = nil, metadata: UInt32? = nil, _ payload: [UInt8] = good) -> [UInt8] {
+            var p = payload
+            if let count { p.replaceSubrange(0..<4, with: withUnsafeBytes(of: count.littleEndian, Array.init)) }
+            if let metadata { p.replaceSubrange(4..<8, with: withUnsafeBytes(of: metadata.littleEndian, Array.init)) }
+            return p
+        }
+        func entryLength(_ i: Int, _ length: UInt32, _ payload: [UInt8] = good) -> [UInt8] {
+            var p = payload
+            let at = 8 + 88 * i + 84
+            p.replaceSubrange(at..<(at + 4), with: withUnsafeBytes(of: length.littleEndian, Array.init))
+            return p
+        }
+        let m0 = UInt32(spec[0].metadata.count), m1 = UInt32(spec[1].metadata.count)
+        // Two entries' lengths that still add up, the boundary between them moved.
+        let shifted = entryLength(1, m1 - 1, entryLength(0, m0 + 1))
+        let forged: [[UInt8]] = [
+            withHead(count: 0), withHead(count: .max), withHead(count: 1 << 26), withHead(count: 2),
+            withHead(metadata: .max), withHead(metadata: 0), withHead(count: .max, metadata: .max),
+            entryLength(0, .max), entryLength(0, 0), entryLength(2, UInt32(spec[2].metadata.count) + 1), shifted,
+            [UInt8](repeating: 0xFF, count: 8), [], Array(good.dropLast()),
+        ]
+        for payload in forged {
+            try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, payload)])
+            let store = try RouteStore(at: url, options: .init(mode: .readOnly))
+            #expect(store.state.withLock { $0.indexRebuilt })
+            #expect(try store.count == 3)
+            try store.close()
+        }
+        // One run of one entry, then the rest as a run: the index is used.
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRunTests.specPayload(Array(spec.prefix(1)))),
+                                              (.indexPutRun, IndexPutRunTests.specPayload(Array(spec.dropFirst())))])
+        let store = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(!store.state.withLock { $0.indexRebuilt })
+        #expect(try store.count == 3)
+        #expect(try store.verify().problems.isEmpty)
+        try store.close()
+    }
+
+    // MARK: Size
+
+    /// One run of 680,000 puts (as many as a record holds with the smallest metadata,
+    /// each a distinct id, all in one segment): the open reads it in one pass and holds
+    /// every route. Then a second run naming 100,000 of those ids again: each replaces
+    /// its route in place, none is listed twice. Both stay linear (a few seconds in a
+    /// debug build).
+    @Test func aRunOfAsManyPutsAsARecordHolds() throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 1)
+        // One entry's bytes as a template, its id and offset patched for each.
+        let template = IndexPutRunTests.specPayload([(1, RecordLocation(segment: entries[0].location.segment, offset: 0, length: 20),
+                                                      entries[0].shape, [0, 0, 0, 0, 0, 0, 0, 0, 0])])
+        let entry = Array(template[8..<(8 + 88)])
+        func run(_ count: Int, firstOffset: Int64) -> [UInt8] {
+            var payload = [UInt8](repeating: 0, count: 8 + count * (88 + 9))
+            payload.withUnsafeMutableBytes { raw in
+                raw.storeBytes(of: UInt32(count).littleEndian, toByteOffset: 0, as: UInt32.self)
+                raw.storeBytes(of: UInt32(count * 9).littleEndian, toByteOffset: 4, as: UInt32.self)
+                entry.withUnsafeBytes { e in
+                    for i in 0..<count {
+                        let at = 8 + 88 * i
+                        raw.baseAddress!.advanced(by: at).copyMemory(from: e.baseAddress!, byteCount: 88)
+                        raw.storeBytes(of: UInt64(i + 1).littleEndian, toByteOffset: at, as: UInt64.self)
+                        raw.storeBytes(of: UInt64(firstOffset + Int64(i) * 20).littleEndian, toByteOffset: at + 12, as: UInt64.self)
+                    }
+                }
+            }
+            return payload
+        }
+        let count = 680_000
+        let first = run(count, firstOffset: Int64(FormatConstants.fileHeaderSize))
+        #expect(first.count <= FormatConstants.maxPayloadLength)
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, first)])
+        var store = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(!store.state.withLock { $0.indexRebuilt })
+        #expect(try store.count == count)
+        try store.close()
+
+        let again = 100_000
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, first),
+                                              (.indexPutRun, run(again, firstOffset: Int64(FormatConstants.fileHeaderSize) + Int64(count) * 20))])
+        store = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(!store.state.withLock { $0.indexRebuilt })
+        #expect(try store.count == count)
+        #expect(try store.summary(RouteID(UInt64(again))).id == RouteID(UInt64(again)))
+        try store.close()
+    }
 }
