@@ -532,4 +532,31 @@ import Testing
         #expect(try store.summary(RouteID(UInt64(again))).id == RouteID(UInt64(again)))
         try store.close()
     }
+
+    // MARK: Fields that cannot be read
+
+    /// Derived fields that read whole but are followed by a byte more in their value
+    /// (stats, cells, a preview): a run's metadata holding them decodes with each left
+    /// out, as the format says of a field that cannot be read, and verify reports the
+    /// index. (Each was kept, read up to the stray byte.)
+    @Test func aDerivedFieldWithTrailingBytesIsLeftOut() throws {
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 2)
+        func field(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] { [tag, UInt8(value.count)] + value }
+        // stats: nothing present, moving 1 ms, max speed 2 cm/s; cells: level 13, one
+        // cell; preview: tolerance 0, one point at 0, 0. Each with a byte more.
+        let fields = field(16, [0, 1, 2, 0]) + field(17, [13, 1, 5, 0]) + field(18, [0, 1, 0, 0, 0])
+        var forged = IndexPutRunTests.specEntries(entries)
+        forged[1].metadata = [FormatConstants.MetadataFlag.extensionFields] + [UInt8](repeating: 0, count: 8)
+            + [UInt8(fields.count)] + fields
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRunTests.specPayload(forged))])
+        let store = try RouteStore(at: url, options: .init(mode: .readOnly))
+        let summary = try store.summary(entries[1].id)
+        #expect(summary.stats == nil)
+        #expect(summary.preview == nil)
+        let route = try #require(store.state.withLock { $0.index.routes[entries[1].id] })
+        #expect(route.metadata.derived.cells == nil)
+        #expect(try store.verify().problems.contains { $0.kind == .damagedIndex })
+        try store.close()
+    }
 }
