@@ -559,4 +559,50 @@ import Testing
         #expect(try store.verify().problems.contains { $0.kind == .damagedIndex })
         try store.close()
     }
+
+    /// Metadata of a run at each layout limit an open checks, and one past it: a name
+    /// of 1,024 bytes, an extension of 64 KiB, a time shift of the whole 1970...2200 span
+    /// are used; a name of 1,025 or 65,535 bytes, an extension of 64 KiB + 1, a shift a
+    /// millisecond longer, calories that are infinite or not a number, an unknown flag,
+    /// metadata cut before its shift: damage, the segments read.
+    @Test func runMetadataAtTheLayoutLimits() throws {
+        typealias Flag = FormatConstants.MetadataFlag
+        let dir = TemporaryDirectory()
+        let (url, entries) = try IndexPutRunTests.puts(dir, count: 2)
+        func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian, Array.init) }
+        let noShift = [UInt8](repeating: 0, count: 8)
+        func name(_ n: Int) -> [UInt8] { [Flag.name] + noShift + le(UInt16(truncatingIfNeeded: n)) + [UInt8](repeating: 0x61, count: n) }
+        func unknownField(_ total: Int) -> [UInt8] {
+            // One field of tag 99 whose varint length takes 3 bytes: `total` bytes in all.
+            var w = ByteWriter(capacity: total + 8)
+            w.varint(99)
+            w.varint(total - 4)
+            w.append(contentsOf: [UInt8](repeating: 7, count: total - 4))
+            var m = ByteWriter(capacity: total + 16)
+            m.u8(Flag.extensionFields)
+            m.append(contentsOf: noShift)
+            m.varint(w.count)
+            m.append(contentsOf: w.bytes)
+            return m.bytes
+        }
+        let latest = FormatConstants.latestTimestampMs
+        let used: [[UInt8]] = [name(FormatConstants.maxNameBytes), unknownField(FormatConstants.maxExtensionBytes),
+                               [0] + le(latest), [0] + le(-latest), [Flag.calories] + noShift + le(Double(0).bitPattern)]
+        let refused: [[UInt8]] = [name(FormatConstants.maxNameBytes + 1), name(0xFFFF), unknownField(FormatConstants.maxExtensionBytes + 1),
+                                  [0] + le(latest + 1), [0] + le(Int64.min),
+                                  [Flag.calories] + noShift + le(Double.infinity.bitPattern),
+                                  [Flag.distance] + noShift + le(Double.nan.bitPattern),
+                                  [Flag.calories] + noShift + le((-1.0).bitPattern), [0x10] + noShift, [0, 0, 0]]
+        for (metadata, isUsed) in used.map({ ($0, true) }) + refused.map({ ($0, false) }) {
+            var forged = IndexPutRunTests.specEntries(entries)
+            forged[1].metadata = metadata
+            try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRunTests.specPayload(forged))])
+            let store = try RouteStore(at: url, options: .init(mode: .readOnly))
+            #expect(store.state.withLock { $0.indexRebuilt } == !isUsed, "\(metadata.prefix(12))")
+            #expect(try store.count == 2)
+            _ = try store.summaries()
+            _ = try store.metadata(entries[1].id)
+            try store.close()
+        }
+    }
 }
