@@ -112,6 +112,14 @@ struct RouteTable: Sendable {
         rowIndex(id).map { rows[$0] }.map { ($0.shape, start($0)) }
     }
 
+    /// The locations of route `id`'s RoutePut (or RecordingFinish) and latest edit,
+    /// read from its row; nothing decoded.
+    func locations(_ id: RouteID) -> (location: RecordLocation, edit: RecordLocation?)? {
+        guard let index = rowIndex(id) else { return nil }
+        let row = rows[index]
+        return (row.location, row.hasExtras ? extras[row.id]?.editLocation : nil)
+    }
+
     /// The location of route `id`'s RoutePut (or RecordingFinish), read from its row.
     func location(_ id: RouteID) -> RecordLocation? { rowIndex(id).map { rows[$0].location } }
 

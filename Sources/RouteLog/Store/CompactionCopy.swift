@@ -93,15 +93,18 @@ struct CompactionCopy {
         return damaged
     }
 
-    /// The rewritten segments holding a record that makes an id (a RoutePut,
-    /// RecordingStart or RecordingFinish) of which the index has no live route, no
-    /// unfinished recording and no tombstone. A replay of the segments keeps that id, so
-    /// the index does not say what the segments do (a forged or damaged index file):
-    /// such a segment is kept as found rather than have the record dropped as dead.
-    /// Every record of the segment is read (with its checksum) for this.
+    /// The rewritten segments holding a record the index does not account for, which
+    /// a replay of the segments keeps: a RoutePut, RecordingStart or RecordingFinish of
+    /// an id of which the index has no live route, no unfinished recording and no
+    /// tombstone; a RouteDelete or RecordingDiscard of a route or recording the index
+    /// holds live from before it; a MetadataEdit of a route whose latest edit the index
+    /// places before it. None is possible in a log whose index is its own (ids are never
+    /// used again); a forged or damaged index file has them. Such a segment is kept as
+    /// found rather than have the record dropped as dead (a route lost, a deleted one
+    /// back, an edit lost). Every record of the segment is read (with its checksum).
     func unaccountedSegments() -> Set<UInt32> {
-        let creators: Set<UInt8> = [FormatConstants.RecordType.routePut.rawValue, FormatConstants.RecordType.recordingStart.rawValue,
-                                    FormatConstants.RecordType.recordingFinish.rawValue]
+        typealias RecordType = FormatConstants.RecordType
+        func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
         var kept = Set<UInt32>()
         for number in rewritten {
             guard let segment = segments.segment(number) else { continue }
@@ -109,10 +112,23 @@ struct CompactionCopy {
                 var scanner = LogScanner(file: try segment.file, from: Int64(FormatConstants.fileHeaderSize),
                                          fileSize: segment.end, version: segment.version)
                 while let record = try scanner.next() {
-                    // Damage and ids no record may hold are not routes a replay keeps.
-                    guard creators.contains(record.type), let raw = Self.id(of: record.payload),
-                          let id = RouteRecordID.checked(raw) else { continue }
-                    if !index.routes.contains(id) && index.recordings[id] == nil && index.tombstones[id] == nil {
+                    // Damage and ids no record may hold are nothing a replay keeps.
+                    guard let raw = Self.id(of: record.payload), let id = RouteRecordID.checked(raw) else { continue }
+                    let here = order(RecordLocation(segment: number, offset: record.offset, length: record.frameLength))
+                    let accounted: Bool
+                    switch RecordType(rawValue: record.type) {
+                    case .routePut, .recordingStart, .recordingFinish:
+                        accounted = index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
+                    case .routeDelete:
+                        accounted = index.routes.location(id).map { order($0) > here } ?? true
+                    case .metadataEdit:
+                        accounted = index.routes.locations(id).map { order($0.location) > here || $0.edit.map { order($0) >= here } == true } ?? true
+                    case .recordingDiscard:
+                        accounted = index.recordings[id].map { order($0.start) > here } ?? true
+                    default:
+                        accounted = true
+                    }
+                    if !accounted {
                         kept.insert(number)
                         break
                     }

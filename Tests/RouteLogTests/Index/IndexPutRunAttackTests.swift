@@ -605,4 +605,50 @@ import Testing
             try store.close()
         }
     }
+
+    /// A store of routes 0, 1 and 2 saved, with `change` (an edit or delete of route 0)
+    /// between the saves of routes 1 and 2, and its index forged as one run of the three
+    /// puts: the change left out, where no catch-up scan finds it.
+    static func storeWithAChangeLeftOut(_ dir: TemporaryDirectory, _ change: (RouteStore, RouteID) throws -> Void) throws -> (URL, [RouteID]) {
+        let url = dir.store()
+        let store = try RouteStore(at: url, options: .init(compaction: .manual))
+        var routes = RandomRoutes(seed: 5)
+        var ids = [try store.save(routes.next()), try store.save(routes.next())]
+        try change(store, ids[0])
+        ids.append(try store.save(routes.next()))
+        let puts = store.state.withLock { s in
+            s.index.liveEvents(segmentOrder: s.segments.numbers).compactMap { event -> IndexPutRun.Entry? in
+                guard case .put(let id, let shape, let metadata, let location) = event else { return nil }
+                return IndexPutRun.Entry(id: id, location: location, shape: shape, metadata: metadata)
+            }
+        }
+        try store.close()
+        try IndexPutRunTests.forgeIndex(url, [(.indexPutRun, IndexPutRun.payload(puts))])
+        return (url, ids)
+    }
+
+    /// An edit the forged index leaves out stays in the segments through a compaction.
+    /// (It was dropped as dead: the route lost its edited metadata for good.)
+    @Test func compactingFromARunThatLeavesAnEditOutKeepsTheEdit() throws {
+        let dir = TemporaryDirectory()
+        let (url, ids) = try Self.storeWithAChangeLeftOut(dir) { store, id in _ = try store.edit(id, RouteEdit(name: "edited")) }
+        _ = try Self.compactAndReadSegments(url, dir)
+        let copy = dir.store("read.routelog")
+        try FileManager.default.copyItem(at: url, to: copy)
+        for name in try FileManager.default.contentsOfDirectory(atPath: copy.path) where name.hasPrefix("index-") {
+            try FileManager.default.removeItem(at: copy.appendingPathComponent(name))
+        }
+        let store = try RouteStore(at: copy, options: .init(mode: .readOnly))
+        #expect(try store.metadata(ids[0]).name == "edited")
+        try store.close()
+    }
+
+    /// A delete the forged index leaves out stays in the segments through a compaction.
+    /// (It was dropped as dead while the route's RoutePut was copied: the deleted route
+    /// came back.)
+    @Test func compactingFromARunThatLeavesADeleteOutKeepsTheRouteDeleted() throws {
+        let dir = TemporaryDirectory()
+        let (url, ids) = try Self.storeWithAChangeLeftOut(dir) { store, id in try store.delete(id) }
+        #expect(try Self.compactAndReadSegments(url, dir) == Set(ids.dropFirst()))
+    }
 }
