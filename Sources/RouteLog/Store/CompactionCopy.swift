@@ -103,7 +103,6 @@ struct CompactionCopy {
     /// found rather than have the record dropped as dead (a route lost, a deleted one
     /// back, an edit lost). Every record of the segment is read (with its checksum).
     func unaccountedSegments() -> Set<UInt32> {
-        typealias RecordType = FormatConstants.RecordType
         func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
         var kept = Set<UInt32>()
         for number in rewritten {
@@ -112,20 +111,21 @@ struct CompactionCopy {
                 var scanner = LogScanner(file: try segment.file, from: Int64(FormatConstants.fileHeaderSize),
                                          fileSize: segment.end, version: segment.version)
                 while let record = try scanner.next() {
-                    // Damage and ids no record may hold are nothing a replay keeps.
-                    guard let raw = Self.id(of: record.payload), let id = RouteRecordID.checked(raw) else { continue }
-                    let here = order(RecordLocation(segment: number, offset: record.offset, length: record.frameLength))
+                    // Read as a replay reads it: a record that makes no sense (damage) or
+                    // of a type this version does not know is nothing a replay keeps.
+                    guard let event = try? LogEvent.fromSegment(record, segment: number) else { continue }
+                    let id = event.id, here = order(event.location)
                     let accounted: Bool
-                    switch RecordType(rawValue: record.type) {
-                    case .routePut, .recordingStart, .recordingFinish:
+                    switch event {
+                    case .put, .recordingStart, .recordingFinish:
                         accounted = index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
-                    case .routeDelete:
+                    case .delete:
                         accounted = index.routes.location(id).map { order($0) > here } ?? true
-                    case .metadataEdit:
+                    case .edit:
                         accounted = index.routes.locations(id).map { order($0.location) > here || $0.edit.map { order($0) >= here } == true } ?? true
                     case .recordingDiscard:
                         accounted = index.recordings[id].map { order($0.start) > here } ?? true
-                    default:
+                    case .recordingChunk:
                         accounted = true
                     }
                     if !accounted {

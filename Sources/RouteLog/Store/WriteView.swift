@@ -48,7 +48,7 @@ struct WriteView {
     /// - Throws: `.invalidArgument` once the ids are used up (nothing is written).
     mutating func allocateIDs(_ count: Int) throws -> UInt64 {
         guard nextRouteID <= FormatConstants.maxRouteID - UInt64(count) else {
-            throw RouteLogError.invalid("the store has given out every route id below 2^62 (its log holds route \(nextRouteID - 1)); nothing was written")
+            throw RouteLogError.invalid("the store has given out every route id below 2^62 (the next would be \(nextRouteID)); nothing was written")
         }
         defer { nextRouteID += UInt64(count) }
         return nextRouteID

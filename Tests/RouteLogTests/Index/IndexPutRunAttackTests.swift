@@ -651,4 +651,37 @@ import Testing
         let (url, ids) = try Self.storeWithAChangeLeftOut(dir) { store, id in try store.delete(id) }
         #expect(try Self.compactAndReadSegments(url, dir) == Set(ids.dropFirst()))
     }
+
+    /// A segment holding, besides dead and live routes, a RoutePut that passes its
+    /// checksum but makes no sense (no points): damage a replay skips, not a route.
+    /// Compaction still rewrites the segment (dropping it), as it did before it started
+    /// checking that the index accounts for every record.
+    @Test func aRecordThatMakesNoSenseDoesNotStopACompaction() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        var store = try RouteStore(at: url, options: .init(compaction: .manual))
+        var routes = RandomRoutes(seed: 8)
+        let dead = try store.save(routes.next())
+        let live = try store.save(routes.next())
+        try store.delete(dead)
+        try store.close()
+        var record = try EncodedRoute(routes.next()).record
+        record.id = RouteID(99)
+        record.shape.pointCount = 0
+        let manifest = try #require(try Manifest.read(in: url.path, fileSystem: PosixFileSystem.shared))
+        let segment = url.appendingPathComponent(FormatConstants.segmentName(manifest.segments[0]))
+        let handle = try FileHandle(forWritingTo: segment)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: RecordFrame.encode(type: .routePut, payload: record.payload()))
+        try handle.close()
+
+        var options = RouteStore.Options(compaction: .manual)
+        options.compactionRewriteThreshold = 0
+        store = try RouteStore(at: url, options: options)
+        let report = try store.compact()
+        #expect(report.segmentsCompacted >= 1)
+        #expect(!report.segmentsSkipped.contains { $0.name == FormatConstants.segmentName(manifest.segments[0]) }, "\(report.segmentsSkipped)")
+        #expect(try store.summaries().map(\.id) == [live])
+        try store.close()
+    }
 }
