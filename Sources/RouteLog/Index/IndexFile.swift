@@ -29,12 +29,12 @@ struct IndexFile: Sendable {
     /// Appends the index records of `events`, in order, in one write.
     mutating func append(_ events: [LogEvent]) {
         guard !broken, let file, !events.isEmpty else { return }
-        let bytes = Self.records(events).bytes
+        let (bytes, singles) = Self.records(events)
         do {
             try file.write(bytes, at: end)
             end += Int64(bytes.count)
             unsynced += events.count
-            singleRecords += events.count
+            singleRecords += singles
             if unsynced >= Self.syncInterval { try sync() }
         } catch {
             broken = true
@@ -58,12 +58,16 @@ struct IndexFile: Sendable {
     mutating func syncQuietly() { try? sync() }
 
     /// The index records of `events` in one buffer: what a rebuilt or compacted index
-    /// holds; and how many of them are not runs. Puts in a row go out as IndexPutRuns (format-spec.md, "Index records"),
-    /// which open in a fixed-width pass; the other events one record each.
+    /// holds; and how many of them are not runs. Puts in a row go out as IndexPutRuns
+    /// (format-spec.md, "Index records"), which open in a fixed-width pass, each of at
+    /// most ``FormatConstants/maxIndexPutRunEntries`` puts and
+    /// ``IndexPutRun/maxPayloadBytes`` bytes; the other events one record each.
     static func records(_ events: [LogEvent]) -> (bytes: [UInt8], singleRecords: Int) {
         var bytes: [UInt8] = []
         var singles = 0
-        var run: [IndexPutRun.Entry] = []
+        var run = IndexPutRun.Builder()
+        /// The run's first put, written as an IndexPut when it stays alone.
+        var first: LogEvent?
         func append(_ event: LogEvent) {
             singles += 1
             let record = event.indexRecord()
@@ -71,11 +75,12 @@ struct IndexFile: Sendable {
         }
         func flushRun(before next: LogEvent?) {
             if run.count > 1 {
-                bytes += RecordFrame.encode(type: .indexPutRun, payload: IndexPutRun.payload(run))
-            } else if let single = run.first {
-                append(.put(single.id, single.shape, single.metadata, single.location))
+                bytes += RecordFrame.encode(type: .indexPutRun, payload: run.payload())
+            } else if let first {
+                append(first)
             }
-            run.removeAll(keepingCapacity: true)
+            run = IndexPutRun.Builder()
+            first = nil
             if let next { append(next) }
         }
         for event in events {
@@ -83,7 +88,13 @@ struct IndexFile: Sendable {
                 flushRun(before: event)
                 continue
             }
-            run.append(IndexPutRun.Entry(id: id, location: location, shape: shape, metadata: metadata))
+            var encoded = ByteWriter(capacity: 96)
+            metadata.write(to: &encoded)
+            if run.count > 0, run.payloadSize + IndexPutRun.entrySize + encoded.count > IndexPutRun.maxPayloadBytes {
+                flushRun(before: nil)
+            }
+            if run.count == 0 { first = event }
+            run.add(id: id, location: location, shape: shape, encodedMetadata: encoded.bytes)
             if run.count == FormatConstants.maxIndexPutRunEntries { flushRun(before: nil) }
         }
         flushRun(before: nil)

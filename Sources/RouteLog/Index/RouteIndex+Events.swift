@@ -3,10 +3,45 @@ extension RouteIndex {
     /// recorded route's start, chunks and finish) and latest edit, every unfinished
     /// recording's start and chunks, and every tombstone's events, in replay order (`segmentOrder` lists the live
     /// segments in manifest order). What a rebuilt index file holds.
-    /// About how many records a rewritten index holds outside runs: each edit, each
-    /// recording's start, chunks and finish, each delete with the put it follows.
-    var recordsOutsideRuns: Int {
-        routes.extrasCount + recordings.values.reduce(0) { $0 + 1 + $1.chunks.count } + tombstones.count * 2
+    /// How many records outside runs an index rewritten from this one holds (its
+    /// ``liveEvents(segmentOrder:)`` through ``IndexFile/records(_:)``): every event
+    /// but a put, and each put with no other put beside it in replay order (or left
+    /// alone at the end of a row of 4,096). Read from the locations, nothing decoded.
+    func recordsOutsideRuns(segmentOrder: [UInt32]) -> Int {
+        let order = Dictionary(uniqueKeysWithValues: segmentOrder.enumerated().map { ($1, $0) })
+        var records: [(segment: Int, offset: Int64, isPut: Bool)] = []
+        records.reserveCapacity(routes.count + routes.extrasCount + tombstones.count * 2)
+        func add(_ location: RecordLocation, isPut: Bool) {
+            records.append((order[location.segment] ?? 0, location.offset, isPut))
+        }
+        func add(_ recording: IndexedRecording) {
+            add(recording.start, isPut: false)
+            for chunk in recording.chunks { add(chunk.location, isPut: false) }
+        }
+        routes.forEachLocation { location, edit, recorded in
+            if let recorded { add(recorded) }
+            add(location, isPut: recorded == nil)
+            if let edit { add(edit, isPut: false) }
+        }
+        for recording in recordings.values { add(recording) }
+        for tombstone in tombstones.values {
+            for event in tombstone.events {
+                if case .put = event { add(event.location, isPut: true) } else { add(event.location, isPut: false) }
+            }
+        }
+        records.sort { ($0.segment, $0.offset) < ($1.segment, $1.offset) }
+        var outside = 0, puts = 0
+        for record in records {
+            if record.isPut {
+                puts += 1
+            } else {
+                if puts % FormatConstants.maxIndexPutRunEntries == 1 { outside += 1 }
+                puts = 0
+                outside += 1
+            }
+        }
+        if puts % FormatConstants.maxIndexPutRunEntries == 1 { outside += 1 }
+        return outside
     }
 
     func liveEvents(segmentOrder: [UInt32]) -> [LogEvent] {

@@ -122,6 +122,14 @@ struct RouteTable: Sendable {
         rowIndex(id).map { rows[$0] }.map { ($0.shape, start($0)) }
     }
 
+    /// The locations of route `id`'s RoutePut (or RecordingFinish) and latest edit,
+    /// read from its row; nothing decoded.
+    func locations(_ id: RouteID) -> (location: RecordLocation, edit: RecordLocation?)? {
+        guard let index = rowIndex(id) else { return nil }
+        let row = rows[index]
+        return (row.location, row.hasExtras ? extras[row.id]?.editLocation : nil)
+    }
+
     /// The location of route `id`'s RoutePut (or RecordingFinish), read from its row.
     func location(_ id: RouteID) -> RecordLocation? { rowIndex(id).map { rows[$0].location } }
 
@@ -133,6 +141,16 @@ struct RouteTable: Sendable {
     /// The first route (in no particular order) whose record location satisfies `test`.
     func firstID(where test: (RecordLocation) -> Bool) -> RouteID? {
         rows.first { test($0.location) }?.id
+    }
+
+    /// Calls `body` with every live route's record location (its RoutePut's or
+    /// RecordingFinish's), its latest edit's, and its recording's records when it is a
+    /// recorded route not merged yet; nothing decoded.
+    func forEachLocation(_ body: (RecordLocation, _ edit: RecordLocation?, _ recorded: IndexedRecording?) -> Void) {
+        for row in rows {
+            let extra = row.hasExtras ? extras[row.id] : nil
+            body(row.location, extra?.editLocation, extra?.recorded)
+        }
     }
 
     /// Points of every live route, from the rows.

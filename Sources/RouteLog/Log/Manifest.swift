@@ -23,7 +23,9 @@ struct Manifest: Equatable, Sendable {
         var w = ByteWriter(capacity: 32 + 4 * segments.count)
         w.u64(generation)
         w.u32(nextFileNumber)
-        w.u64(nextRouteID)
+        // Past 2^62 only when a forged log holds id 2^62 (the largest a record may): the
+        // writer then gives out no more ids, and readers accept no larger value.
+        w.u64(min(nextRouteID, FormatConstants.maxRouteID))
         w.u32(indexFile)
         w.u32(UInt32(segments.count))
         for segment in segments { w.u32(segment) }

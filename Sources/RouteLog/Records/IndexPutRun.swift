@@ -11,32 +11,58 @@ enum IndexPutRun {
         var metadata: StoredMetadata
     }
 
-    private static let entrySize = FormatConstants.indexPutRunEntrySize
+    /// An entry's fixed-width part: id, location, shape, metadata length.
+    static let entrySize = FormatConstants.indexPutRunEntrySize
     /// count u32, metadataLength u32.
-    private static let headSize = 8
+    static let headSize = 8
+    /// The most payload bytes a writer puts in one run. Escaping adds at most one byte
+    /// for every three (`AB 52 4C` cannot overlap itself), so a run of this size still
+    /// fits the 64 MiB a record may hold once escaped; 4,096 puts of metadata near the
+    /// 64 KiB extension limit would not.
+    static let maxPayloadBytes = FormatConstants.maxPayloadLength / 4 * 3
 
     /// The payload of a run of `entries` (at least one).
     static func payload(_ entries: [Entry]) -> [UInt8] {
         precondition(!entries.isEmpty, "a run of at least one put")
-        var metadata = ByteWriter(capacity: 96 * entries.count)
-        var lengths: [UInt32] = []
-        lengths.reserveCapacity(entries.count)
+        var builder = Builder()
         for entry in entries {
-            let start = metadata.bytes.count
+            var metadata = ByteWriter(capacity: 96)
             entry.metadata.write(to: &metadata)
-            lengths.append(UInt32(metadata.bytes.count - start))
+            builder.add(id: entry.id, location: entry.location, shape: entry.shape, encodedMetadata: metadata.bytes)
         }
-        var w = ByteWriter(capacity: headSize + entrySize * entries.count + metadata.bytes.count)
-        w.u32(UInt32(entries.count))
-        w.u32(UInt32(metadata.bytes.count))
-        for (entry, length) in zip(entries, lengths) {
-            w.u64(entry.id.rawValue)
-            entry.location.write(to: &w)
-            entry.shape.write(to: &w)
-            w.u32(length)
+        return builder.payload()
+    }
+
+    /// A run's payload made one put at a time, each metadata given encoded, so that a
+    /// writer knows the payload's size before it adds the next put.
+    struct Builder {
+        private var table = ByteWriter(capacity: 0)
+        private var metadata = ByteWriter(capacity: 0)
+        /// Puts added.
+        private(set) var count = 0
+
+        /// Bytes of the payload so far.
+        var payloadSize: Int { headSize + table.count + metadata.count }
+
+        mutating func add(id: RouteID, location: RecordLocation, shape: RouteShape, encodedMetadata: [UInt8]) {
+            table.u64(id.rawValue)
+            location.write(to: &table)
+            shape.write(to: &table)
+            table.u32(UInt32(encodedMetadata.count))
+            metadata.append(contentsOf: encodedMetadata)
+            count += 1
         }
-        w.append(contentsOf: metadata.bytes)
-        return w.bytes
+
+        /// The payload of the puts added (at least one).
+        func payload() -> [UInt8] {
+            precondition(count > 0, "a run of at least one put")
+            var w = ByteWriter(capacity: payloadSize)
+            w.u32(UInt32(count))
+            w.u32(UInt32(metadata.count))
+            w.append(contentsOf: table.bytes)
+            w.append(contentsOf: metadata.bytes)
+            return w.bytes
+        }
     }
 
     /// The entry count a run's payload states (unchecked), or nil when it is too short.

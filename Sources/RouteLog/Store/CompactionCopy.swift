@@ -72,15 +72,18 @@ struct CompactionCopy {
         (segments.position(of: location.segment) ?? Int.max, location.offset)
     }
 
-    /// The segments among `items` holding a record that does not read back whole: a
-    /// compaction keeps them as found instead of dropping what it cannot copy.
+    /// The segments among `items` holding a record that does not read back whole, or
+    /// that holds another id than the index says: a compaction keeps them as found
+    /// instead of dropping what it cannot copy, or copying one route's record as
+    /// another's (and dropping the other's as dead).
     func damagedSegments(_ items: [Item]) -> Set<UInt32> {
         var damaged = Set<UInt32>()
         let reader = RecordReader(segments: segments)
         for item in items {
             switch item {
             case .record(let location, let type, let id):
-                if (try? segments.read(at: location, type: type, what: "route \(id)")) == nil { damaged.insert(location.segment) }
+                let payload = try? segments.read(at: location, type: type, what: "route \(id)")
+                if payload.flatMap(Self.id(of:)) != id.rawValue { damaged.insert(location.segment) }
             case .merged(let id, let route):
                 if (try? reader.recordedRoute(id, route)) == nil {
                     for part in route.recorded!.locations + [route.location] { damaged.insert(part.segment) }
@@ -88,6 +91,59 @@ struct CompactionCopy {
             }
         }
         return damaged
+    }
+
+    /// The rewritten segments holding a record the index does not account for, which
+    /// a replay of the segments keeps: a RoutePut, RecordingStart or RecordingFinish of
+    /// an id of which the index has no live route, no unfinished recording and no
+    /// tombstone; a RouteDelete or RecordingDiscard of a route or recording the index
+    /// holds live from before it; a MetadataEdit of a route whose latest edit the index
+    /// places before it. None is possible in a log whose index is its own (ids are never
+    /// used again); a forged or damaged index file has them. Such a segment is kept as
+    /// found rather than have the record dropped as dead (a route lost, a deleted one
+    /// back, an edit lost). Every record of the segment is read (with its checksum).
+    func unaccountedSegments() -> Set<UInt32> {
+        func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
+        var kept = Set<UInt32>()
+        for number in rewritten {
+            guard let segment = segments.segment(number) else { continue }
+            do {
+                var scanner = LogScanner(file: try segment.file, from: Int64(FormatConstants.fileHeaderSize),
+                                         fileSize: segment.end, version: segment.version)
+                while let record = try scanner.next() {
+                    // Read as a replay reads it: a record that makes no sense (damage) or
+                    // of a type this version does not know is nothing a replay keeps.
+                    guard let event = try? LogEvent.fromSegment(record, segment: number) else { continue }
+                    let id = event.id, here = order(event.location)
+                    let accounted: Bool
+                    switch event {
+                    case .put, .recordingStart, .recordingFinish:
+                        accounted = index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
+                    case .delete:
+                        accounted = index.routes.location(id).map { order($0) > here } ?? true
+                    case .edit:
+                        accounted = index.routes.locations(id).map { order($0.location) > here || $0.edit.map { order($0) >= here } == true } ?? true
+                    case .recordingDiscard:
+                        accounted = index.recordings[id].map { order($0.start) > here } ?? true
+                    case .recordingChunk:
+                        accounted = true
+                    }
+                    if !accounted {
+                        kept.insert(number)
+                        break
+                    }
+                }
+            } catch {
+                kept.insert(number)
+            }
+        }
+        return kept
+    }
+
+    /// The id a segment record's payload starts with (every type's does).
+    private static func id(of payload: ArraySlice<UInt8>) -> UInt64? {
+        guard payload.count >= 8 else { return nil }
+        return payload.withUnsafeBytes { $0.u64(at: 0) }
     }
 
     /// Writes `items` (one run's) into `output`, starting a new segment for the run; a

@@ -16,7 +16,8 @@ struct CompactionPlan {
     /// - Parameters:
     ///   - threshold: the least fraction of a segment's record bytes that rewriting
     ///     must give back.
-    ///   - damaged: segments holding a live record that did not read back; kept as found.
+    ///   - damaged: segments holding a live record that did not read back, or a record
+    ///     the index does not account for; kept as found.
     init(index: RouteIndex, segments: SegmentSet, threshold: Double, damaged: Set<UInt32>) {
         var reclaimable: [UInt32: Int64] = [:]
         let chunked = Self.chunkedBytes(index)
@@ -83,7 +84,9 @@ struct CompactionPlan {
     }
 
     private static func reason(_ segment: LogSegment, reclaimable: Int64, threshold: Double, damaged: Set<UInt32>) -> String {
-        if damaged.contains(segment.number) { return "it holds a damaged record, kept as found (verify names it)" }
+        if damaged.contains(segment.number) {
+            return "it holds a damaged record, or one the index does not account for, kept as found (verify names it)"
+        }
         if reclaimable == 0 { return "nothing in it is dead" }
         let percent = Int((100 * Double(reclaimable) / Double(max(1, segment.recordBytes))).rounded())
         return "only \(percent)% of it is dead, below the \(Int((threshold * 100).rounded()))% that pays for a rewrite"

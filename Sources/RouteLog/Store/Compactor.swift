@@ -36,8 +36,9 @@ struct Compactor {
             return (index, w.log.segments, plan, (active.number, active.end))
         }
         var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten)
-        // 2. Check every record to copy; a segment with a damaged one is kept as found.
-        let damaged = copy.damagedSegments(copy.items())
+        // 2. Check every record to copy, and that every route the rewritten segments make
+        //    is one the index knows; a segment failing either is kept as found.
+        let damaged = copy.damagedSegments(copy.items()).union(copy.unaccountedSegments())
         var plan = plan0
         if !damaged.isEmpty {
             plan = CompactionPlan(index: snapshot, segments: segments, threshold: threshold, damaged: damaged)

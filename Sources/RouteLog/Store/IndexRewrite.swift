@@ -35,8 +35,11 @@ extension StoreWriter {
     /// ``sprawlingRecords`` records and a quarter as many as there are routes; best
     /// effort (the index is a cache: a failure leaves the old one, still right).
     mutating func rewriteSprawlingIndex(_ index: RouteIndex) {
-        let gathered = self.index.singleRecords - index.recordsOutsideRuns
-        guard failure == nil, !self.index.broken, gathered >= max(Self.sprawlingRecords, index.routes.count / 4),
+        let enough = max(Self.sprawlingRecords, index.routes.count / 4)
+        // The file's single records first (a count kept): only when they are enough is
+        // what a rewrite would leave of them counted (a sort of every location).
+        guard failure == nil, !self.index.broken, self.index.singleRecords >= enough,
+              self.index.singleRecords - index.recordsOutsideRuns(segmentOrder: manifest.current.segments) >= enough,
               let replaced = try? rewriteIndex(index)
         else { return }
         files.remove([replaced], keeping: manifest.current)

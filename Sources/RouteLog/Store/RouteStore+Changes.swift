@@ -23,7 +23,7 @@ extension RouteStore {
         // Validation and encoding, the CPU work of a save, happen here, outside every lock.
         let encoded = try routes.enumerated().map { i, route in try EncodedRoute(route, position: i, batchCount: routes.count) }
         let events = try commit { view in
-            let first = view.allocateIDs(encoded.count)
+            let first = try view.allocateIDs(encoded.count)
             return encoded.enumerated().map { i, route in route.prepared(id: RouteID(first + UInt64(i))) }
         }
         compaction.compactIfDue(self)

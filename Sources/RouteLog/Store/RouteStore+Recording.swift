@@ -26,7 +26,7 @@ extension RouteStore {
         let stored = StoredMetadata(metadata.withUUID())
         let startedMs = Quantization.milliseconds(Date())
         let events = try commit { view in
-            let id = RouteID(view.allocateIDs(1))
+            let id = RouteID(try view.allocateIDs(1))
             view.attach(id)
             let record = RecordingStartRecord(id: id, startedMs: startedMs, metadata: stored)
             return [PreparedRecord(type: .recordingStart, payload: record.payload()) {

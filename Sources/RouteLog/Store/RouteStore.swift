@@ -114,7 +114,18 @@ public final class RouteStore: Sendable {
         var attempt = 0
         while true {
             do {
-                return try opener.open()
+                let opened = try opener.open()
+                // The index the MANIFEST named may be gone for a newer one (a writer's
+                // close() rewrites the index alone, and removes the old one): read again
+                // with the new MANIFEST, rather than replay the segments and report the
+                // index missing.
+                if opened.0.indexDamaged, attempt < 5,
+                   let manifest = try? Manifest.read(in: opener.directory, fileSystem: opener.fileSystem),
+                   manifest.generation != opened.0.generation {
+                    attempt += 1
+                    continue
+                }
+                return opened
             } catch let error as RouteLogError where error.code == .corrupted && attempt < 5 {
                 attempt += 1
                 usleep(20_000)
@@ -260,13 +271,9 @@ public final class RouteStore: Sendable {
             changeHub.finish()
         }
         try writer.withLock { w in
-            if w != nil {
-                // Saves append one index record each: when many have piled up, the
-                // index is written again as runs, which the next open reads fastest.
-                let index = state.withLock { $0.index }
-                w!.rewriteSprawlingIndex(index)
-            }
-            try w?.closeFiles()
+            // Saves append one index record each: when many have piled up, the index is
+            // written again as runs, which the next open reads fastest.
+            try w?.closeFiles(rewriting: state.withLock { $0.index })
             w = nil
         }
     }

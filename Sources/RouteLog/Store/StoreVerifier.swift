@@ -220,7 +220,9 @@ struct StoreVerifier {
         }
         for (id, route) in index.routes where !damagedIDs.contains(id) {
             let other = fromSegments.routes[id]
-            if other?.location != route.location || other?.metadata != route.metadata || other?.recorded != route.recorded {
+            // The shape too: listing, queries and totals read it from the index alone.
+            if other?.location != route.location || other?.shape != route.shape || other?.metadata != route.metadata
+                || other?.recorded != route.recorded {
                 report.problems.append(.init(kind: .indexMismatch, path: path(route.location), offset: route.location.offset,
                                              length: nil, routeID: id, message: "the index and the segments disagree about route \(id)"))
             }

@@ -59,12 +59,16 @@ struct StoreWriter: Sendable {
         log.adopt(file, number: number, cache: files.segmentFiles)
     }
 
-    /// Makes everything durable that close() promises: the index, and the last segment
-    /// when saves were buffered.
-    mutating func closeFiles() throws {
+    /// Makes everything durable that close() promises: the last segment when saves
+    /// were buffered, then the index. With `live` (the store's index), rewrites the
+    /// index file in between when one-by-one records piled up (best effort, see
+    /// ``rewriteSprawlingIndex(_:)``): after the segment's sync, so that the new file
+    /// vouches only for synced records and its failure cannot cost the saves their sync.
+    mutating func closeFiles(rewriting live: RouteIndex? = nil) throws {
         defer { closed = true }
-        index.syncQuietly()
         if failure == nil, options.durability == .buffered { try log.syncActive() }
+        if let live { rewriteSprawlingIndex(live) }
+        index.syncQuietly()
     }
 }
 

@@ -42,8 +42,14 @@ struct WriteView {
         return scratch.recordings[id]
     }
 
-    /// `count` new ids, consecutive, never used before.
-    mutating func allocateIDs(_ count: Int) -> UInt64 {
+    /// `count` new ids, consecutive, never used before. A writer gives out ids below
+    /// 2^62 only, so that the next one (at most 2^62) is a next route id a MANIFEST may
+    /// hold; an id of 2^62 comes only from a forged log, and leaves none to give.
+    /// - Throws: `.invalidArgument` once the ids are used up (nothing is written).
+    mutating func allocateIDs(_ count: Int) throws -> UInt64 {
+        guard nextRouteID <= FormatConstants.maxRouteID - UInt64(count) else {
+            throw RouteLogError.invalid("the store has given out every route id below 2^62 (the next would be \(nextRouteID)); nothing was written")
+        }
         defer { nextRouteID += UInt64(count) }
         return nextRouteID
     }

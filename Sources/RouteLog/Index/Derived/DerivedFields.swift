@@ -105,9 +105,12 @@ struct DerivedFields: Equatable, Sendable {
         guard r.isAtEnd else { throw r.fail("derived field \(tag) has trailing bytes") }
     }
 
-    /// Decodes the value of a derived field ``check(_:_:)`` accepted.
+    /// Decodes the value of a derived field ``check(_:_:)`` accepted; one that does not
+    /// read whole (only in an IndexPutRun's metadata, whose fields an open does not
+    /// check) is left out, not kept as far as it reads.
     mutating func decode(_ tag: FormatConstants.MetadataField, _ value: ArraySlice<UInt8>) {
-        _ = try? read(tag, value)
+        var fields = self
+        if (try? fields.read(tag, value)) == true { self = fields }
     }
 
     private enum Present {
