@@ -6,7 +6,7 @@ extension RouteIndex {
     /// How many records outside runs an index rewritten from this one holds (its
     /// ``liveEvents(segmentOrder:)`` through ``IndexFile/records(_:)``): every event
     /// but a put, and each put with no other put beside it in replay order (or left
-    /// alone at the end of a row of 4,096). Read from the locations, nothing decoded.
+    /// alone at the end of a full run). Read from the locations, nothing decoded.
     func recordsOutsideRuns(segmentOrder: [UInt32]) -> Int {
         let order = Dictionary(uniqueKeysWithValues: segmentOrder.enumerated().map { ($1, $0) })
         var records: [(segment: Int, offset: Int64, isPut: Bool)] = []

@@ -17,8 +17,8 @@ enum IndexPutRun {
     static let headSize = 8
     /// The most payload bytes a writer puts in one run. Escaping adds at most one byte
     /// for every three (`AB 52 4C` cannot overlap itself), so a run of this size still
-    /// fits the 64 MiB a record may hold once escaped; 4,096 puts of metadata near the
-    /// 64 KiB extension limit would not.
+    /// fits the 64 MiB a record may hold once escaped; a full run of puts whose metadata
+    /// is near the 64 KiB extension limit would not.
     static let maxPayloadBytes = FormatConstants.maxPayloadLength / 4 * 3
 
     /// The payload of a run of `entries` (at least one).
