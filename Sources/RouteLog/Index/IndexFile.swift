@@ -62,7 +62,11 @@ struct IndexFile: Sendable {
     /// (format-spec.md, "Index records"), which open in a fixed-width pass, each of at
     /// most ``FormatConstants/maxIndexPutRunEntries`` puts and
     /// ``IndexPutRun/maxPayloadBytes`` bytes; the other events one record each.
-    static func records(_ events: [LogEvent]) -> (bytes: [UInt8], singleRecords: Int) {
+    /// `storedMetadata` gives a put's metadata as stored, where known (the index's own
+    /// bytes): a run holds them as they are instead of encoding the put's metadata again.
+    static func records(_ events: [LogEvent], storedMetadata: (RouteID) -> ArraySlice<UInt8>? = { _ in nil })
+        -> (bytes: [UInt8], singleRecords: Int)
+    {
         var bytes: [UInt8] = []
         var singles = 0
         var run = IndexPutRun.Builder()
@@ -88,13 +92,19 @@ struct IndexFile: Sendable {
                 flushRun(before: event)
                 continue
             }
-            var encoded = ByteWriter(capacity: 96)
-            metadata.write(to: &encoded)
+            let encoded: [UInt8]
+            if let stored = storedMetadata(id) {
+                encoded = Array(stored)
+            } else {
+                var w = ByteWriter(capacity: 96)
+                metadata.write(to: &w)
+                encoded = w.bytes
+            }
             if run.count > 0, run.payloadSize + IndexPutRun.entrySize + encoded.count > IndexPutRun.maxPayloadBytes {
                 flushRun(before: nil)
             }
             if run.count == 0 { first = event }
-            run.add(id: id, location: location, shape: shape, encodedMetadata: encoded.bytes)
+            run.add(id: id, location: location, shape: shape, encodedMetadata: encoded)
             if run.count == FormatConstants.maxIndexPutRunEntries { flushRun(before: nil) }
         }
         flushRun(before: nil)

@@ -245,6 +245,13 @@ struct RouteTable: Sendable {
         return route(at: mine).metadata == other.route(at: theirs).metadata
     }
 
+    /// Route `id`'s metadata as the table keeps it: as stored where it came from a
+    /// record, so that an index written again holds the same bytes (decoded and
+    /// encoded again, a name of invalid UTF-8 would grow past its limit).
+    func storedMetadata(_ id: RouteID) -> ArraySlice<UInt8>? {
+        rowIndex(id).map { metadataSlice(rows[$0]) }
+    }
+
     private func metadataSlice(_ row: Row) -> ArraySlice<UInt8> {
         metadataBytes[row.metadataStart..<row.metadataStart + row.metadataCount]
     }

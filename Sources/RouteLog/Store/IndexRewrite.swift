@@ -16,7 +16,8 @@ extension StoreWriter {
         let number = manifest.reserveFileNumber()
         let file = try files.create(.index, number: number)
         do {
-            let (bytes, singles) = IndexFile.records(index.liveEvents(segmentOrder: manifest.current.segments))
+            let (bytes, singles) = IndexFile.records(index.liveEvents(segmentOrder: manifest.current.segments),
+                                                     storedMetadata: index.routes.storedMetadata)
             try file.write(bytes, at: Int64(FormatConstants.fileHeaderSize))
             try file.syncData()
             try manifest.commit(nextRouteID: nextRouteID) { $0.indexFile = number }

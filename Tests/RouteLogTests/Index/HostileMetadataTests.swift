@@ -92,6 +92,31 @@ import Testing
         #expect(try store.summaries().map(\.id) == [other])
     }
 
+    /// The index rewritten at close keeps a route's metadata as its index file stored
+    /// it: encoded again, the name would grow past the limit, the rewritten index would
+    /// fail its checks, and every open would replay the segments.
+    @Test func anIndexRewrittenAtCloseKeepsTheStoredBytesAndIsUsed() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let (named, other) = try Self.makeStore(url)
+        #expect(try Self.makeTheNameInvalidUTF8(in: url) >= 2)
+        let writer = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        #expect(!writer.state.withLock { $0.indexRebuilt })
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        for i in 0..<(StoreWriter.sprawlingRecords + 10) {
+            try writer.save(Route(points: [TrackPoint(latitude: 10, longitude: Double(i) / 1e3, timestamp: start + Double(i) * 60)]))
+        }
+        try writer.close()
+        #expect(try IndexPutRunTests.indexRecordTypes(url).allSatisfy { $0 == FormatConstants.RecordType.indexPutRun.rawValue })
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        defer { try? reader.close() }
+        #expect(!reader.state.withLock { $0.indexRebuilt })
+        #expect(try reader.count == StoreWriter.sprawlingRecords + 12)
+        #expect(try reader.metadata(named).name == Self.readName)
+        #expect(try reader.summary(other).id == other)
+        #expect(try reader.verify().problems.isEmpty)
+    }
+
     /// Stored metadata whose extension keeps the 64 KiB limit, its notes, keys and values
     /// invalid UTF-8: decoded and encoded again, its extension is about twice the limit.
     static func growingMetadata() throws -> (bytes: [UInt8], metadata: StoredMetadata) {
