@@ -6,6 +6,9 @@ struct IndexRecovery {
     /// One segment scanned from some offset to its end.
     struct SegmentScan {
         var events: [LogEvent] = []
+        /// The metadata of each event as its record stored it (a RoutePut's; nil for the
+        /// others), beside ``events``.
+        var storedMetadata: [ArraySlice<UInt8>?] = []
         /// End of the last whole record: where a writer may append.
         var validEnd: Int64
         var damage: [DamagedRange] = []
@@ -22,6 +25,8 @@ struct IndexRecovery {
     var indexTornTail: DamagedRange?
     /// Events of segment records the index lacked, in log order.
     var caughtUp: [LogEvent] = []
+    /// Each caught-up event's metadata as stored, where its record holds one whole.
+    private var caughtUpMetadata: [ArraySlice<UInt8>?] = []
     /// True when the index file could not be used and the state comes from the
     /// segments alone.
     var indexUnusable = false
@@ -64,7 +69,9 @@ struct IndexRecovery {
             indexUnusable = true
             for segment in segments.segments { adopt(try Self.scan(segment, from: header), of: segment.number) }
         }
-        for event in caughtUp { index.apply(event) }
+        // A put keeps its metadata's stored bytes: decoded and encoded again, a name
+        // of invalid UTF-8 would grow past its limit in the index written from this one.
+        for (event, metadata) in zip(caughtUp, caughtUpMetadata) { index.apply(event, encodedMetadata: metadata) }
     }
 
     /// The scans of every segment past what `indexed` covers, or nil when the index is
@@ -99,6 +106,7 @@ struct IndexRecovery {
 
     private mutating func adopt(_ scan: SegmentScan, of number: UInt32) {
         caughtUp += scan.events
+        caughtUpMetadata += scan.storedMetadata
         segmentEnds[number] = scan.validEnd
         damage += scan.damage
         if let tail = scan.tornTail { segmentTails.append(tail) }
@@ -111,7 +119,10 @@ struct IndexRecovery {
         var scan = SegmentScan(validEnd: start)
         while let record = try scanner.next() {
             do {
-                if let event = try LogEvent.fromSegment(record, segment: segment.number) { scan.events.append(event) }
+                if let (event, metadata) = try LogEvent.fromSegmentKeepingMetadata(record, segment: segment.number) {
+                    scan.events.append(event)
+                    scan.storedMetadata.append(metadata)
+                }
             } catch is ByteReader.Malformed {
                 scan.damage.append(DamagedRange(path: segment.path, offset: record.offset, length: Int64(record.frameLength)))
             }

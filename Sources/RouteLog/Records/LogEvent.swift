@@ -64,4 +64,22 @@ enum LogEvent: Sendable, Equatable {
         try fromSegment(type: record.type, payload: record.payload,
                         at: RecordLocation(segment: segment, offset: record.offset, length: record.frameLength))
     }
+
+    /// ``fromSegment(_:segment:)``, and with a RoutePut's event the bytes of its
+    /// metadata as stored (nil for the other records), which a replay keeps as they are.
+    static func fromSegmentKeepingMetadata(_ record: ScannedRecord, segment: UInt32) throws
+        -> (event: LogEvent, metadata: ArraySlice<UInt8>?)?
+    {
+        let location = RecordLocation(segment: segment, offset: record.offset, length: record.frameLength)
+        guard record.type == FormatConstants.RecordType.routePut.rawValue else {
+            return try fromSegment(type: record.type, payload: record.payload, at: location).map { ($0, nil) }
+        }
+        var r = ByteReader(record.payload)
+        let id = try RouteRecordID.read(&r), shape = try RouteShape(from: &r)
+        let start = r.position
+        let metadata = try StoredMetadata(from: &r)
+        // Copied out: a slice would keep the scanner's whole read buffer alive for as
+        // long as the event is kept (a replay keeps every event of a store).
+        return (.put(id, shape, metadata, location), Array(record.payload[start..<r.position])[...])
+    }
 }

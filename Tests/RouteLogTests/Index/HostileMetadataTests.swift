@@ -117,6 +117,28 @@ import Testing
         #expect(try reader.verify().problems.isEmpty)
     }
 
+    /// An index rebuilt from the segments keeps a route's metadata as its RoutePut
+    /// stored it, so the rebuilt index is used by the next open instead of failing its
+    /// checks (a name grown past the limit) and sending every open to the segments.
+    @Test func anIndexRebuiltFromTheSegmentsKeepsTheStoredBytesAndIsUsed() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let (named, other) = try Self.makeStore(url)
+        #expect(try Self.makeTheNameInvalidUTF8(in: url) >= 2)
+        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix("index-") {
+            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
+        }
+        let writer = try RouteStore(at: url, options: .init(compaction: .manual))
+        #expect(writer.state.withLock { $0.indexRebuilt })
+        try writer.close()
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        defer { try? reader.close() }
+        #expect(!reader.state.withLock { $0.indexRebuilt })
+        #expect(Set(try reader.summaries().map(\.id)) == [named, other])
+        #expect(try reader.metadata(named).name == Self.readName)
+        #expect(try reader.verify().problems.isEmpty)
+    }
+
     /// Stored metadata whose extension keeps the 64 KiB limit, its notes, keys and values
     /// invalid UTF-8: decoded and encoded again, its extension is about twice the limit.
     static func growingMetadata() throws -> (bytes: [UInt8], metadata: StoredMetadata) {
