@@ -8,4 +8,14 @@ extension UnsafeRawBufferPointer {
     func i32(at offset: Int) -> Int32 { Int32(bitPattern: u32(at: offset)) }
     func i64(at offset: Int) -> Int64 { Int64(bitPattern: u64(at: offset)) }
     func f64(at offset: Int) -> Double { Double(bitPattern: u64(at: offset)) }
+
+    /// Throws unless `size` bytes lie at `offset`: what a fixed-width reader checks
+    /// before its loads.
+    /// - Throws: ByteReader.Malformed at `offset`.
+    @inline(__always)
+    func need(_ size: Int, at offset: Int) throws {
+        guard offset >= 0, count - offset >= size else {
+            throw ByteReader.Malformed(reason: "needs \(size) bytes, \(count - offset) left", offset: offset)
+        }
+    }
 }

@@ -27,9 +27,7 @@ struct RecordLocation: Equatable, Hashable, Sendable {
     @inline(__always)
     init(_ raw: UnsafeRawBufferPointer, at offset: Int) throws {
         let size = FormatConstants.locationSize
-        guard offset >= 0, raw.count - offset >= size else {
-            throw ByteReader.Malformed(reason: "needs \(size) bytes, \(raw.count - offset) left", offset: offset)
-        }
+        try raw.need(size, at: offset)
         segment = raw.u32(at: offset)
         let rawOffset = raw.u64(at: offset + 4)
         length = Int(raw.u32(at: offset + 12))

@@ -72,9 +72,7 @@ struct RouteShape: Equatable, Sendable {
     @inline(__always)
     init(_ raw: UnsafeRawBufferPointer, at offset: Int) throws {
         let size = FormatConstants.routeShapeSize
-        guard offset >= 0, raw.count - offset >= size else {
-            throw ByteReader.Malformed(reason: "needs \(size) bytes, \(raw.count - offset) left", offset: offset)
-        }
+        try raw.need(size, at: offset)
         firstMs = raw.i64(at: offset)
         durationMs = raw.i64(at: offset + 8)
         pointCount = raw.u32(at: offset + 16)

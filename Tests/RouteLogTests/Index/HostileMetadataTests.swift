@@ -79,9 +79,7 @@ import Testing
         let url = dir.store()
         let (named, other) = try Self.makeStore(url)
         #expect(try Self.makeTheNameInvalidUTF8(in: url) >= 2)
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: url)
         let store = try RouteStore(at: url, options: .init(compaction: .manual))
         defer { try? store.close() }
         let summaries = try store.summaries()
@@ -108,11 +106,17 @@ import Testing
         }
         try writer.close()
         #expect(try IndexPutRunTests.indexRecordTypes(url).allSatisfy { $0 == FormatConstants.RecordType.indexPutRun.rawValue })
+        try Self.expectIndexUsed(url, routes: StoreWriter.sprawlingRecords + 12, named: named, other: other)
+    }
+
+    /// A read-only open of `url` uses its index (no replay), holds `routes` routes, reads
+    /// the named route's name as stored, and verifies clean.
+    static func expectIndexUsed(_ url: URL, routes: Int, named: RouteID, other: RouteID) throws {
         let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
         defer { try? reader.close() }
         #expect(!reader.state.withLock { $0.indexRebuilt })
-        #expect(try reader.count == StoreWriter.sprawlingRecords + 12)
-        #expect(try reader.metadata(named).name == Self.readName)
+        #expect(try reader.count == routes)
+        #expect(try reader.metadata(named).name == readName)
         #expect(try reader.summary(other).id == other)
         #expect(try reader.verify().problems.isEmpty)
     }
@@ -125,18 +129,11 @@ import Testing
         let url = dir.store()
         let (named, other) = try Self.makeStore(url)
         #expect(try Self.makeTheNameInvalidUTF8(in: url) >= 2)
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: url)
         let writer = try RouteStore(at: url, options: .init(compaction: .manual))
         #expect(writer.state.withLock { $0.indexRebuilt })
         try writer.close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
-        defer { try? reader.close() }
-        #expect(!reader.state.withLock { $0.indexRebuilt })
-        #expect(Set(try reader.summaries().map(\.id)) == [named, other])
-        #expect(try reader.metadata(named).name == Self.readName)
-        #expect(try reader.verify().problems.isEmpty)
+        try Self.expectIndexUsed(url, routes: 2, named: named, other: other)
     }
 
     /// Stored metadata whose extension keeps the 64 KiB limit, its notes, keys and values

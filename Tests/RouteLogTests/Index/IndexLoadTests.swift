@@ -24,9 +24,7 @@ import Testing
         let copy = dir.store("copy.routelog")
         try? FileManager.default.removeItem(at: copy)
         try FileManager.default.copyItem(at: url, to: copy)
-        for name in try FileManager.default.contentsOfDirectory(atPath: copy.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: copy.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: copy)
         let fromSegments = try view(copy)
         #expect(fromIndex.0 == fromSegments.0)
         #expect(fromIndex.1 == fromSegments.1)

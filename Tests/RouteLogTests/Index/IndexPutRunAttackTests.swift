@@ -162,9 +162,7 @@ import Testing
     static func idsInSegments(_ url: URL, _ dir: TemporaryDirectory) throws -> Set<RouteID> {
         let copy = dir.store("segments-\(UUID().uuidString.prefix(8)).routelog")
         try FileManager.default.copyItem(at: url, to: copy)
-        for name in try FileManager.default.contentsOfDirectory(atPath: copy.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: copy.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: copy)
         let store = try RouteStore(at: copy, options: .init(mode: .readOnly))
         defer { try? store.close() }
         return Set(try store.summaries().map(\.id))
@@ -635,9 +633,7 @@ import Testing
         _ = try Self.compactAndReadSegments(url, dir)
         let copy = dir.store("read.routelog")
         try FileManager.default.copyItem(at: url, to: copy)
-        for name in try FileManager.default.contentsOfDirectory(atPath: copy.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: copy.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: copy)
         let store = try RouteStore(at: copy, options: .init(mode: .readOnly))
         #expect(try store.metadata(ids[0]).name == "edited")
         try store.close()

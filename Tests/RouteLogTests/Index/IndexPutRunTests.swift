@@ -148,9 +148,7 @@ import Testing
         for (i, id) in ids.enumerated() where i % 9 == 0 { _ = try store.edit(id, RouteEdit(name: "edited \(i)", tags: ["e"])) }
         for (i, id) in ids.enumerated() where i % 13 == 0 { try store.delete(id) }
         try store.close()
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: url)
         try RouteStore(at: url).close()
         let types = try Self.indexRecordTypes(url)
         #expect(types.contains(FormatConstants.RecordType.indexPutRun.rawValue))
@@ -185,9 +183,7 @@ import Testing
         #expect(report.problems.contains { $0.kind == .damagedIndex && $0.message.contains("breaks a rule") }, "\(report.problems)")
         try store.close()
 
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: url)
         let rebuilt = try RouteStore(at: url, options: .init(mode: .readOnly))
         #expect(try rebuilt.metadata(entries[1].id) == entries[1].metadata.routeMetadata)
         try rebuilt.close()

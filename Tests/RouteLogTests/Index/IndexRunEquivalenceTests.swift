@@ -46,9 +46,7 @@ import Testing
         try fromIndex.close()
         let copy = dir.store("segments-\(UUID().uuidString.prefix(8)).routelog")
         try FileManager.default.copyItem(at: url, to: copy)
-        for name in try FileManager.default.contentsOfDirectory(atPath: copy.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: copy.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: copy)
         let fromSegments = try RouteStore(at: copy, options: .init(mode: .readOnly))
         let replayed = try IndexState(fromSegments)
         try fromSegments.close()
@@ -141,9 +139,7 @@ import Testing
         try Self.compare(url, dir)
         // The index rebuilt from the segments (runs wherever puts are in a row), then
         // compacted, opens the same too.
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix("index-") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try Fixtures.removeIndexFiles(in: url)
         try RouteStore(at: url, options: .init(compaction: .manual)).close()
         try Self.compare(url, dir)
         var options = RouteStore.Options(compaction: .manual)

@@ -23,6 +23,14 @@ final class TemporaryDirectory: Sendable {
 }
 
 enum Fixtures {
+    /// Removes the store's index files, so that its next open replays the segments
+    /// (and a writer's rebuilds the index).
+    static func removeIndexFiles(in store: URL) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: store.path) where name.hasPrefix("index-") {
+            try FileManager.default.removeItem(at: store.appendingPathComponent(name))
+        }
+    }
+
     /// The package root, found from this file's path.
     static let packageRoot: URL = {
         // The nearest folder above this file that holds Package.swift.
