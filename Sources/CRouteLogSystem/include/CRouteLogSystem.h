@@ -16,6 +16,10 @@ int routelog_crc32c_is_accelerated(void);
 /// The same CRC32C computed with the portable table only (for tests).
 uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t length);
 
+/// The offset of the first `AB 52 4C` (the sync marker's first three bytes) wholly
+/// inside the `count` bytes at `data`, or `count` when there is none.
+size_t routelog_find_sync_prefix(const void *data, size_t count);
+
 /// Asks the processor to bring the cache line at `address` in for reading: a hint, no
 /// fault on any address. For loops that know the next slot they will touch.
 static inline void routelog_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }

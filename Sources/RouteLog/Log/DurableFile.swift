@@ -57,20 +57,23 @@ final class DurableFile: @unchecked Sendable {
 
     /// Reads up to `count` bytes at `offset`; fewer only at end of file.
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = try read(into: UnsafeMutableRawBufferPointer(buffer), at: offset)
+        }
+    }
+
+    /// Fills `buffer` with the bytes at `offset`, returning how many it read: fewer
+    /// than the buffer holds only at end of file. The buffer need not be initialized.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         var done = 0
-        while done < count {
-            let n = try buffer.withUnsafeMutableBytes { raw in
-                try Self.retrying("read", path: path) {
-                    try fileSystem.pread(ref, UnsafeMutableRawBufferPointer(rebasing: raw[done...]),
-                                         at: offset + Int64(done))
-                }
+        while done < buffer.count {
+            let n = try Self.retrying("read", path: path) {
+                try fileSystem.pread(ref, UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
             }
             if n == 0 { break }
             done += n
         }
-        if done < count { buffer.removeSubrange(done...) }
-        return buffer
+        return done
     }
 
     /// Writes every byte of `bytes` at `offset`.

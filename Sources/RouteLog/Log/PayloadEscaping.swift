@@ -1,32 +1,22 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CRouteLogSystem
 
 /// Keeps the sync marker out of stored payloads (format-spec.md, "Frames": escaping),
 /// so a reader searching for the next record after damage can only find real frame
 /// starts, never a frame forged inside a payload (a route name holding one, say).
 /// The writer puts a `00` after every `AB 52 4C`; the reader takes it out again.
 enum PayloadEscaping {
-    /// The marker's first three bytes: `AB 52 4C` never stands in a stored payload
-    /// without a `00` after it, so `AB 52 4C 52` never does.
-    private static let prefix: (UInt8, UInt8, UInt8) = (FormatConstants.recordSync[0], FormatConstants.recordSync[1],
-                                                       FormatConstants.recordSync[2])
-
-    /// Offsets where `AB 52 4C` starts in `bytes`, found with memchr (the loop is shaped
-    /// for speed: payloads are scanned on every save and load).
+    /// Offsets where `AB 52 4C` starts in `bytes` (the search is vectorised in C:
+    /// payloads are searched on every save, load and open).
     private static func prefixOffsets(_ bytes: UnsafeRawBufferPointer) -> [Int] {
-        guard let base = bytes.baseAddress, bytes.count >= 3 else { return [] }
+        guard let base = bytes.baseAddress else { return [] }
         var offsets: [Int] = []
         var at = 0
-        while at + 3 <= bytes.count {
-            guard let hit = memchr(base + at, Int32(prefix.0), bytes.count - 2 - at) else { break }
-            let i = base.distance(to: UnsafeRawPointer(hit))
-            if bytes[i + 1] == prefix.1 && bytes[i + 2] == prefix.2 { offsets.append(i) }
-            at = i + 1
+        while true {
+            let found = at + routelog_find_sync_prefix(base + at, bytes.count - at)
+            guard found < bytes.count else { return offsets }
+            offsets.append(found)
+            at = found + 1
         }
-        return offsets
     }
 
     /// The payload as stored in a version 2 frame.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CRouteLogSystem
 
 /// The bytes a log scan holds: one stretch of the file that grows at its end and lets
 /// go of its start, so that every byte enters once however often the scanner looks at
@@ -46,21 +47,22 @@ struct ScanWindow {
         let readFrom = keeps ? self.end : keep
         let kept = keeps ? Int(self.end - keep) : 0
         let want = Int(min(fileSize - readFrom, Int64(max(Int(end - readFrom), Self.readSize, kept / 4))))
-        let fresh = try file.read(at: readFrom, count: want)
-        bytesRead += fresh.count
-        guard fresh.count == want else {
+        // One new array: the kept bytes copied to its start and the file read straight
+        // into the rest (no zeroing first, no second copy of what was read).
+        let keptBytes = kept == 0 ? [] : bytes[index(keep)...]
+        var got = 0
+        let next = try [UInt8](unsafeUninitializedCapacity: kept + want) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            keptBytes.withUnsafeBytes { raw.copyMemory(from: $0) }
+            got = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[kept...]), at: readFrom)
+            initialized = kept + got
+        }
+        bytesRead += got
+        guard got == want else {
             // The file is shorter than the size the scan was given: it shrank under it.
             throw RouteLogError.io("read", path: file.path, errno: EIO)
         }
-        if kept == 0 {
-            bytes = fresh
-        } else {
-            var next: [UInt8] = []
-            next.reserveCapacity(kept + fresh.count)
-            next += bytes[index(keep)...]
-            next += fresh
-            bytes = next
-        }
+        bytes = next
         start = keeps ? keep : readFrom
     }
 
@@ -79,11 +81,13 @@ struct ScanWindow {
         let sync = FormatConstants.recordSync
         let lower = index(range.lowerBound), upper = index(range.upperBound)
         let hit: Int? = bytes.withUnsafeBytes { raw in
-            let base = raw.baseAddress!
+            // A marker starting before `upper` has its first 3 bytes before `upper + 2`.
+            let base = raw.baseAddress!, searchEnd = upper + 2
             var at = lower
-            while at < upper, let found = memchr(base + at, Int32(sync[0]), upper - at) {
-                let i = base.distance(to: UnsafeRawPointer(found))
-                if raw[i + 1] == sync[1] && raw[i + 2] == sync[2] && raw[i + 3] == sync[3] { return i }
+            while at < upper {
+                let i = at + routelog_find_sync_prefix(base + at, searchEnd - at)
+                guard i < upper else { return nil }
+                if raw[i + 3] == sync[3] { return i }
                 at = i + 1
             }
             return nil
