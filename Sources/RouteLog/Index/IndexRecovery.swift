@@ -166,9 +166,16 @@ struct IndexRecovery {
         result.index.reserve(indexBytes: size)
         var order = LocationOrder(segments: segments)
         var lookupSized = false
+        // A large index is read and checked on a second thread while its records are applied.
+        let ahead = size >= ScanAhead.minimumFileBytes ? ScanAhead(scanner) : nil
+        defer { ahead?.stop() }
+        func nextRecord() throws -> ScannedRecord? {
+            if let ahead { return try ahead.next() }
+            return try scanner.next()
+        }
         do {
             defer { result.lastLocation = order.finish() }
-            while let record = try scanner.next() {
+            while let record = try nextRecord() {
                 // Nearly every record is a put or a run of puts: read without decoding
                 // their metadata.
                 if record.type != FormatConstants.RecordType.indexPutRun.rawValue { result.singleRecords += 1 }
@@ -195,6 +202,10 @@ struct IndexRecovery {
             return .aheadOfSegments
         } catch {
             return .damaged
+        }
+        if let ahead {
+            guard let ended = ahead.finish() else { return .damaged }
+            scanner = ended
         }
         guard scanner.damage.isEmpty else { return .damaged }
         result.end = scanner.validEnd

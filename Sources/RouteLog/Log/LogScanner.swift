@@ -1,5 +1,5 @@
 /// A record read back from a log file.
-struct ScannedRecord {
+struct ScannedRecord: Sendable {
     let type: UInt8
     let flags: UInt8
     /// Offset of the frame in the file.
@@ -25,7 +25,7 @@ struct DamagedRange: Equatable, Sendable {
 /// is the tail: a torn tail, unless a vouched record (one the index locates) lies in it,
 /// which makes it damage. A batch cut by the end of the file is part of the tail unless
 /// its records are vouched for; a batch cut by damage keeps its records before it.
-struct LogScanner {
+struct LogScanner: Sendable {
     private let file: DurableFile
     private let fileSize: Int64
     private let version: UInt16

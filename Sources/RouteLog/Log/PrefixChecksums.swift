@@ -6,7 +6,7 @@
 /// would cost the claim's length per header. A range that overlaps no range checked
 /// before (the frames of an undamaged log, one after the other) is checksummed in one
 /// pass without sums, so each byte is checksummed at most twice besides those 30.
-struct PrefixChecksums {
+struct PrefixChecksums: Sendable {
     static let step = 16
     /// Where the stretch starts.
     private var base: Int64 = 0

@@ -11,7 +11,7 @@ import CRouteLogSystem
 ///
 /// The array is replaced when the window grows, never changed in place: records the
 /// scanner handed out share it, and a change would copy it under them.
-struct ScanWindow {
+struct ScanWindow: Sendable {
     private let file: DurableFile
     let fileSize: Int64
     /// The bytes held, the first at offset `start`.

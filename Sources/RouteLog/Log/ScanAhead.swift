@@ -1,0 +1,131 @@
+import Foundation
+
+/// A log scan run on a thread of its own: the thread reads, checks and unescapes the
+/// next records while the caller applies those before them. Opening a large index on
+/// two cores then costs about the larger of the two, not their sum.
+///
+/// The caller sees exactly what ``LogScanner/next()`` would give, in order: the same
+/// records, then nil or the scan's error after the records before it. The thread runs
+/// at most ``batchesAhead`` batches ahead, so the bytes it holds stay bounded.
+final class ScanAhead: @unchecked Sendable {
+    /// Files smaller than this are scanned by the caller: a thread costs more than it saves.
+    static let minimumFileBytes: Int64 = 1 << 20
+
+    /// Records are handed over in batches of about this many bytes: one lock and
+    /// wake-up a batch, not a record.
+    let batchBytes: Int
+    /// Batches the thread may have ready before it waits.
+    static let batchesAhead = 4
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var ready: [[ScannedRecord]] = []
+    /// The scanner as it ended (for its damage and tail), or the error that ended it.
+    private var outcome: Result<LogScanner, any Error>?
+    /// Set by the caller when it wants no more records; the thread then ends.
+    private var stopped = false
+
+    // The caller's side, used by one thread only.
+    private var batch: [ScannedRecord] = []
+    private var position = 0
+
+    /// Starts scanning with `scanner` on a new thread (a thread of its own, not a
+    /// queue's: the caller waits for it, and a pool of busy workers must not stall it).
+    init(_ scanner: LogScanner, batchBytes: Int = 256 << 10) {
+        self.batchBytes = max(1, batchBytes)
+        let thread = Thread { [self] in scan(scanner) }
+        thread.name = "RouteLog.ScanAhead"
+        thread.start()
+    }
+
+    /// The next record, as ``LogScanner/next()`` gives it.
+    func next() throws -> ScannedRecord? {
+        if position < batch.count {
+            position += 1
+            return batch[position - 1]
+        }
+        condition.lock()
+        while ready.isEmpty && outcome == nil { condition.wait() }
+        if ready.isEmpty {
+            let outcome = outcome!
+            condition.unlock()
+            batch = []
+            position = 0
+            if case .failure(let error) = outcome { throw error }
+            return nil
+        }
+        batch = ready.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        position = 1
+        return batch[0]
+    }
+
+    /// The scanner as the scan left it (its damage, valid end and tail), once
+    /// ``next()`` returned nil. Nil when the scan ended in an error or was stopped.
+    func finish() -> LogScanner? {
+        waitForTheThread()
+        condition.lock()
+        defer { condition.unlock() }
+        return try? outcome?.get()
+    }
+
+    /// Tells the thread to stop and waits for it to end: after this, nothing reads
+    /// the file. Called whenever the caller stops early (an error of its own).
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+        waitForTheThread()
+    }
+
+    private func waitForTheThread() {
+        condition.lock()
+        while outcome == nil { condition.wait() }
+        condition.unlock()
+    }
+
+    // MARK: The scanning thread
+
+    private func scan(_ start: LogScanner) {
+        var scanner = start
+        var records: [ScannedRecord] = []
+        var bytes = 0
+        do {
+            while let record = try scanner.next() {
+                records.append(record)
+                bytes += record.frameLength
+                if bytes >= batchBytes {
+                    guard hand(records) else { return end(.success(scanner)) }
+                    records = []
+                    bytes = 0
+                }
+            }
+            _ = hand(records)
+            end(.success(scanner))
+        } catch {
+            // The records before the error first, as the scanner would give them.
+            _ = hand(records)
+            end(.failure(error))
+        }
+    }
+
+    /// Queues `records` once there is room; false when the caller stopped.
+    private func hand(_ records: [ScannedRecord]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready.count >= Self.batchesAhead && !stopped { condition.wait() }
+        guard !stopped else { return false }
+        if !records.isEmpty { ready.append(records) }
+        condition.broadcast()
+        return true
+    }
+
+    private func end(_ result: Result<LogScanner, any Error>) {
+        condition.lock()
+        outcome = result
+        condition.broadcast()
+        condition.unlock()
+    }
+}

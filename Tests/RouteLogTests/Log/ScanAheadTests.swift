@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// `ScanAhead`, the scan on a thread of its own that a large index's open reads
+/// through: it gives what `LogScanner` gives (records, damage, valid end, tail, and an
+/// I/O error after the records before it) with any batch size, and a caller that stops
+/// early is never left waiting and leaves no thread reading.
+@Suite struct ScanAheadTests {
+    struct Outcome: Equatable {
+        var records: [LogScannerTests.Record] = []
+        var damage: [DamagedRange] = []
+        var validEnd: Int64 = 0
+        var tail: Int64 = 0
+        var error: String?
+    }
+
+    static func record(_ r: ScannedRecord) -> LogScannerTests.Record {
+        LogScannerTests.Record(type: r.type, flags: r.flags, offset: r.offset, length: r.frameLength, payload: Array(r.payload))
+    }
+
+    /// A scanner of `memory`'s file "log", read through `fileSystem` (`memory` itself by default).
+    static func scanner(_ memory: MemoryFiles, version: UInt16, through fileSystem: (any FileSystem)? = nil) throws -> LogScanner {
+        let file = try DurableFile.open(memory.path("log"), flags: O_RDONLY, fileSystem: fileSystem ?? memory)
+        return LogScanner(file: file, from: 0, fileSize: try file.size(), version: version)
+    }
+
+    /// What the scanner alone gives.
+    static func plain(_ scanner: LogScanner) -> Outcome {
+        var scanner = scanner, outcome = Outcome()
+        do {
+            while let r = try scanner.next() { outcome.records.append(record(r)) }
+            outcome.damage = scanner.damage
+            outcome.validEnd = scanner.validEnd
+            outcome.tail = scanner.tailLength
+        } catch {
+            outcome.error = "\(error)"
+        }
+        return outcome
+    }
+
+    /// What the scan on its own thread gives.
+    static func ahead(_ scanner: LogScanner, batchBytes: Int) -> Outcome {
+        let ahead = ScanAhead(scanner, batchBytes: batchBytes)
+        defer { ahead.stop() }
+        var outcome = Outcome()
+        do {
+            while let r = try ahead.next() { outcome.records.append(record(r)) }
+            #expect(try ahead.next() == nil, "the end stays the end")
+            guard let ended = ahead.finish() else {
+                Issue.record("a scan that ended without error gives its scanner")
+                return outcome
+            }
+            outcome.damage = ended.damage
+            outcome.validEnd = ended.validEnd
+            outcome.tail = ended.tailLength
+        } catch {
+            outcome.error = "\(error)"
+            #expect(ahead.finish() == nil, "a scan that ended in an error gives no scanner")
+        }
+        return outcome
+    }
+
+    @Test(arguments: [UInt16(1), 2])
+    func damagedLogsGiveWhatTheScannerGives(version: UInt16) throws {
+        for seed in UInt64(1)...300 {
+            var g = SeededGenerator(seed: seed &* 104_729 &+ UInt64(version))
+            let bytes = LogScannerReferenceTests.damagedLog(&g, version: version)
+            let memory = MemoryFiles(["log": bytes])
+            let expected = Self.plain(try Self.scanner(memory, version: version))
+            #expect(!expected.records.isEmpty || bytes.count < 400 || !expected.damage.isEmpty || expected.tail > 0)
+            for batchBytes in [1, 200, 1 << 20] {
+                let got = Self.ahead(try Self.scanner(memory, version: version), batchBytes: batchBytes)
+                #expect(got == expected, "seed \(seed), version \(version), batches of \(batchBytes) bytes")
+            }
+        }
+    }
+
+    /// A read that fails part way: the records before it, then the same error.
+    @Test func anIOErrorComesAfterTheRecordsBeforeIt() throws {
+        var g = SeededGenerator(seed: 5)
+        // Records of about 4 MiB in all, so that the scan reads the file in several windows.
+        var bytes: [UInt8] = []
+        while bytes.count < 4 << 20 {
+            let payload = (0..<Int.random(in: 1_000...60_000, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
+            bytes += RecordFrame.encode(type: .indexPutRun, payload: payload)
+        }
+        let memory = MemoryFiles(["log": bytes])
+        for failingRead in 2...3 {
+            func failing() -> InterceptingFileSystem {
+                InterceptingFileSystem(base: memory, fault: .init(.kind(.read, failingRead), errno: EIO, .persistent))
+            }
+            let expected = Self.plain(try Self.scanner(memory, version: 2, through: failing()))
+            #expect(expected.error != nil && !expected.records.isEmpty, "read \(failingRead) fails after some records")
+            for batchBytes in [1, 100_000, 1 << 20] {
+                let got = Self.ahead(try Self.scanner(memory, version: 2, through: failing()), batchBytes: batchBytes)
+                #expect(got == expected, "read \(failingRead) failing, batches of \(batchBytes) bytes")
+            }
+        }
+    }
+
+    /// A caller that stops after one record, with the thread waiting for room or still
+    /// reading, is not kept waiting; once `stop()` returns the thread reads nothing more.
+    @Test func stoppingEarlyEndsTheThread() throws {
+        var g = SeededGenerator(seed: 6)
+        var bytes: [UInt8] = []
+        for _ in 0..<10_000 {
+            bytes += RecordFrame.encode(type: .indexPut, payload: (0..<500).map { _ in UInt8.random(in: 0...255, using: &g) })
+        }
+        let memory = MemoryFiles(["log": bytes])
+        for batchBytes in [1, 10_000] {
+            let files = InterceptingFileSystem(base: memory)
+            let ahead = ScanAhead(try Self.scanner(memory, version: 2, through: files), batchBytes: batchBytes)
+            #expect(try ahead.next()?.offset == 0)
+            ahead.stop()
+            let reads = files.count(.read)
+            Thread.sleep(forTimeInterval: 0.05)
+            #expect(files.count(.read) == reads, "no read after stop()")
+            // Batches of one record: the thread was held back by the batches ahead, and
+            // did not read the file's 5 MiB.
+            if batchBytes == 1 { #expect(reads <= 2) }
+            #expect(ahead.finish() != nil, "stopped, not failed")
+        }
+    }
+}
