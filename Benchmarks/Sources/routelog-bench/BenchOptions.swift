@@ -53,6 +53,9 @@ struct BenchOptions: Sendable {
     /// `--open STORE --open-loop SECONDS`: opens STORE read-only again and again for
     /// that long, nothing else (a loop to profile).
     var openLoopSeconds: Double?
+    /// `--open STORE --list-loop SECONDS`: opens STORE and makes its first listing
+    /// again and again for that long (a loop to profile the listing).
+    var listLoopSeconds: Double?
 
     static let usage = """
         usage: routelog-bench [--quick] [--engines a,b,...] [--checkpoints 100,1000,...]
@@ -70,7 +73,7 @@ struct BenchOptions: Sendable {
                  (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
                routelog-bench --query [--quick] [--data DIR] [--keep]
                  (a pass-through query over 100,000 routes matching 1%; index bytes a route)
-               routelog-bench --open STORE [--open-loop SECONDS]
+               routelog-bench --open STORE [--open-loop SECONDS | --list-loop SECONDS]
                  (open and first listing of an existing store, and the index's resident bytes)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
           --quick   checkpoints 100, 1,000 and 10,000, smaller windows: under a minute
@@ -135,6 +138,9 @@ struct BenchOptions: Sendable {
             case "--open-loop":
                 guard let seconds = Double(try value()), seconds > 0 else { throw BenchError("--open-loop needs a number of seconds") }
                 options.openLoopSeconds = seconds
+            case "--list-loop":
+                guard let seconds = Double(try value()), seconds > 0 else { throw BenchError("--list-loop needs a number of seconds") }
+                options.listLoopSeconds = seconds
             case "--report": options.childReport = URL(fileURLWithPath: try value())
             case "-h", "--help": throw BenchError(usage)
             default: throw BenchError("unknown argument \(arguments[i])\n\(usage)")

@@ -70,17 +70,21 @@ enum IndexFootprint {
     }
 
     /// Opens `directory` read-only and closes it again for `seconds`, then prints the
-    /// count and the median open: a loop of opens alone, for a profiler.
-    static func openLoop(_ directory: URL, seconds: Double) throws {
-        var opens: [Double] = []
+    /// count and the median open: a loop of opens alone, for a profiler. With
+    /// `listing`, each open is followed by its first `summaries()`, timed apart.
+    static func openLoop(_ directory: URL, seconds: Double, listing: Bool = false) throws {
+        var opens: [Double] = [], listings: [Double] = []
         let start = Date()
         while Date().timeIntervalSince(start) < seconds {
             let (store, elapsed) = try Stopwatch.time { try RouteStore(at: directory, options: .init(mode: .readOnly)) }
             opens.append(elapsed)
+            if listing { listings.append(try Stopwatch.time { try store.summaries().count }.1) }
             try store.close()
         }
         opens.sort()
-        print("\(opens.count) opens of \(directory.path), median \(Format.seconds(opens[opens.count / 2]))")
+        listings.sort()
+        print("\(opens.count) opens of \(directory.path), median \(Format.seconds(opens[opens.count / 2]))"
+              + (listing ? "; first summaries(), median \(Format.seconds(listings[listings.count / 2]))" : ""))
     }
 
     /// Runs `routelog-bench --index-footprint STORE` and reads its one line.

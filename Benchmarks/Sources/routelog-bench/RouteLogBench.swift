@@ -18,6 +18,8 @@ struct RouteLogBench {
                 try IndexFootprint.child(store)
             } else if let store = options.openStore, let seconds = options.openLoopSeconds {
                 try IndexFootprint.openLoop(store, seconds: seconds)
+            } else if let store = options.openStore, let seconds = options.listLoopSeconds {
+                try IndexFootprint.openLoop(store, seconds: seconds, listing: true)
             } else if let store = options.openStore {
                 try IndexFootprint.measure(store)
             } else if options.compaction {

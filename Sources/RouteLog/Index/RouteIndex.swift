@@ -267,7 +267,7 @@ struct RouteIndex: Sendable {
     mutating func sortedSummaries() -> [RouteSummary] {
         if sortedCacheValid { return sortedCache }
         // Sort small keys, then build the summaries once, in order.
-        let sorted = startOrder().map { routes.summary(row: $0.row) }
+        let sorted = routes.summaries(rows: startOrder().map(\.row))
         sortedCache = sorted
         sortedCacheValid = true
         return sorted

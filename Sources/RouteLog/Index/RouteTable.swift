@@ -1,3 +1,5 @@
+import Foundation
+
 /// The live routes of the in-memory index, packed so that a route costs about the
 /// bytes it has on disk: one fixed-width row a route in one array (its id, record
 /// location, shape and time shift) and its metadata kept encoded, as stored
@@ -269,12 +271,36 @@ struct RouteTable: Sendable {
         ledger.add(row.id, row.shape, shiftMs: view.shiftMs, distance: view.distance, calories: view.calories)
     }
 
+    /// The summaries of `rows`, in that order. A long list is made on every core, each
+    /// worker making the summaries of a range of its own. Each worker reads its own copy
+    /// of the metadata bytes: the slices a summary's decoding makes count references to
+    /// the array they share, and workers counting on one array would fight over it.
+    func summaries(rows order: [Int]) -> [RouteSummary] {
+        let count = order.count
+        let workers = Swift.min(ProcessInfo.processInfo.activeProcessorCount, count / Self.summariesPerWorker)
+        guard workers > 1 else { return order.map { summary(rows[$0], metadata: metadataBytes) } }
+        return [RouteSummary](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Each worker initializes its own range of the buffer, and only that.
+            nonisolated(unsafe) let out = buffer
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let own = metadataBytes.withUnsafeBufferPointer { Array($0) }
+                let range = (count * worker / workers)..<(count * (worker + 1) / workers)
+                for i in range { (out.baseAddress! + i).initialize(to: summary(rows[order[i]], metadata: own)) }
+            }
+            initialized = count
+        }
+    }
+
+    /// The fewest summaries worth a worker of their own.
+    static let summariesPerWorker = 4_096
+
     /// The summary of the route in row `index` (from ``starts``, the table unchanged since).
-    func summary(row index: Int) -> RouteSummary {
-        let row = rows[index]
-        let id = row.id
-        let metadata = StoredMetadata(MetadataView(checked: metadataSlice(row)), summaryOnly: true)
-        return row.shape.summary(id: id, metadata: metadata)
+    func summary(row index: Int) -> RouteSummary { summary(rows[index], metadata: metadataBytes) }
+
+    /// The summary of `row`, its metadata read from `metadata` (``metadataBytes`` or a copy).
+    private func summary(_ row: Row, metadata: [UInt8]) -> RouteSummary {
+        let bytes = metadata[row.metadataStart..<(row.metadataStart + row.metadataCount)]
+        return row.shape.summary(id: row.id, metadata: StoredMetadata(MetadataView(checked: bytes), summaryOnly: true))
     }
 
     private func route(at index: Int) -> IndexedRoute {

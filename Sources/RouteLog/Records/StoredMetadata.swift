@@ -153,8 +153,10 @@ struct StoredMetadata: Equatable, Sendable {
                 values[String(decoding: key, as: UTF8.self)] = String(decoding: text, as: UTF8.self)
             case .uuid:
                 guard value.count == 16 else { return }
-                let b = Array(value)
-                uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+                // Copied as 16 bytes, with no array made: listing makes one for every route.
+                var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &bytes) { out in value.withUnsafeBytes { out.copyMemory(from: $0) } }
+                uuid = UUID(uuid: bytes)
             case .stats, .cells, .preview:
                 derived.decode(field!, value)
             case nil:

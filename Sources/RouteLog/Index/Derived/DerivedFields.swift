@@ -79,15 +79,20 @@ struct DerivedFields: Equatable, Sendable {
 
     /// Reads the value of a derived field; false for a tag that is none.
     /// - Throws: ByteReader.Malformed for a value that breaks format-spec.md's rules.
+    /// A field is changed only once its value reads whole: after a throw, the fields
+    /// are as they were.
     mutating func read(_ tag: FormatConstants.MetadataField, _ value: ArraySlice<UInt8>) throws -> Bool {
         var r = ByteReader(value)
+        func whole<T>(_ read: T) throws -> T {
+            guard r.isAtEnd else { throw r.fail("derived field \(tag) has trailing bytes") }
+            return read
+        }
         switch tag {
-        case .stats: stats = try Self.decodeStats(&r)
-        case .cells: cells = try GridCells(from: &r)
-        case .preview: preview = try Self.decodePreview(&r)
+        case .stats: stats = try whole(try Self.decodeStats(&r))
+        case .cells: cells = try whole(try GridCells(from: &r))
+        case .preview: preview = try whole(try Self.decodePreview(&r))
         default: return false
         }
-        guard r.isAtEnd else { throw r.fail("derived field \(tag) has trailing bytes") }
         return true
     }
 
@@ -109,8 +114,7 @@ struct DerivedFields: Equatable, Sendable {
     /// read whole (only in an IndexPutRun's metadata, whose fields an open does not
     /// check) is left out, not kept as far as it reads.
     mutating func decode(_ tag: FormatConstants.MetadataField, _ value: ArraySlice<UInt8>) {
-        var fields = self
-        if (try? fields.read(tag, value)) == true { self = fields }
+        _ = try? read(tag, value)
     }
 
     private enum Present {
