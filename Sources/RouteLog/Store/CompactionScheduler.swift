@@ -17,6 +17,9 @@ final class CompactionScheduler: Sendable {
         var idleAtDeadBytes: Int64?
         /// Segments the last compaction found holding damaged live records (kept as found).
         var damaged: Set<UInt32> = []
+        /// The index file's single records when a background rewrite of it last began
+        /// and did not rewrite (too few were left to gather, or it failed).
+        var indexRewriteTriedAt: Int?
     }
 
     let status = StateLock(Status())
@@ -86,13 +89,18 @@ final class CompactionScheduler: Sendable {
 
     /// After a change: starts a background compaction when the policy says dead bytes
     /// are due, unless one runs, the last failed a short while ago, or the last found
-    /// nothing worth rewriting and no more bytes died since.
+    /// nothing worth rewriting and no more bytes died since. Otherwise, with the
+    /// automatic policy, writes the index again as runs in the background when records
+    /// appended one by one have piled up (``BackgroundIndexRewrite``).
     func compactIfDue(_ store: RouteStore) {
         guard case .automatic(let fraction, let minimum) = store.options.compaction else { return }
         let (total, dead, chunked) = store.deadByteCounts()
         let due = (dead >= minimum && Double(dead) >= fraction * Double(total))
             || (chunked >= minimum && Double(chunked) >= fraction * Double(total))
-        guard due else { return }
+        guard due else {
+            rewriteIndexIfSprawling(store)
+            return
+        }
         let allowed = status.withLock { s -> Bool in
             if s.running { return false }
             if let notBefore = s.notBefore, Date() < notBefore { return false }
@@ -104,6 +112,29 @@ final class CompactionScheduler: Sendable {
             defer { end() }
             // The outcome, success or failure, is kept in `status` for statistics().
             _ = try? run(store)
+        }
+    }
+
+    /// Starts a background rewrite of the index when its single records look enough
+    /// (the count the writer publishes); the rewrite counts exactly under the writer
+    /// lock. One that found too few, or failed, is not tried again until as many more
+    /// single records piled up.
+    private func rewriteIndexIfSprawling(_ store: RouteStore) {
+        let (singles, routes) = store.state.withLock { ($0.indexSingleRecords, $0.index.routes.count) }
+        let enough = StoreWriter.sprawlingEnough(routes: routes)
+        guard singles >= enough else { return }
+        let allowed = status.withLock { s -> Bool in
+            if s.running { return false }
+            if let tried = s.indexRewriteTriedAt, singles < tried + enough { return false }
+            s.indexRewriteTriedAt = singles
+            return true
+        }
+        guard allowed, tryBegin(store) else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            defer { end() }
+            if (try? BackgroundIndexRewrite(store: store).run()) == true {
+                status.withLock { $0.indexRewriteTriedAt = nil }
+            }
         }
     }
 }

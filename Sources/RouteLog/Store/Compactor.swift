@@ -160,9 +160,11 @@ struct Compactor {
                                     end: prepared.indexEnd + Int64(tailBytes.count), unsynced: tailEvents.count,
                                     singleRecords: prepared.indexSingleRecords + tailSingles)
                 let published = (w.log.segments, w.manifest.current.generation, w.index.number, w.index.end)
+                let singles = w.index.singleRecords
                 store.state.withLock { s in
                     s.index = index
                     (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = published
+                    s.indexSingleRecords = singles
                 }
                 return obsolete
             } catch {

@@ -32,17 +32,23 @@ extension StoreWriter {
         return replaced
     }
 
-    /// Rewrites the index when that would gather into runs at least
-    /// ``sprawlingRecords`` records and a quarter as many as there are routes; best
-    /// effort (the index is a cache: a failure leaves the old one, still right).
+    /// True when a rewrite of `index` would gather into runs at least
+    /// ``sprawlingRecords`` records and a quarter as many as there are routes. The
+    /// file's single records are counted first (a count kept): only when they are enough
+    /// is what a rewrite would leave of them counted (a sort of every location).
+    func indexIsSprawling(_ index: RouteIndex) -> Bool {
+        let enough = Self.sprawlingEnough(routes: index.routes.count)
+        return failure == nil && !self.index.broken && self.index.singleRecords >= enough
+            && self.index.singleRecords - index.recordsOutsideRuns(segmentOrder: manifest.current.segments) >= enough
+    }
+
+    /// The single records a rewrite must gather, at least, for a store of `routes` routes.
+    static func sprawlingEnough(routes: Int) -> Int { max(sprawlingRecords, routes / 4) }
+
+    /// Rewrites the index when it is sprawling (``indexIsSprawling(_:)``); best effort
+    /// (the index is a cache: a failure leaves the old one, still right).
     mutating func rewriteSprawlingIndex(_ index: RouteIndex) {
-        let enough = max(Self.sprawlingRecords, index.routes.count / 4)
-        // The file's single records first (a count kept): only when they are enough is
-        // what a rewrite would leave of them counted (a sort of every location).
-        guard failure == nil, !self.index.broken, self.index.singleRecords >= enough,
-              self.index.singleRecords - index.recordsOutsideRuns(segmentOrder: manifest.current.segments) >= enough,
-              let replaced = try? rewriteIndex(index)
-        else { return }
+        guard indexIsSprawling(index), let replaced = try? rewriteIndex(index) else { return }
         files.remove([replaced], keeping: manifest.current)
     }
 }

@@ -224,10 +224,12 @@ public final class RouteStore: Sendable {
     private func publish(_ events: [LogEvent], writer: StoreWriter) {
         let (segments, generation, indexNumber, indexBytes) = (writer.log.segments, writer.manifest.current.generation,
                                                                writer.index.number, writer.index.end)
+        let indexSingleRecords = writer.index.singleRecords
         let writes = StoreStatistics.Writes(changes: writer.changes, groups: writer.groups, dataSyncs: writer.log.dataSyncs)
         state.withLock { s in
             for event in events { s.index.apply(event) }
             (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = (segments, generation, indexNumber, indexBytes)
+            s.indexSingleRecords = indexSingleRecords
             s.writes = writes
         }
         // Still under the writer lock: subscribers hear of commits in commit order.

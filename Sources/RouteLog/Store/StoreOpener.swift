@@ -158,6 +158,7 @@ struct StoreOpener {
         state.generation = writer.manifest.current.generation
         state.indexFileNumber = writer.index.number
         state.indexBytes = writer.index.end
+        state.indexSingleRecords = writer.index.singleRecords
         return (state, writer)
     }
 

@@ -15,6 +15,9 @@ struct StoreState: Sendable {
     var generation: UInt64
     var indexFileNumber: UInt32
     var indexBytes: Int64
+    /// Records of the index file outside runs (a writer's handle): when they pile up,
+    /// the index is written again as runs in the background.
+    var indexSingleRecords = 0
     var lifecycle = Lifecycle.open
     let directory: String
     /// Damage and torn tails met while opening (verify() reports these too).
