@@ -5,8 +5,11 @@ import Foundation
 /// two cores then costs about the larger of the two, not their sum.
 ///
 /// The caller sees exactly what ``LogScanner/next()`` would give, in order: the same
-/// records, then nil or the scan's error after the records before it. The thread runs
-/// at most ``batchesAhead`` batches ahead, so the bytes it holds stay bounded.
+/// records, then nil or the scan's error after the records before it. The thread reads
+/// on only while the batches it has ready are fewer than ``batchesAhead`` and hold fewer
+/// than ``batchesAhead`` batches' bytes, so what it holds ahead of the caller stays
+/// bounded: about one large record when a record is larger than that (a run of 48 MiB),
+/// as a scan alone holds, not ``batchesAhead`` of them.
 final class ScanAhead: @unchecked Sendable {
     /// Files smaller than this are scanned by the caller: a thread costs more than it saves.
     static let minimumFileBytes: Int64 = 1 << 20
@@ -14,12 +17,17 @@ final class ScanAhead: @unchecked Sendable {
     /// Records are handed over in batches of about this many bytes: one lock and
     /// wake-up a batch, not a record.
     let batchBytes: Int
-    /// Batches the thread may have ready before it waits.
+    /// The bytes of ready batches at which the thread waits: ``batchesAhead`` batches'.
+    private let roomBytes: Int
+    /// Batches the thread may have ready before it waits; their records' bytes too may
+    /// reach this many batches' bytes before it waits.
     static let batchesAhead = 4
 
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var ready: [[ScannedRecord]] = []
+    private var ready: [(records: [ScannedRecord], bytes: Int)] = []
+    /// The frame bytes of the records in `ready`.
+    private var readyBytes = 0
     /// The scanner as it ended (for its damage and tail), or the error that ended it.
     private var outcome: Result<LogScanner, any Error>?
     /// Set by the caller when it wants no more records; the thread then ends.
@@ -33,6 +41,8 @@ final class ScanAhead: @unchecked Sendable {
     /// queue's: the caller waits for it, and a pool of busy workers must not stall it).
     init(_ scanner: LogScanner, batchBytes: Int = 256 << 10) {
         self.batchBytes = max(1, batchBytes)
+        let (room, overflow) = self.batchBytes.multipliedReportingOverflow(by: Self.batchesAhead)
+        roomBytes = overflow ? .max : room
         let thread = Thread { [self] in scan(scanner) }
         thread.name = "RouteLog.ScanAhead"
         thread.start()
@@ -54,7 +64,9 @@ final class ScanAhead: @unchecked Sendable {
             if case .failure(let error) = outcome { throw error }
             return nil
         }
-        batch = ready.removeFirst()
+        let taken = ready.removeFirst()
+        readyBytes -= taken.bytes
+        batch = taken.records
         condition.broadcast()
         condition.unlock()
         position = 1
@@ -97,29 +109,36 @@ final class ScanAhead: @unchecked Sendable {
                 records.append(record)
                 bytes += record.frameLength
                 if bytes >= batchBytes {
-                    guard hand(records) else { return end(.success(scanner)) }
+                    guard hand(records, bytes: bytes, thenWaitForRoom: true) else { return end(.success(scanner)) }
                     records = []
                     bytes = 0
                 }
             }
-            _ = hand(records)
+            _ = hand(records, bytes: bytes, thenWaitForRoom: false)
             end(.success(scanner))
         } catch {
             // The records before the error first, as the scanner would give them.
-            _ = hand(records)
+            _ = hand(records, bytes: bytes, thenWaitForRoom: false)
             end(.failure(error))
         }
     }
 
-    /// Queues `records` once there is room; false when the caller stopped.
-    private func hand(_ records: [ScannedRecord]) -> Bool {
+    /// Queues `records` (`bytes` of frames), then, when the thread is to read on, waits
+    /// until there is room for more: the room is checked before reading, not before
+    /// queueing, so that the thread never holds a large record it cannot queue while
+    /// others wait to be taken. False when the caller stopped.
+    private func hand(_ records: [ScannedRecord], bytes: Int, thenWaitForRoom: Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while ready.count >= Self.batchesAhead && !stopped { condition.wait() }
         guard !stopped else { return false }
-        if !records.isEmpty { ready.append(records) }
+        if !records.isEmpty {
+            ready.append((records, bytes))
+            readyBytes += bytes
+        }
         condition.broadcast()
-        return true
+        guard thenWaitForRoom else { return true }
+        while (ready.count >= Self.batchesAhead || readyBytes >= roomBytes) && !stopped { condition.wait() }
+        return !stopped
     }
 
     private func end(_ result: Result<LogScanner, any Error>) {

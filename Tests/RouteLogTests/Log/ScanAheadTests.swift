@@ -5,7 +5,8 @@ import Testing
 /// `ScanAhead`, the scan on a thread of its own that a large index's open reads
 /// through: it gives what `LogScanner` gives (records, damage, valid end, tail, and an
 /// I/O error after the records before it) with any batch size, and a caller that stops
-/// early is never left waiting and leaves no thread reading.
+/// early is never left waiting and leaves no thread reading, and the records read ahead
+/// of the caller stay within `batchesAhead` batches' bytes, however large a record is.
 @Suite struct ScanAheadTests {
     struct Outcome: Equatable {
         var records: [LogScannerTests.Record] = []
@@ -121,5 +122,40 @@ import Testing
             if batchBytes == 1 { #expect(reads <= 2) }
             #expect(ahead.finish() != nil, "stopped, not failed")
         }
+    }
+
+    /// Records of several MiB each (runs of 48 MiB are what a writer writes): the thread
+    /// reads ahead of the caller at most `batchesAhead` batches' bytes, or one batch when
+    /// a batch is larger, so a scan ahead holds about what a scan alone holds, not
+    /// `batchesAhead` large records more (format-spec.md, "Bounds on hostile files").
+    @Test func largeRecordsAreNotReadFarAhead() throws {
+        let recordBytes = 4 << 20
+        var bytes: [UInt8] = []
+        for i in 0..<10 { bytes += RecordFrame.encode(type: .indexPutRun, payload: [UInt8](repeating: UInt8(i), count: recordBytes)) }
+        let memory = MemoryFiles(["log": bytes])
+        final class Furthest: @unchecked Sendable {
+            let lock = NSLock()
+            var end: Int64 = 0
+        }
+        let furthest = Furthest()
+        let files = InterceptingFileSystem(base: memory)
+        files.observe { operation in
+            guard case .read(_, let offset, let count) = operation else { return }
+            furthest.lock.withLock { furthest.end = max(furthest.end, offset + Int64(count)) }
+        }
+        let ahead = ScanAhead(try Self.scanner(memory, version: 2, through: files))
+        defer { ahead.stop() }
+        #expect(try ahead.next()?.offset == 0)
+        // The caller holds the first record; the thread may read the next one (and the
+        // window's read past it, of at most 1 MiB and a quarter) and then waits, however
+        // long the caller takes. Without the bound in bytes it read five records ahead.
+        Thread.sleep(forTimeInterval: 0.3)
+        let frameBytes = bytes.count / 10
+        let read = furthest.lock.withLock { furthest.end }
+        #expect(read <= Int64(2 * frameBytes + 2 * ScanWindow.readSize), "read \(read) bytes of \(bytes.count) with one \(frameBytes)-byte record taken")
+        var offsets: [Int64] = [0]
+        while let record = try ahead.next() { offsets.append(record.offset) }
+        #expect(offsets == (0..<10).map { Int64($0 * frameBytes) }, "every record still comes, in order")
+        #expect(ahead.finish()?.validEnd == Int64(bytes.count))
     }
 }
