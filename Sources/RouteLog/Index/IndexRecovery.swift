@@ -155,6 +155,10 @@ struct IndexRecovery {
 
     /// The state the index file describes, when it can be trusted. A location past its
     /// segment's end is kept: the record it vouches for is damage (see ``vouchedDamage``).
+    /// Index files of this size or more are read on a second thread (``ScanAhead``):
+    /// for smaller ones a thread costs more than it saves.
+    static let scanAheadFileBytes: Int64 = 1 << 20
+
     private static func loadIndex(_ file: DurableFile, number: UInt32, segments: SegmentSet) -> IndexLoad {
         guard let size = try? file.size(),
               let headerBytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
@@ -166,12 +170,18 @@ struct IndexRecovery {
         result.index.reserve(indexBytes: size)
         var order = LocationOrder(segments: segments)
         var lookupSized = false
-        // A large index is read and checked on a second thread while its records are applied.
-        let ahead = size >= ScanAhead.minimumFileBytes ? ScanAhead(scanner) : nil
+        // A large index is read and checked on a second thread while its records are
+        // applied; that thread checks every entry of each run too.
+        let ahead = size >= Self.scanAheadFileBytes ? ScanAhead(scanner) { record in
+            record.type == FormatConstants.RecordType.indexPutRun.rawValue ? IndexPutRun.check(record.payload) : nil
+        } : nil
         defer { ahead?.stop() }
+        var runChecked: IndexPutRun.Check?
         func nextRecord() throws -> ScannedRecord? {
-            if let ahead { return try ahead.next() }
-            return try scanner.next()
+            guard let ahead else { return try scanner.next() }
+            let next = try ahead.next()
+            runChecked = next?.note
+            return next?.record
         }
         do {
             defer { result.lastLocation = order.finish() }
@@ -191,7 +201,7 @@ struct IndexRecovery {
                         result.index.reserveLookup(indexBytes: size, bytesPerRoute: Double(record.frameLength) / Double(count))
                         lookupSized = true
                     }
-                    try result.index.applyPutRun(record.payload, order: &order)
+                    try result.index.applyPutRun(record.payload, order: &order, checked: runChecked)
                 default:
                     let (event, metadata) = try LogEvent.fromIndexKeepingMetadata(type: record.type, payload: record.payload)
                     try order.admit(event.location)

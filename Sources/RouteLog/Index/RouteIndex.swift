@@ -125,8 +125,9 @@ struct RouteIndex: Sendable {
     /// admitting each location to `order` first. The per-segment counters are updated
     /// once for each stretch of puts in one segment, not once a put.
     /// - Throws: ByteReader.Malformed for a payload that is no run; ``LocationOrder/Ahead``.
-    mutating func applyPutRun(_ payload: ArraySlice<UInt8>, order: inout LocationOrder) throws {
-        try IndexPutRun.withPuts(in: payload) { puts in
+    /// `checked`, when given, is what ``IndexPutRun/check(_:)`` found in `payload`.
+    mutating func applyPutRun(_ payload: ArraySlice<UInt8>, order: inout LocationOrder, checked: IndexPutRun.Check? = nil) throws {
+        try IndexPutRun.withPuts(in: payload, checked: checked) { puts in
             // The puts' locations in one segment, counted at once.
             var stretch = (segment: UInt32(0), end: Int64(0), bytes: Int64(0))
             while true {

@@ -10,10 +10,11 @@ import Foundation
 /// than ``batchesAhead`` batches' bytes, so what it holds ahead of the caller stays
 /// bounded: about one large record when a record is larger than that (a run of 48 MiB),
 /// as a scan alone holds, not ``batchesAhead`` of them.
-final class ScanAhead: @unchecked Sendable {
-    /// Files smaller than this are scanned by the caller: a thread costs more than it saves.
-    static let minimumFileBytes: Int64 = 1 << 20
-
+///
+/// The thread can also make a note of each record (`Note`), work of the caller's it
+/// takes over: an index's open has it check every entry of a run, so that its own
+/// thread only applies them.
+final class ScanAhead<Note: Sendable>: @unchecked Sendable {
     /// Records are handed over in batches of about this many bytes: one lock and
     /// wake-up a batch, not a record.
     let batchBytes: Int
@@ -21,11 +22,11 @@ final class ScanAhead: @unchecked Sendable {
     private let roomBytes: Int
     /// Batches the thread may have ready before it waits; their records' bytes too may
     /// reach this many batches' bytes before it waits.
-    static let batchesAhead = 4
+    static var batchesAhead: Int { 4 }
 
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var ready: [(records: [ScannedRecord], bytes: Int)] = []
+    private var ready: [(records: [(ScannedRecord, Note)], bytes: Int)] = []
     /// The frame bytes of the records in `ready`.
     private var readyBytes = 0
     /// The scanner as it ended (for its damage and tail), or the error that ended it.
@@ -34,12 +35,14 @@ final class ScanAhead: @unchecked Sendable {
     private var stopped = false
 
     // The caller's side, used by one thread only.
-    private var batch: [ScannedRecord] = []
+    private var batch: [(ScannedRecord, Note)] = []
     private var position = 0
+    private let note: @Sendable (ScannedRecord) -> Note
 
     /// Starts scanning with `scanner` on a new thread (a thread of its own, not a
     /// queue's: the caller waits for it, and a pool of busy workers must not stall it).
-    init(_ scanner: LogScanner, batchBytes: Int = 256 << 10) {
+    init(_ scanner: LogScanner, batchBytes: Int = 256 << 10, note: @escaping @Sendable (ScannedRecord) -> Note) {
+        self.note = note
         self.batchBytes = max(1, batchBytes)
         let (room, overflow) = self.batchBytes.multipliedReportingOverflow(by: Self.batchesAhead)
         roomBytes = overflow ? .max : room
@@ -48,8 +51,8 @@ final class ScanAhead: @unchecked Sendable {
         thread.start()
     }
 
-    /// The next record, as ``LogScanner/next()`` gives it.
-    func next() throws -> ScannedRecord? {
+    /// The next record, as ``LogScanner/next()`` gives it, with its note.
+    func next() throws -> (record: ScannedRecord, note: Note)? {
         if position < batch.count {
             position += 1
             return batch[position - 1]
@@ -102,11 +105,11 @@ final class ScanAhead: @unchecked Sendable {
 
     private func scan(_ start: LogScanner) {
         var scanner = start
-        var records: [ScannedRecord] = []
+        var records: [(ScannedRecord, Note)] = []
         var bytes = 0
         do {
             while let record = try scanner.next() {
-                records.append(record)
+                records.append((record, note(record)))
                 bytes += record.frameLength
                 if bytes >= batchBytes {
                     guard hand(records, bytes: bytes, thenWaitForRoom: true) else { return end(.success(scanner)) }
@@ -127,7 +130,7 @@ final class ScanAhead: @unchecked Sendable {
     /// until there is room for more: the room is checked before reading, not before
     /// queueing, so that the thread never holds a large record it cannot queue while
     /// others wait to be taken. False when the caller stopped.
-    private func hand(_ records: [ScannedRecord], bytes: Int, thenWaitForRoom: Bool) -> Bool {
+    private func hand(_ records: [(ScannedRecord, Note)], bytes: Int, thenWaitForRoom: Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopped else { return false }
@@ -146,5 +149,12 @@ final class ScanAhead: @unchecked Sendable {
         outcome = result
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+extension ScanAhead where Note == Void {
+    /// A scan ahead that makes no note of its records.
+    convenience init(_ scanner: LogScanner, batchBytes: Int = 256 << 10) {
+        self.init(scanner, batchBytes: batchBytes) { _ in () }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// An index file of at least `ScanAhead.minimumFileBytes` is read on a second thread
+/// An index file of at least `IndexRecovery.scanAheadFileBytes` is read on a second thread
 /// while its records are applied: the store it opens is the one the segments give, it
 /// is used (not rebuilt), and damage in its middle or its end is met as on one thread.
 @Suite struct IndexScanAheadTests {
@@ -38,7 +38,7 @@ import Testing
         let dir = TemporaryDirectory()
         let url = try Self.make(dir)
         let size = try FileManager.default.attributesOfItem(atPath: try Self.indexPath(url))[.size] as! Int
-        #expect(Int64(size) >= ScanAhead.minimumFileBytes, "the index is read ahead (\(size) bytes)")
+        #expect(Int64(size) >= IndexRecovery.scanAheadFileBytes, "the index is read ahead (\(size) bytes)")
         let types = try IndexPutRunTests.indexRecordTypes(url)
         #expect(types.contains(FormatConstants.RecordType.indexPutRun.rawValue) && types.count > 2)
         let reader = try RouteStore(at: url, options: .init(mode: .readOnly))

@@ -46,7 +46,7 @@ import Testing
         defer { ahead.stop() }
         var outcome = Outcome()
         do {
-            while let r = try ahead.next() { outcome.records.append(record(r)) }
+            while let r = try ahead.next()?.record { outcome.records.append(record(r)) }
             #expect(try ahead.next() == nil, "the end stays the end")
             guard let ended = ahead.finish() else {
                 Issue.record("a scan that ended without error gives its scanner")
@@ -112,7 +112,7 @@ import Testing
         for batchBytes in [1, 10_000] {
             let files = InterceptingFileSystem(base: memory)
             let ahead = ScanAhead(try Self.scanner(memory, version: 2, through: files), batchBytes: batchBytes)
-            #expect(try ahead.next()?.offset == 0)
+            #expect(try ahead.next()?.record.offset == 0)
             ahead.stop()
             let reads = files.count(.read)
             Thread.sleep(forTimeInterval: 0.05)
@@ -145,7 +145,7 @@ import Testing
         }
         let ahead = ScanAhead(try Self.scanner(memory, version: 2, through: files))
         defer { ahead.stop() }
-        #expect(try ahead.next()?.offset == 0)
+        #expect(try ahead.next()?.record.offset == 0)
         // The caller holds the first record; the thread may read the next one (and the
         // window's read past it, of at most 1 MiB and a quarter) and then waits, however
         // long the caller takes. Without the bound in bytes it read five records ahead.
@@ -154,7 +154,7 @@ import Testing
         let read = furthest.lock.withLock { furthest.end }
         #expect(read <= Int64(2 * frameBytes + 2 * ScanWindow.readSize), "read \(read) bytes of \(bytes.count) with one \(frameBytes)-byte record taken")
         var offsets: [Int64] = [0]
-        while let record = try ahead.next() { offsets.append(record.offset) }
+        while let record = try ahead.next()?.record { offsets.append(record.offset) }
         #expect(offsets == (0..<10).map { Int64($0 * frameBytes) }, "every record still comes, in order")
         #expect(ahead.finish()?.validEnd == Int64(bytes.count))
     }
