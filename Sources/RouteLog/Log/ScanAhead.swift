@@ -33,22 +33,37 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
     private var outcome: Result<LogScanner, any Error>?
     /// Set by the caller when it wants no more records; the thread then ends.
     private var stopped = false
+    /// Set by the thread when it begins; a thread that never began (none could be
+    /// made) is given up after `startTimeout`, and the caller scans on its own.
+    private var started = false
+    private var abandoned = false
 
     // The caller's side, used by one thread only.
     private var batch: [(ScannedRecord, Note)] = []
     private var position = 0
     private let note: @Sendable (ScannedRecord) -> Note
+    /// The scan, kept until the thread begins; the caller's own when it never does.
+    private var own: LogScanner?
+    /// How long the caller waits for the thread to begin before scanning on its own.
+    private let startTimeout: TimeInterval
 
     /// Starts scanning with `scanner` on a new thread (a thread of its own, not a
     /// queue's: the caller waits for it, and a pool of busy workers must not stall it).
-    init(_ scanner: LogScanner, batchBytes: Int = 256 << 10, note: @escaping @Sendable (ScannedRecord) -> Note) {
+    /// `startsThread` false stands for a thread that cannot be made (for tests).
+    init(_ scanner: LogScanner, batchBytes: Int = 256 << 10, startTimeout: TimeInterval = 5, startsThread: Bool = true,
+         note: @escaping @Sendable (ScannedRecord) -> Note) {
         self.note = note
+        self.startTimeout = startTimeout
         self.batchBytes = max(1, batchBytes)
         let (room, overflow) = self.batchBytes.multipliedReportingOverflow(by: Self.batchesAhead)
         roomBytes = overflow ? .max : room
-        let thread = Thread { [self] in scan(scanner) }
+        own = scanner
+        let thread = Thread { [self] in
+            guard begin() else { return }
+            scan(scanner)
+        }
         thread.name = "RouteLog.ScanAhead"
-        thread.start()
+        if startsThread { thread.start() }
     }
 
     /// The next record, as ``LogScanner/next()`` gives it, with its note.
@@ -57,8 +72,18 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
             position += 1
             return batch[position - 1]
         }
+        if abandoned { return try own!.next().map { ($0, note($0)) } }
         condition.lock()
-        while ready.isEmpty && outcome == nil { condition.wait() }
+        while ready.isEmpty && outcome == nil {
+            if started {
+                condition.wait()
+            } else if !condition.wait(until: Date(timeIntervalSinceNow: startTimeout)) && !started {
+                // No thread began (none could be made): scan here, as one thread does.
+                abandoned = true
+                condition.unlock()
+                return try next()
+            }
+        }
         if ready.isEmpty {
             let outcome = outcome!
             condition.unlock()
@@ -79,6 +104,7 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
     /// The scanner as the scan left it (its damage, valid end and tail), once
     /// ``next()`` returned nil. Nil when the scan ended in an error or was stopped.
     func finish() -> LogScanner? {
+        if abandoned { return own }
         waitForTheThread()
         condition.lock()
         defer { condition.unlock() }
@@ -97,8 +123,25 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
 
     private func waitForTheThread() {
         condition.lock()
-        while outcome == nil { condition.wait() }
+        while outcome == nil && !abandoned {
+            if started {
+                condition.wait()
+            } else if !condition.wait(until: Date(timeIntervalSinceNow: startTimeout)) && !started {
+                abandoned = true
+            }
+        }
         condition.unlock()
+    }
+
+    /// The thread's first step: false when the caller gave up waiting for it.
+    private func begin() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !abandoned else { return false }
+        started = true
+        own = nil
+        condition.broadcast()
+        return true
     }
 
     // MARK: The scanning thread
@@ -154,7 +197,8 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
 
 extension ScanAhead where Note == Void {
     /// A scan ahead that makes no note of its records.
-    convenience init(_ scanner: LogScanner, batchBytes: Int = 256 << 10) {
-        self.init(scanner, batchBytes: batchBytes) { _ in () }
+    convenience init(_ scanner: LogScanner, batchBytes: Int = 256 << 10, startTimeout: TimeInterval = 5,
+                     startsThread: Bool = true) {
+        self.init(scanner, batchBytes: batchBytes, startTimeout: startTimeout, startsThread: startsThread) { _ in () }
     }
 }

@@ -40,9 +40,10 @@ import Testing
         return outcome
     }
 
-    /// What the scan on its own thread gives.
-    static func ahead(_ scanner: LogScanner, batchBytes: Int) -> Outcome {
-        let ahead = ScanAhead(scanner, batchBytes: batchBytes)
+    /// What the scan on its own thread gives (or, without `thread`, on the caller's
+    /// after the thread never began).
+    static func ahead(_ scanner: LogScanner, batchBytes: Int, thread: Bool = true) -> Outcome {
+        let ahead = ScanAhead(scanner, batchBytes: batchBytes, startTimeout: thread ? 5 : 0.02, startsThread: thread)
         defer { ahead.stop() }
         var outcome = Outcome()
         do {
@@ -75,6 +76,22 @@ import Testing
                 #expect(got == expected, "seed \(seed), version \(version), batches of \(batchBytes) bytes")
             }
         }
+    }
+
+    /// A thread that never begins (none could be made): the caller gives up waiting
+    /// and scans on its own, with the same outcome, and stopping does not hang.
+    @Test func aThreadThatNeverBeginsIsDoneWithout() throws {
+        var g = SeededGenerator(seed: 7)
+        for _ in 0..<20 {
+            let bytes = LogScannerReferenceTests.damagedLog(&g, version: 2)
+            let memory = MemoryFiles(["log": bytes])
+            let expected = Self.plain(try Self.scanner(memory, version: 2))
+            #expect(Self.ahead(try Self.scanner(memory, version: 2), batchBytes: 100, thread: false) == expected)
+        }
+        let memory = MemoryFiles(["log": RecordFrame.encode(type: .indexPut, payload: [1, 2, 3])])
+        let ahead = ScanAhead(try Self.scanner(memory, version: 2), startTimeout: 0.02, startsThread: false)
+        ahead.stop()
+        #expect(ahead.finish() != nil)
     }
 
     /// A read that fails part way: the records before it, then the same error.
