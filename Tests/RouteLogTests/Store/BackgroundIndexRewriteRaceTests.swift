@@ -18,8 +18,15 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
         hook.withLock { $0 }?(name, path)
     }
 
+    /// Creations of index files still to fail (with EIO), each once.
+    let failingIndexCreations = StateLock(0)
+
     func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
         call(flags & O_CREAT != 0 ? "create" : "open", path)
+        if flags & O_CREAT != 0, path.hasSuffix(FormatConstants.indexSuffix),
+           failingIndexCreations.withLock({ n in defer { n = max(0, n - 1) }; return n > 0 }) {
+            throw Errno(code: EIO)
+        }
         return try base.open(path, flags: flags, mode: mode)
     }
     func close(_ file: FileRef) { base.close(file) }
@@ -584,5 +591,33 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
         #expect(try writer.verify().isClean)
         #expect(before.mismatches(in: writer).filter { !$0.hasPrefix("ids") }.isEmpty)
         try writer.close()
+    }
+
+    /// A background rewrite that fails is not tried again after every save, but once as
+    /// many more single records piled up; then it runs, and the index is in runs again.
+    @Test func aFailedRewriteIsTriedAgainOncePerPile() throws {
+        let dir = TemporaryDirectory()
+        let fs = HookedFileSystem()
+        let creations = StateLock(0)
+        fs.before { call, path in
+            if call == "create", path.hasSuffix(FormatConstants.indexSuffix) { creations.withLock { $0 += 1 } }
+        }
+        let store = try RouteStore(at: dir.store(), options: .init(durability: .buffered), fileSystem: fs)
+        defer { try? store.close() }
+        fs.failingIndexCreations.withLock { $0 = 1 }
+        let initial = creations.withLock { $0 }
+        let pile = StoreWriter.sprawlingRecords
+        for i in 0..<(pile * 2 - 10) {
+            try store.save(Self.route(i))
+            store.compaction.waitUntilIdle()
+        }
+        #expect(creations.withLock { $0 } - initial == 1, "tried again before another pile")
+        #expect(fs.failingIndexCreations.withLock { $0 } == 0)
+        for i in (pile * 2 - 10)..<(pile * 2 + 20) {
+            try store.save(Self.route(i))
+            store.compaction.waitUntilIdle()
+        }
+        #expect(creations.withLock { $0 } - initial == 2)
+        #expect(store.state.withLock { $0.indexSingleRecords } < 40)
     }
 }
