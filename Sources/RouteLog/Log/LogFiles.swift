@@ -23,7 +23,9 @@ struct LogFiles: Sendable {
     /// Creates a segment or index file holding only its header, synced, with the
     /// directory synced so the file survives a crash. The name is new (numbers are never
     /// reused): anything already there (a leftover, a planted link) is moved into `lost/`
-    /// first, never followed or overwritten.
+    /// first, never followed or overwritten. A failure after the file was made removes
+    /// it (it is this call's, and holds no more than a header), so that no caller is
+    /// left with an unlisted file it never got.
     func create(_ kind: FormatConstants.FileKind, number: UInt32) throws -> DurableFile {
         let name = Self.name(kind, number)
         let file: DurableFile
@@ -33,10 +35,15 @@ struct LogFiles: Sendable {
             try LostAndFound(files: self).moveAside(name, reason: "was in the way of a new \(kind == .segment ? "segment" : "index")")
             file = try DurableFile.create(path(name), fileSystem: fileSystem)
         }
-        try protect(file)
-        try file.write(FileHeader(kind: kind, fileNumber: number).encoded(), at: 0)
-        try file.syncAll()
-        try syncDirectory()
+        do {
+            try protect(file)
+            try file.write(FileHeader(kind: kind, fileNumber: number).encoded(), at: 0)
+            try file.syncAll()
+            try syncDirectory()
+        } catch {
+            try? fileSystem.unlink(file.path)
+            throw error
+        }
         return file
     }
 

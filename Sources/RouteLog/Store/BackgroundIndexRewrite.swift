@@ -20,6 +20,11 @@ struct BackgroundIndexRewrite {
             try w.checkWritable()
             let index = store.state.withLock { $0.index }
             guard w.indexIsSprawling(index) else { return nil }
+            // The new file is synced, so it must vouch only for synced records: buffered
+            // saves are synced first (as close() does before its rewrite). Otherwise a
+            // power loss that takes them leaves an index locating records the segment
+            // lacks, reported as damage, their routes listed but unreadable.
+            if w.options.durability == .buffered { try w.log.syncActive() }
             let active = w.log.active
             return (index, w.manifest.current.segments, (active.number, active.end), w.manifest.reserveFileNumber())
         }

@@ -89,25 +89,26 @@ final class CompactionScheduler: Sendable {
 
     /// After a change: starts a background compaction when the policy says dead bytes
     /// are due, unless one runs, the last failed a short while ago, or the last found
-    /// nothing worth rewriting and no more bytes died since. Otherwise, with the
-    /// automatic policy, writes the index again as runs in the background when records
-    /// appended one by one have piled up (``BackgroundIndexRewrite``).
+    /// nothing worth rewriting and no more bytes died since. Otherwise (none due, or one
+    /// due that waits so), with the automatic policy, writes the index again as runs in
+    /// the background when records appended one by one have piled up
+    /// (``BackgroundIndexRewrite``): a compaction that waits, perhaps for as long as the
+    /// store is open, does not leave them piling up meanwhile.
     func compactIfDue(_ store: RouteStore) {
         guard case .automatic(let fraction, let minimum) = store.options.compaction else { return }
         let (total, dead, chunked) = store.deadByteCounts()
         let due = (dead >= minimum && Double(dead) >= fraction * Double(total))
             || (chunked >= minimum && Double(chunked) >= fraction * Double(total))
-        guard due else {
+        let waits = due && status.withLock { s -> Bool in
+            if let notBefore = s.notBefore, Date() < notBefore { return true }
+            if let idleAt = s.idleAtDeadBytes, dead < idleAt + minimum { return true }
+            return false
+        }
+        guard due, !waits else {
             rewriteIndexIfSprawling(store)
             return
         }
-        let allowed = status.withLock { s -> Bool in
-            if s.running { return false }
-            if let notBefore = s.notBefore, Date() < notBefore { return false }
-            if let idleAt = s.idleAtDeadBytes, dead < idleAt + minimum { return false }
-            return true
-        }
-        guard allowed, tryBegin(store) else { return }
+        guard tryBegin(store) else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             defer { end() }
             // The outcome, success or failure, is kept in `status` for statistics().
