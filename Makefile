@@ -55,6 +55,7 @@ test: deps pyenv
 # seconds. `make test-fast` skips them by name; SlowSuiteListTests fails when this list
 # and the tags differ.
 SLOW_SUITES := \
+	BackgroundIndexRewriteRaceTests \
 	BitFlipTests \
 	CloseDuringCompactionTests \
 	CrashStateReplayTests \

@@ -508,12 +508,15 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
     /// when writes not yet synced are lost, kept in part, torn or reordered
     /// (``CrashStateModel``): each opens with the changes acknowledged before the crash,
     /// and verifies clean.
+    /// A small store (40 routes saved one by one) is rewritten even so: every crash state
+    /// is checked route by route, and a store of 1,100 routes took minutes.
     @Test func everyCrashStateAroundTheSwitchOpensWithTheAcknowledgedChanges() throws {
         let outcome = try CrashStateReplayTests.replay("background index rewrite", prepare: { url in
-            let dir = TemporaryDirectory()
-            let template = try Self.template(dir)
             try? FileManager.default.removeItem(at: url)
-            try FileManager.default.copyItem(at: template, to: url)
+            let store = try RouteStore(at: url, options: .init(compaction: .manual))
+            for i in 0..<40 { try store.save(Self.route(i)) }
+            // Too few to be written again as runs at close.
+            try store.close()
         }) { url, traced, acknowledge in
             try withoutActuallyEscaping(acknowledge) { acknowledge in
                 let fs = HookedFileSystem(base: traced)
@@ -536,7 +539,7 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
                         Issue.record("a change failed: \(error)")
                     }
                 }
-                #expect(try BackgroundIndexRewrite(store: store).run())
+                #expect(try BackgroundIndexRewrite(store: store).run(evenIfFew: true))
                 fs.before(nil)
                 try acknowledge()
                 try store.save(Self.route(60_001))
