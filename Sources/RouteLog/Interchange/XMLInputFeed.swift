@@ -85,6 +85,7 @@ final class XMLInputFeed: InputStream {
             readHead()
             if stopped { return readError == nil ? 0 : -1 }
             characters = XMLCharacterCheck(for: declarations)
+            instructions = XMLInstructionScan(utf16BigEndian: declarations.utf16BigEndian)
         }
         var count: Int
         if !pending.isEmpty {

@@ -22,6 +22,29 @@ import Testing
         #expect(stop(utf16) == 8, "NUL bytes are passed over, so UTF-16 is scanned too")
     }
 
+    /// In UTF-16 a character past ASCII may hold a byte that looks like a blank: the
+    /// `20` of U+2078 in `<?` U+6E67 U+2078 `?>` is no blank to the parser, so the
+    /// instruction has no data. The scan reads code units, in either byte order.
+    @Test func aUTF16CharacterHoldingABlankByteIsNoBlank() throws {
+        func units(_ scalars: [UInt16], bigEndian: Bool) -> [UInt8] {
+            scalars.flatMap { bigEndian ? [UInt8($0 >> 8), UInt8($0 & 0xFF)] : [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        }
+        let instruction: [UInt16] = [0xFEFF, 0x3C, 0x3F, 0x6E67, 0x2078, 0x6D6C, 0x3F, 0x3E]
+        for bigEndian in [true, false] {
+            let bytes = units(instruction, bigEndian: bigEndian)
+            var scan = XMLInstructionScan(utf16BigEndian: bigEndian)
+            #expect(bytes.firstIndex { scan.step($0) != nil } == bytes.count - 1, "big-endian \(bigEndian)")
+            // A real blank (U+0020) before data: an instruction with data passes.
+            let withData = units([0xFEFF, 0x3C, 0x3F, 0x6E67, 0x20, 0x6D6C, 0x3F, 0x3E], bigEndian: bigEndian)
+            var fine = XMLInstructionScan(utf16BigEndian: bigEndian)
+            #expect(withData.allSatisfy { fine.step($0) == nil }, "big-endian \(bigEndian)")
+            // Through the importer: refused, not a crash.
+            let file = bytes + units(Array("<TrainingCenterDatabase/>".utf16), bigEndian: bigEndian)
+            let error = try #require(throwsError { try TCXImporter.read(data: Data(file)) })
+            #expect(error.code == .invalidArgument && error.message.contains("processing instruction without data"))
+        }
+    }
+
     @Test func instructionsWithDataAndOrdinaryXMLPass() {
         #expect(stop("<?xml version=\"1.0\"?><a b=\"?>\">x ? y ?> <? </a>") == nil)
         #expect(stop("<?xml-stylesheet href=\"a.xsl\"?><?x ??><?x ? ?>") == nil)
