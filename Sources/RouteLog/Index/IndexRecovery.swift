@@ -155,6 +155,22 @@ struct IndexRecovery {
 
     /// The state the index file describes, when it can be trusted. A location past its
     /// segment's end is kept: the record it vouches for is damage (see ``vouchedDamage``).
+    /// The events of the records appended to `segments` since a moment when the active
+    /// segment was `start.segment` and ended at `start.offset`: in that segment after
+    /// that end, and in every segment rolled since (what a compaction or a background
+    /// index rewrite must add after the snapshot it wrote from).
+    static func events(in segments: SegmentSet, since start: (segment: UInt32, offset: Int64)) throws -> [LogEvent] {
+        var events: [LogEvent] = []
+        var reached = false
+        for segment in segments.segments {
+            if segment.number == start.segment { reached = true }
+            guard reached else { continue }
+            let from = segment.number == start.segment ? start.offset : Int64(FormatConstants.fileHeaderSize)
+            events += try scan(segment, from: from).events
+        }
+        return events
+    }
+
     /// Index files of this size or more are read on a second thread (``ScanAhead``):
     /// for smaller ones a thread costs more than it saves.
     static let scanAheadFileBytes: Int64 = 1 << 20

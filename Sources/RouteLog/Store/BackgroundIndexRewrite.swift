@@ -47,16 +47,8 @@ struct BackgroundIndexRewrite {
                 guard Array(w.manifest.current.segments.prefix(segmentOrder.count)) == segmentOrder else {
                     throw RouteLogError(.io, "the segments changed during an index rewrite", path: store.directory)
                 }
-                // Records appended since the snapshot: in the segment that was active
-                // then, after its end then, and in every segment rolled since.
-                var tailEvents: [LogEvent] = []
-                var reached = false
-                for segment in w.log.segments.segments {
-                    if segment.number == tailStart.segment { reached = true }
-                    guard reached else { continue }
-                    let from = segment.number == tailStart.segment ? tailStart.offset : Int64(FormatConstants.fileHeaderSize)
-                    tailEvents += try IndexRecovery.scan(segment, from: from).events
-                }
+                // Records appended since the snapshot.
+                let tailEvents = try IndexRecovery.events(in: w.log.segments, since: tailStart)
                 let (tailBytes, tailSingles) = IndexFile.records(tailEvents)
                 let tailAt = Int64(FormatConstants.fileHeaderSize + bytes.count)
                 // Not synced here: the segments are the truth, and an index that lost

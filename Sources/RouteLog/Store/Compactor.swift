@@ -120,16 +120,8 @@ struct Compactor {
             do {
                 try w.checkWritable()
                 try checkCancelled()
-                // Records appended since the plan: in the segment that was active then,
-                // after its end then, and in every segment rolled since.
-                var tailEvents: [LogEvent] = []
-                var reached = false
-                for segment in w.log.segments.segments {
-                    if segment.number == tailStart.segment { reached = true }
-                    guard reached else { continue }
-                    let from = segment.number == tailStart.segment ? tailStart.offset : Int64(FormatConstants.fileHeaderSize)
-                    tailEvents += try IndexRecovery.scan(segment, from: from).events
-                }
+                // Records appended since the snapshot.
+                let tailEvents = try IndexRecovery.events(in: w.log.segments, since: tailStart)
                 var index = RouteIndex()
                 for event in prepared.indexEvents + tailEvents { index.apply(event) }
                 let (tailBytes, tailSingles) = IndexFile.records(tailEvents)
