@@ -1,6 +1,13 @@
 /// The writer's side of the index file: one index record appended for each segment
 /// record, after the segment's own sync. Best effort: the segments are the truth, so
 /// a failure here only costs a slower next open, which catches up from them.
+///
+/// The file only ever holds records of synced segment records: a record on disk vouches
+/// that its segment record is whole (format-spec.md, "Reading a log"). Buffered saves,
+/// which are not synced, are held here until the segment's next sync
+/// (``StoreWriter/syncActive()``) and only then written: the kernel writes dirty pages
+/// back in any order, so an index record written before its segment record was synced
+/// could reach the disk without it, and a power loss would read the lost save as damage.
 struct IndexFile: Sendable {
     /// The index's file number (the manifest names it).
     let number: UInt32
@@ -14,7 +21,11 @@ struct IndexFile: Sendable {
     /// since: what a rewrite would gather into runs (see ``RouteStore/close()``).
     private(set) var singleRecords: Int
 
+    /// Events of buffered saves, waiting for their segment's sync.
+    private var held: [LogEvent] = []
+
     /// Records appended between syncs: the index is synced every this many, and at close.
+    /// Buffered saves are held for at most this many, then synced (segment, then index).
     static let syncInterval = 1024
 
     init(number: UInt32, file: DurableFile?, end: Int64, unsynced: Int = 0, singleRecords: Int = 0) {
@@ -26,9 +37,14 @@ struct IndexFile: Sendable {
         broken = file == nil
     }
 
-    /// Appends the index records of `events`, in order, in one write.
+    /// Appends the index records of `events`, in order, in one write: events whose
+    /// segment records are synced (and every event held before them). Syncs every
+    /// ``syncInterval`` records.
     mutating func append(_ events: [LogEvent]) {
-        guard !broken, let file, !events.isEmpty else { return }
+        guard !broken, let file else { return }
+        let events = held.isEmpty ? events : held + events
+        held = []
+        guard !events.isEmpty else { return }
         let (bytes, singles) = Self.records(events)
         do {
             try file.write(bytes, at: end)
@@ -41,6 +57,20 @@ struct IndexFile: Sendable {
             try? file.truncate(to: end)
         }
     }
+
+    /// Holds the events of buffered saves until their segment is synced; true when
+    /// ``syncInterval`` are held (the writer then syncs).
+    mutating func hold(_ events: [LogEvent]) -> Bool {
+        guard !broken, file != nil else { return false }
+        held += events
+        return held.count >= Self.syncInterval
+    }
+
+    /// Writes the held events, their segment records being synced now.
+    mutating func appendHeld() { append([]) }
+
+    /// Events held for a segment sync (buffered saves since the last one).
+    var heldCount: Int { held.count }
 
     /// Makes the appended records durable.
     mutating func sync() throws {

@@ -25,7 +25,7 @@ struct BackgroundIndexRewrite {
             // saves are synced first (as close() does before its rewrite). Otherwise a
             // power loss that takes them leaves an index locating records the segment
             // lacks, reported as damage, their routes listed but unreadable.
-            if w.options.durability == .buffered { try w.log.syncActive() }
+            try w.syncBufferedSaves()
             let active = w.log.active
             return (index, w.manifest.current.segments, (active.number, active.end), w.manifest.reserveFileNumber())
         }
@@ -47,7 +47,8 @@ struct BackgroundIndexRewrite {
                 guard Array(w.manifest.current.segments.prefix(segmentOrder.count)) == segmentOrder else {
                     throw RouteLogError(.io, "the segments changed during an index rewrite", path: store.directory)
                 }
-                // Records appended since the snapshot.
+                // Records appended since the snapshot, synced first when buffered.
+                try w.syncBufferedSaves()
                 let tailEvents = try IndexRecovery.events(in: w.log.segments, since: tailStart)
                 let (tailBytes, tailSingles) = IndexFile.records(tailEvents)
                 let tailAt = Int64(FormatConstants.fileHeaderSize + bytes.count)

@@ -32,6 +32,8 @@ struct Compactor {
             let index = store.state.withLock { $0.index }
             let plan = CompactionPlan(index: index, segments: w.log.segments, threshold: threshold, damaged: [])
             if plan.includesActive { try w.roll() }
+            // The new index is synced: buffered saves it covers are synced first.
+            try w.syncBufferedSaves()
             let active = w.log.active
             return (index, w.log.segments, plan, (active.number, active.end))
         }
@@ -120,7 +122,8 @@ struct Compactor {
             do {
                 try w.checkWritable()
                 try checkCancelled()
-                // Records appended since the snapshot.
+                // Records appended since the snapshot, synced first when buffered.
+                try w.syncBufferedSaves()
                 let tailEvents = try IndexRecovery.events(in: w.log.segments, since: tailStart)
                 var index = RouteIndex()
                 for event in prepared.indexEvents + tailEvents { index.apply(event) }

@@ -144,7 +144,13 @@ struct StoreOpener {
         if writer.log.active.version < FormatConstants.version || state.openDamage.contains(where: { $0.path == activePath }) {
             try writer.roll()
         }
-        if recovery.indexUnusable || recovery.indexVersion < FormatConstants.version {
+        let rewrite = recovery.indexUnusable || recovery.indexVersion < FormatConstants.version
+        // The records the index is to cover anew were read from the page cache: a writer
+        // killed before its sync (a buffered save, or a save not yet answered) leaves
+        // them there, not yet on disk. Synced first, so the index vouches only for
+        // records on disk (a roll above has synced them already).
+        if rewrite || !recovery.caughtUp.isEmpty { try writer.log.syncActive() }
+        if rewrite {
             try writer.rewriteIndex(state.index)
         } else if let indexFile = recovery.indexFile {
             if recovery.indexTornTail != nil { try indexFile.truncate(to: recovery.indexEnd) }

@@ -36,7 +36,14 @@ struct StoreWriter: Sendable {
         let locations = try log.append(frames, durability: options.durability)
         var next = locations.makeIterator()
         let events = batches.map { batch in batch.map { $0.event(next.next()!) } }
-        index.append(events.flatMap { $0 })
+        if options.durability == .buffered {
+            // Not yet on disk: their index records wait for the segment's sync. The
+            // saves are answered whatever it gives (they are buffered): a failed sync
+            // fails the changes after them.
+            if index.hold(events.flatMap { $0 }) { try? syncActive() }
+        } else {
+            index.append(events.flatMap { $0 })
+        }
         groups += 1
         changes += batches.count
         return events
@@ -46,7 +53,7 @@ struct StoreWriter: Sendable {
     /// Whatever the durability, the old segment is whole on disk before the next one
     /// exists, so a crash never keeps later records and loses earlier ones.
     mutating func roll() throws {
-        try log.syncActive()
+        try syncActive()
         let number = manifest.reserveFileNumber()
         let file = try files.create(.segment, number: number)
         do {
@@ -66,9 +73,22 @@ struct StoreWriter: Sendable {
     /// vouches only for synced records and its failure cannot cost the saves their sync.
     mutating func closeFiles(rewriting live: RouteIndex? = nil) throws {
         defer { closed = true }
-        if failure == nil, options.durability == .buffered { try log.syncActive() }
+        if failure == nil, options.durability == .buffered { try syncActive() }
         if let live { rewriteSprawlingIndex(live) }
         index.syncQuietly()
+    }
+
+    /// Syncs the last segment, then writes the index records held for it (buffered
+    /// saves): only now may the index vouch for them.
+    mutating func syncActive() throws {
+        try log.syncActive()
+        index.appendHeld()
+    }
+
+    /// Syncs buffered saves before an index that covers them is written (a compaction's,
+    /// a rewrite's): a synced index must vouch only for synced records.
+    mutating func syncBufferedSaves() throws {
+        if options.durability == .buffered { try syncActive() }
     }
 }
 
