@@ -98,7 +98,7 @@ import Testing
         let url = dir.store()
         let (named, other) = try Self.makeStore(url)
         #expect(try Self.makeTheNameInvalidUTF8(in: url) >= 2)
-        let writer = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let writer = try RouteStore(at: url, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
         #expect(!writer.state.withLock { $0.indexRebuilt })
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         for i in 0..<(StoreWriter.sprawlingRecords + 10) {

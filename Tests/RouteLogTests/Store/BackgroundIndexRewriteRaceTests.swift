@@ -114,11 +114,11 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
     @Test func theIndexIsRewrittenWhileACompactionIsDueButFindsNothing() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 16 << 10,
+        var options = RouteStore.Options(durability: .ordered, segmentSizeLimit: 16 << 10,
                                          compaction: .automatic(minDeadFraction: 0.01, minDeadBytes: 1))
         // Only a segment that is all dead is worth rewriting: none is.
         options.compactionRewriteThreshold = 1.0
-        let store = try RouteStore(at: url, options: options)
+        let store = try RouteStore(at: url, options: options, fileSystem: InterceptingFileSystem.unsynced())
         defer { try? store.close() }
         var ids: [RouteID] = []
         for i in 0..<200 { ids.append(try store.save(Self.route(i))) }
@@ -138,12 +138,12 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
     @Test func rewritesRunOncePerPileNotAfterEverySave() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let fs = HookedFileSystem()
+        let fs = HookedFileSystem(base: InterceptingFileSystem.unsynced())
         let created = StateLock(0)
         fs.before { call, path in
             if call == "create", path.hasSuffix(FormatConstants.indexSuffix) { created.withLock { $0 += 1 } }
         }
-        let store = try RouteStore(at: url, options: .init(durability: .buffered), fileSystem: fs)
+        let store = try RouteStore(at: url, options: .init(durability: .ordered), fileSystem: fs)
         defer { try? store.close() }
         let initial = created.withLock { $0 }
         for i in 0..<5_000 {
@@ -161,7 +161,7 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
     @Test func theManualPolicyNeverRewritesInTheBackground() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let store = try RouteStore(at: url, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
         defer { try? store.close() }
         let before = try IndexRewriteAtCloseTests.indexNumber(url)
         for i in 0..<(StoreWriter.sprawlingRecords * 3) { try store.save(Self.route(i)) }
@@ -276,7 +276,7 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
         let template = dir.store("template.routelog")
         do {
             let source = dir.store("source.routelog")
-            let store = try RouteStore(at: source, options: .init(durability: .buffered, compaction: .manual))
+            let store = try RouteStore(at: source, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
             var ids: [RouteID] = []
             for i in 0..<(StoreWriter.sprawlingRecords + 100) { ids.append(try store.save(Self.route(i))) }
             for id in ids where id.rawValue % 3 == 0 { try store.delete(id) }
@@ -325,8 +325,8 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
         let template = try Self.template(dir)
         let work = dir.store("work.routelog")
         try FileManager.default.copyItem(at: template, to: work)
-        let fs = HookedFileSystem()
-        let store = try RouteStore(at: work, options: .init(durability: .buffered, segmentSizeLimit: 48 << 10,
+        let fs = HookedFileSystem(base: InterceptingFileSystem.unsynced())
+        let store = try RouteStore(at: work, options: .init(durability: .ordered, segmentSizeLimit: 48 << 10,
                                                             compaction: .manual), fileSystem: fs)
         defer { try? store.close() }
         let unfinished = try store.startRecording(metadata: RouteMetadata(name: "before"), flushPolicy: .manual)
@@ -600,12 +600,12 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
     /// many more single records piled up; then it runs, and the index is in runs again.
     @Test func aFailedRewriteIsTriedAgainOncePerPile() throws {
         let dir = TemporaryDirectory()
-        let fs = HookedFileSystem()
+        let fs = HookedFileSystem(base: InterceptingFileSystem.unsynced())
         let creations = StateLock(0)
         fs.before { call, path in
             if call == "create", path.hasSuffix(FormatConstants.indexSuffix) { creations.withLock { $0 += 1 } }
         }
-        let store = try RouteStore(at: dir.store(), options: .init(durability: .buffered), fileSystem: fs)
+        let store = try RouteStore(at: dir.store(), options: .init(durability: .ordered), fileSystem: fs)
         defer { try? store.close() }
         fs.failingIndexCreations.withLock { $0 = 1 }
         let initial = creations.withLock { $0 }

@@ -24,8 +24,9 @@ import Testing
     @Test func aStoreNeverClosedGetsItsIndexInRuns() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        // The automatic policy (the default) runs the rewrite; buffered saves for speed.
-        let store = try RouteStore(at: url, options: .init(durability: .buffered))
+        // The automatic policy (the default) runs the rewrite. Ordered saves (buffered ones
+        // go to the index in runs at each sync), without syncs for speed.
+        let store = try RouteStore(at: url, options: .init(durability: .ordered), fileSystem: InterceptingFileSystem.unsynced())
         defer { try? store.close() }
         let count = StoreWriter.sprawlingRecords + 60
         for i in 0..<count { try store.save(Self.route(i)) }
@@ -51,7 +52,7 @@ import Testing
     @Test func changesDuringTheRewriteAreKept() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let store = try RouteStore(at: url, options: .init(durability: .buffered))
+        let store = try RouteStore(at: url, options: .init(durability: .ordered), fileSystem: InterceptingFileSystem.unsynced())
         defer { try? store.close() }
         let perThread = StoreWriter.sprawlingRecords * 3 / 2
         let ids = StateLock([RouteID]())

@@ -14,7 +14,7 @@ import Testing
     /// returns the store's URL, closed.
     static func make(_ dir: TemporaryDirectory, template: URL? = nil) throws -> URL {
         let url = dir.store()
-        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let store = try RouteStore(at: url, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
         for i in 0..<routeCount {
             let t = Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 3600)
             let route = Route(points: [TrackPoint(latitude: 48 + Double(i) / 1e4, longitude: 11, timestamp: t),
@@ -23,7 +23,7 @@ import Testing
             try store.save(route)
         }
         if let template {
-            // Buffered saves are written, not synced: the copy reads them all.
+            // Saves one by one, each with its own index record: the copy reads them all.
             try FileManager.default.copyItem(at: url, to: template)
         }
         try store.close()

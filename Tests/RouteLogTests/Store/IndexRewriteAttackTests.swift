@@ -21,7 +21,7 @@ import Testing
         let dir = TemporaryDirectory()
         let url = dir.store()
         let count = StoreWriter.sprawlingRecords + 76
-        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let store = try RouteStore(at: url, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
         let before = try IndexRewriteAtCloseTests.indexNumber(url)
         for i in 0..<count {
             let id = try store.save(Self.route(i))
@@ -42,7 +42,7 @@ import Testing
         let dir = TemporaryDirectory()
         let url = dir.store()
         let count = StoreWriter.sprawlingRecords + 76
-        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let store = try RouteStore(at: url, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
         let ids = try (0..<count).map { try store.save(Self.route($0)) }
         for (i, id) in ids.enumerated() { _ = try store.edit(id, RouteEdit(name: "renamed \(i)")) }
         let before = try IndexRewriteAtCloseTests.indexNumber(url)
@@ -65,12 +65,19 @@ import Testing
     /// ran first, and its failure made close() skip the final sync and still return.)
     @Test func aRewriteFailingAtTheManifestSwitchStillLeavesTheSavesSynced() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
+        // A store left with records piled up one by one (saved ordered, its writer
+        // killed): buffered saves alone go to the index in runs.
+        let source = dir.store("source.routelog")
+        let piler = try RouteStore(at: source, options: .init(durability: .ordered, compaction: .manual),
+                                   fileSystem: InterceptingFileSystem.unsynced())
+        let piled = StoreWriter.sprawlingRecords + 76
+        for i in 0..<piled { try piler.save(Self.route(i)) }
+        let url = try BackgroundIndexRewriteTests.killedCopy(of: source, dir, "store.routelog")
+        try piler.close()
         let fs = InterceptingFileSystem(fault: .init(.kind(.rename, 1), errno: EIO))
         let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual), fileSystem: fs)
-        let count = StoreWriter.sprawlingRecords + 76
-        for i in 0..<count { try store.save(Self.route(i)) }
+        let count = piled + 40
+        for i in piled..<count { try store.save(Self.route(i)) }
         let closing = StateLock(false)
         let segmentSyncs = StateLock(0)
         fs.observe { operation in
@@ -98,7 +105,7 @@ import Testing
         let dir = TemporaryDirectory()
         let url = dir.store()
         let count = StoreWriter.sprawlingRecords + 76
-        let writer = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let writer = try RouteStore(at: url, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
         for i in 0..<count { try writer.save(Self.route(i)) }
         let before = try IndexRewriteAtCloseTests.indexNumber(url)
 
@@ -160,7 +167,7 @@ import Testing
         #expect(report.problems.isEmpty, "\(report.problems)")
     }
 
-    /// close() while four threads save and delete (buffered), with background
+    /// close() while four threads save and delete (ordered, unsynced), with background
     /// compactions running on small segments or with none (so that single records pile
     /// up for close() to gather): every save and delete that returned is in the
     /// reopened store, nothing else is, and the index close() left reads the same as
@@ -168,9 +175,9 @@ import Testing
     @Test(arguments: [true, false]) func closeWhileThreadsSaveKeepsEveryAcknowledgedChange(compacting: Bool) throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 64 << 10,
+        let options = RouteStore.Options(durability: .ordered, segmentSizeLimit: 64 << 10,
                                          compaction: compacting ? .automatic(minDeadFraction: 0.05, minDeadBytes: 4096) : .manual)
-        let store = try RouteStore(at: url, options: options)
+        let store = try RouteStore(at: url, options: options, fileSystem: InterceptingFileSystem.unsynced())
         let saved = StateLock(Set<RouteID>())
         let deleted = StateLock(Set<RouteID>())
         let group = DispatchGroup()
@@ -216,7 +223,7 @@ import Testing
         let victim = dir.url.appendingPathComponent("victim.txt")
         try Data("keep me".utf8).write(to: victim)
         let count = piledUp ? StoreWriter.sprawlingRecords + 76 : 10
-        let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
+        let store = try RouteStore(at: url, options: .init(durability: .ordered, compaction: .manual), fileSystem: InterceptingFileSystem.unsynced())
         for i in 0..<count { try store.save(Self.route(i)) }
         let index = url.appendingPathComponent(FormatConstants.indexName(try IndexRewriteAtCloseTests.indexNumber(url)))
         try FileManager.default.removeItem(at: index)
