@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// Attacks on the held index records of buffered saves (IndexFile.hold): at many crash
+/// points of each workload, the worst state for the index's vouching (every index
+/// write on disk, every other file only as far as it was synced) must open clean,
+/// report no damage, and list only routes it can read.
+@Suite struct BufferedIndexHeldAttackTests {
+    static func route(_ i: Int, points: Int = 3) -> Route { Fixtures.sampleWalk(seed: UInt64(i), points: points) }
+
+    /// Runs `workload` traced on a store of 3 closed routes, then checks the worst state
+    /// after each index write (and at the end). Returns how many states were checked.
+    @discardableResult
+    static func worstStates(_ name: String, options: RouteStore.Options, maxPoints: Int = 40,
+                            workload: (RouteStore) throws -> Void) throws -> Int {
+        let dir = TemporaryDirectory(name)
+        let live = dir.store("live.routelog")
+        let first = try RouteStore(at: live, options: options)
+        for i in 0..<3 { try first.save(route(i)) }
+        try first.close()
+        let fs = InterceptingFileSystem()
+        let trace = try fs.trace(live)
+        let store = try RouteStore(at: live, options: options, fileSystem: fs)
+        try workload(store)
+        // Killed here: no close().
+        let model = CrashStateModel(trace)
+        // Names of inodes (index files are created under their own names).
+        var names: [Int: String] = [:]
+        for (name, inode) in model.initialInodes { names[inode] = name }
+        var points: [Int] = []
+        for (i, op) in model.operations.enumerated() {
+            switch op {
+            case .create(let name, let inode): names[inode] = name
+            case .write(let inode, _, _):
+                if names[inode]?.hasPrefix(FormatConstants.indexPrefix) == true { points.append(i + 1) }
+            default: break
+            }
+        }
+        points.append(model.operations.count)
+        if points.count > maxPoints {
+            let step = Double(points.count) / Double(maxPoints)
+            points = (0..<maxPoints).map { points[Int(Double($0) * step)] } + [model.operations.count]
+        }
+        let crashed = dir.store("crashed.routelog")
+        for point in Set(points).sorted() {
+            let pending = model.pending(at: point)
+            let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
+                ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
+            }))
+            let onDisk = model.files(pending, syncedOnly)
+            let everything = model.files(pending, CrashStateModel.Choice())
+            var files = onDisk
+            for (name, bytes) in everything where name.hasPrefix(FormatConstants.indexPrefix) && onDisk[name] != nil {
+                files[name] = bytes
+            }
+            try materialize(files, at: crashed)
+            let reopened = try RouteStore(at: crashed, options: .init(compaction: .manual))
+            defer { try? reopened.close() }
+            let damage = reopened.state.withLock { $0.openDamage }
+            #expect(damage.isEmpty, "crash point \(point) of \(model.operations.count): damage at open \(damage)")
+            let report = try reopened.verify()
+            #expect(report.isClean, "crash point \(point): \(report.problems)")
+            for summary in try reopened.summaries() {
+                #expect(throws: Never.self, "crash point \(point): route \(summary.id) is listed") {
+                    _ = try reopened.route(summary.id)
+                }
+            }
+            #expect(throws: Never.self, "crash point \(point): unfinished recordings") {
+                _ = try reopened.unfinishedRecordings()
+            }
+            #expect(try reopened.count >= 3, "crash point \(point): the 3 routes closed before")
+        }
+        return points.count
+    }
+
+    static let buffered = RouteStore.Options(durability: .buffered, segmentSizeLimit: 1 << 20, compaction: .manual)
+
+    /// Recordings (start, chunks, finish, discard), deletes and edits, all buffered.
+    @Test func recordings_deletes_and_edits() throws {
+        let n = try Self.worstStates("recordings", options: Self.buffered) { store in
+            let ids = try store.summaries().map(\.id)
+            try store.delete(ids[0])
+            _ = try store.edit(ids[1], RouteEdit(shift: 3600))
+            let recorder = try store.startRecording(flushPolicy: .manual)
+            for (k, point) in Self.route(50, points: 60).points.enumerated() {
+                try recorder.append(point)
+                if k % 10 == 9 { try recorder.flush() }
+            }
+            try recorder.finish()
+            let open = try store.startRecording(flushPolicy: .manual)
+            try open.append(Self.route(51, points: 20).points)
+            try open.flush()
+            try store.startRecording().discard()
+            _ = try BackgroundIndexRewrite(store: store).run(evenIfFew: true)
+            let more = try (0..<5).map { try store.save(Self.route(60 + $0)) }
+            try store.delete(more[0])
+            try open.append(Self.route(52, points: 5).points)
+            try open.flush()
+        }
+        #expect(n > 2, "\(n) crash states")
+    }
+
+    /// Many rolls (small segments), with deletes, a compaction that rewrites the active
+    /// segment, a background rewrite, and saves after each.
+    @Test func rolls_compactions_and_rewrites() throws {
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual)
+        let n = try Self.worstStates("rolls", options: options) { store in
+            var ids = try (0..<40).map { try store.save(Self.route(100 + $0, points: 20)) }
+            for id in ids.prefix(20) { try store.delete(id) }
+            ids.removeFirst(20)
+            _ = try store.compact()
+            for i in 0..<10 { ids.append(try store.save(Self.route(200 + i, points: 20))) }
+            _ = try BackgroundIndexRewrite(store: store).run(evenIfFew: true)
+            for i in 0..<10 { ids.append(try store.save(Self.route(300 + i, points: 20))) }
+            for id in ids.suffix(8) { try store.delete(id) }
+            _ = try store.compact()
+            for i in 0..<3 { try store.save(Self.route(400 + i, points: 20)) }
+        }
+        #expect(n > 5, "\(n) crash states")
+    }
+
+    /// Saves from other threads while compactions and rewrites run.
+    @Test func saves_racing_compaction_and_rewrite() throws {
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 8192, compaction: .manual)
+        let n = try Self.worstStates("racing", options: options) { store in
+            let ids = try (0..<30).map { try store.save(Self.route(500 + $0, points: 10)) }
+            for id in ids.prefix(15) { try store.delete(id) }
+            let done = StateLock(false)
+            let saver = Thread {
+                var i = 0
+                while !done.withLock({ $0 }) && i < 400 {
+                    _ = try? store.save(Self.route(600 + i, points: 10))
+                    i += 1
+                }
+            }
+            saver.start()
+            for _ in 0..<3 {
+                _ = try store.compact()
+                _ = try BackgroundIndexRewrite(store: store).run(evenIfFew: true)
+            }
+            done.withLock { $0 = true }
+            while !saver.isFinished { usleep(1000) }
+        }
+        #expect(n > 5, "\(n) crash states")
+    }
+}
