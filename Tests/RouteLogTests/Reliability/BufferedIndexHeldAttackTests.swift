@@ -144,4 +144,59 @@ import Testing
         }
         #expect(n > 5, "\(n) crash states")
     }
+
+    enum Leftover: String, CaseIterable, Sendable { case tornTail, noIndex, damagedActive }
+
+    /// A buffered writer killed before its sync, its last segment then torn, its index
+    /// gone, or its last segment damaged: the next writer indexes the records it finds
+    /// in the page cache only after a sync of the segment holding them.
+    @Test(arguments: Leftover.allCases)
+    func an_open_after_a_kill_syncs_before_it_indexes(_ leftover: Leftover) throws {
+        let dir = TemporaryDirectory("killed-\(leftover.rawValue)")
+        let live = dir.store("live.routelog")
+        let first = try RouteStore(at: live, options: Self.buffered)
+        for i in 0..<3 { try first.save(Self.route(i)) }
+        try first.close()
+        let again = try RouteStore(at: live, options: Self.buffered)
+        defer { try? again.close() }
+        for i in 3..<8 { try again.save(Self.route(i)) }
+        let killed = try BackgroundIndexRewriteTests.killedCopy(of: live, dir, "killed.routelog")
+        let names = try FileManager.default.contentsOfDirectory(atPath: killed.path)
+        let segment = killed.appendingPathComponent(names.filter { $0.hasPrefix(FormatConstants.segmentPrefix) }.sorted().last!)
+        switch leftover {
+        case .tornTail:
+            let handle = try FileHandle(forWritingTo: segment)
+            handle.seekToEndOfFile()
+            handle.write(Data([0xAB, 0x52, 0x4C, 0x01, 0x02, 0x03]))
+            try handle.close()
+        case .noIndex:
+            try Fixtures.removeIndexFiles(in: killed)
+        case .damagedActive:
+            // A bit of the second record flipped (the last records stay whole).
+            var bytes = [UInt8](try Data(contentsOf: segment))
+            let at = FormatConstants.fileHeaderSize + 40
+            bytes[at] ^= 0x10
+            try Data(bytes).write(to: segment)
+        }
+        let fs = InterceptingFileSystem()
+        let order = StateLock<[String]>([])
+        fs.observe { operation in
+            switch operation {
+            case .syncData(let file), .syncBarrier(let file), .syncAll(let file):
+                order.withLock { $0.append("sync " + URL(fileURLWithPath: file.path).lastPathComponent) }
+            case .write(let file, _, _):
+                order.withLock { $0.append("write " + URL(fileURLWithPath: file.path).lastPathComponent) }
+            default: break
+            }
+        }
+        let opener = try RouteStore(at: killed, options: Self.buffered, fileSystem: fs)
+        defer { try? opener.close() }
+        let seen = order.withLock { $0 }
+        let segmentName = segment.lastPathComponent
+        if let indexWrite = seen.firstIndex(where: { $0.hasPrefix("write " + FormatConstants.indexPrefix) }) {
+            #expect(seen[..<indexWrite].contains("sync " + segmentName),
+                    "\(leftover): no sync of \(segmentName) before the index write: \(seen)")
+        }
+        #expect(try opener.count >= 7, "\(leftover)")
+    }
 }
