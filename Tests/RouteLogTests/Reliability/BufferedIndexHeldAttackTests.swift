@@ -248,4 +248,83 @@ import Testing
             #expect(listed == s.subtracting(d), "round \(round): \(s.count) saved, \(d.count) deleted, \(listed.count) listed")
         }
     }
+
+    /// One I/O error (EIO, then ENOSPC) at each changing call of a buffered workload
+    /// with rolls, a compaction and a rewrite, the workload going on past it: the
+    /// worst index-ahead state at the end opens without damage and lists only routes
+    /// it can read.
+    @Test(arguments: [EIO, ENOSPC])
+    func one_io_error_anywhere(_ errno: Int32) throws {
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual)
+        let dir = TemporaryDirectory("io-error-\(errno)")
+        let template = dir.store("template.routelog")
+        let first = try RouteStore(at: template, options: options)
+        for i in 0..<3 { try first.save(Self.route(i, points: 20)) }
+        try first.close()
+        /// The routes the workload was told it saved and has not deleted, and whether
+        /// close() returned normally.
+        @discardableResult
+        func workload(_ store: RouteStore) -> (live: Set<RouteID>, closed: Bool) {
+            var ids: [RouteID] = []
+            var live = Set(try! store.summaries().map(\.id))
+            for i in 0..<24 {
+                if let id = try? store.save(Self.route(100 + i, points: 20)) { ids.append(id); live.insert(id) }
+                if i % 4 == 3, let id = ids.first {
+                    if (try? store.delete(id)) != nil { live.remove(id) }
+                    ids.removeFirst()
+                }
+                if i == 12 { _ = try? store.compact() }
+                if i == 18 { _ = try? BackgroundIndexRewrite(store: store).run(evenIfFew: true) }
+            }
+            return (live, (try? store.close()) != nil)
+        }
+        let dry = dir.store("dry.routelog")
+        try FileManager.default.copyItem(at: template, to: dry)
+        let counting = InterceptingFileSystem()
+        workload(try RouteStore(at: dry, options: options, fileSystem: counting))
+        let total = counting.changes
+        let step = ProcessInfo.processInfo.environment["HELD_ATTACK_FULL"] != nil ? 1 : max(1, total / 24)
+        for n in stride(from: 1, through: total, by: step) {
+            let url = dir.store("live.routelog")
+            try? FileManager.default.removeItem(at: url)
+            try FileManager.default.copyItem(at: template, to: url)
+            let fs = InterceptingFileSystem(fault: .init(.change(n), errno: errno))
+            let trace = try fs.trace(url)
+            guard let store = try? RouteStore(at: url, options: options, fileSystem: fs) else { continue }
+            let (live, closed) = workload(store)
+            let model = CrashStateModel(trace)
+            let pending = model.pending(at: model.operations.count)
+            if closed {
+                // close() returned: every change it was told of is durable.
+                let durable = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
+                    ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
+                }), directoryPrefix: 0)
+                let lost = dir.store("power-loss.routelog")
+                try materialize(model.files(pending, durable), at: lost)
+                let after = try RouteStore(at: lost, options: .init(compaction: .manual))
+                let listed = Set(try after.summaries().map(\.id))
+                #expect(listed == live, "fault at change \(n) (\(fs.failures)), close() returned: \(live.subtracting(listed).sorted()) lost, \(listed.subtracting(live).sorted()) back")
+                try after.close()
+            }
+            let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
+                ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
+            }))
+            let onDisk = model.files(pending, syncedOnly)
+            let everything = model.files(pending, CrashStateModel.Choice())
+            var files = onDisk
+            for (name, bytes) in everything where name.hasPrefix(FormatConstants.indexPrefix) && onDisk[name] != nil {
+                files[name] = bytes
+            }
+            let crashed = dir.store("crashed.routelog")
+            try materialize(files, at: crashed)
+            let reopened = try RouteStore(at: crashed, options: .init(compaction: .manual))
+            defer { try? reopened.close() }
+            let damage = reopened.state.withLock { $0.openDamage }
+            #expect(damage.isEmpty, "fault at change \(n) (\(fs.failures)): damage at open \(damage)")
+            #expect(try reopened.verify().isClean, "fault at change \(n)")
+            for summary in try reopened.summaries() {
+                #expect(throws: Never.self, "fault at change \(n): route \(summary.id) listed") { _ = try reopened.route(summary.id) }
+            }
+        }
+    }
 }
