@@ -252,8 +252,8 @@ public final class RouteStore: Sendable {
     /// waits for a running compaction to finish or give up, then releases the files and
     /// the writer's lock. Every later call on this handle throws `.closed`; calling
     /// close() again does nothing. Dropping the last reference closes it too.
-    /// - Throws: `.io` when the final sync of buffered saves fails (the lock is released
-    ///   all the same).
+    /// - Throws: `.io` when the final sync of buffered saves fails, or an earlier sync or
+    ///   write of them failed (the lock is released all the same).
     public func close() throws {
         let first = state.withLock { s -> Bool in
             guard s.lifecycle == .open else { return false }

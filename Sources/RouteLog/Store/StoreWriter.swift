@@ -73,7 +73,18 @@ struct StoreWriter: Sendable {
     /// vouches only for synced records and its failure cannot cost the saves their sync.
     mutating func closeFiles(rewriting live: RouteIndex? = nil) throws {
         defer { closed = true }
-        if failure == nil, options.durability == .buffered { try syncActive() }
+        if options.durability == .buffered {
+            // A segment sync or write that failed (perhaps unheard: the sync every
+            // 1,024 saves, a background compaction's or rewrite's) leaves the buffered
+            // saves since the last good sync unknown, and a second sync proves nothing:
+            // close() says so. An uncertain manifest switch leaves the segment fine:
+            // its buffered saves are synced as usual.
+            if let failed = log.failure {
+                index.syncQuietly()
+                throw failed
+            }
+            try syncActive()
+        }
         if let live { rewriteSprawlingIndex(live) }
         index.syncQuietly()
     }
