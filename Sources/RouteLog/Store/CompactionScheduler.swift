@@ -73,6 +73,9 @@ final class CompactionScheduler: Sendable {
                 s.consecutiveFailures = 0
                 s.notBefore = nil
                 s.idleAtDeadBytes = report.segmentsCompacted == 0 ? dead : nil
+                // A compaction that rewrote segments wrote the index as runs: the count
+                // a failed or idle background rewrite left no longer says anything.
+                if report.segmentsCompacted > 0 { s.indexRewriteTriedAt = nil }
             }
             if report.segmentsCompacted > 0 { store.changeHub.publish([.compacted]) }
             return report

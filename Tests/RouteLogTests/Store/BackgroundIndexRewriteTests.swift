@@ -101,4 +101,20 @@ import Testing
         // and the old file's removal: the rewrite was crashed at each.
         #expect(points > 5)
     }
+
+    /// A compaction that rewrites segments writes the index as runs, so the single-record
+    /// count a background rewrite last tried at is forgotten: the next pile is rewritten
+    /// once it is a pile, not once it passes a count from before the compaction.
+    @Test func aCompactionForgetsTheCountARewriteWasTriedAt() throws {
+        let dir = TemporaryDirectory()
+        let store = try RouteStore(at: dir.store(), options: .init(durability: .ordered, compaction: .manual),
+                                   fileSystem: InterceptingFileSystem.unsynced())
+        defer { try? store.close() }
+        let ids = try (0..<40).map { try store.save(Self.route($0)) }
+        for id in ids.prefix(30) { try store.delete(id) }
+        store.compaction.status.withLock { $0.indexRewriteTriedAt = 50_000 }
+        let report = try store.compact()
+        #expect(report.segmentsCompacted > 0)
+        #expect(store.compaction.status.withLock { $0.indexRewriteTriedAt } == nil)
+    }
 }
