@@ -59,7 +59,7 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
     /// bit): when the points report their speed, no step is measured again.
     static func compute(_ points: [TrackPoint], segmentStarts: [Int], movingTime: TimeInterval?) -> RouteStats {
         // One pass over the points for everything but the steps: a 3,600-point route is
-        // half a megabyte of `TrackPoint`s, read once instead of four times.
+        // 288 KB of `TrackPoint`s, read once instead of four times.
         var gain: Double?, loss: Double?
         var heartRate = MeanAndMax(), cadence = MeanAndMax()
         var reported = -1.0

@@ -7,9 +7,11 @@ extension PointBlockV2 {
         points(try decodeColumns(block))
     }
 
-    /// Builds the points in one pass: each point is written once, whole (it is 136
-    /// bytes; a pass per optional field would write every point seven more times). The
-    /// stored integers become doubles by division, the exact result version 1 gives.
+    /// Builds the points in one pass: each point is written once, whole (it is 80
+    /// bytes; a pass per optional field would write every point seven more times), its
+    /// optional fields as stored (``TrackPoint/absent`` for none), with no `Optional`
+    /// made per field. The stored integers become doubles by division, the exact result
+    /// version 1 gives.
     static func points(_ columns: Columns) -> [TrackPoint] {
         let n = columns.count
         var fields = (0..<7).map { _ in OptionalField() }
@@ -26,10 +28,9 @@ extension PointBlockV2 {
                 (buffer.baseAddress! + i).initialize(to: TrackPoint(
                     latitude: Quantization.degrees(lat[i]), longitude: Quantization.degrees(lon[i]),
                     timestamp: Quantization.date(milliseconds: time[i]),
-                    altitude: altitude.next(i, cm), horizontalAccuracy: horizontal.next(i, cm),
-                    verticalAccuracy: vertical.next(i, cm), speed: speed.next(i, cm),
-                    course: course.next(i, FormatConstants.courseScale),
-                    heartRate: heartRate.next(i, perMinute), cadence: cadence.next(i, perMinute)))
+                    raw: (altitude.next(i, cm), horizontal.next(i, cm), vertical.next(i, cm), speed.next(i, cm),
+                          course.next(i, FormatConstants.courseScale), heartRate.next(i, perMinute),
+                          cadence.next(i, perMinute))))
             }
             initialized = n
         }
@@ -63,11 +64,11 @@ private struct OptionalField {
     }
 
     /// Point i's value divided by `scale` (a constant at each call, so a scale of 1
-    /// costs no division), or nil.
+    /// costs no division), or ``TrackPoint/absent``.
     @inline(__always)
-    mutating func next(_ i: Int, _ scale: Double) -> Double? {
-        guard let values else { return nil }
-        if let presence, presence[i >> 3] & (1 << UInt8(i & 7)) == 0 { return nil }
+    mutating func next(_ i: Int, _ scale: Double) -> Double {
+        guard let values else { return TrackPoint.absent }
+        if let presence, presence[i >> 3] & (1 << UInt8(i & 7)) == 0 { return TrackPoint.absent }
         defer { next += 1 }
         return Double(values[next]) / scale
     }
