@@ -131,6 +131,8 @@ public struct TrackPoint: Sendable, Equatable, Hashable, Codable {
     }
 
     /// Decodes the fields by name; an optional field that is missing is absent.
+    /// - Throws: `DecodingError` when a required field is missing or a field is no number
+    ///   (or, for `timestamp`, no date).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(latitude: try c.decode(Double.self, forKey: .latitude), longitude: try c.decode(Double.self, forKey: .longitude),
@@ -145,6 +147,7 @@ public struct TrackPoint: Sendable, Equatable, Hashable, Codable {
     }
 
     /// Encodes the fields by name, leaving out the absent optional ones.
+    /// - Throws: what the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(latitude, forKey: .latitude)
