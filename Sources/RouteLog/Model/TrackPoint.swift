@@ -11,8 +11,9 @@ import Foundation
 /// A point is 80 bytes: each optional field is kept as a plain `Double`, an absent one
 /// as a NaN of RouteLog's own (``absentBitPattern``), instead of 16 bytes an `Optional`.
 /// A 3,600-point route is 288 KB instead of 490 KB, which every save reads and every
-/// load writes. Setting a field to a `Double` with exactly that bit pattern makes it
-/// absent; any other value, NaN included, is kept as given.
+/// load writes. Only nil makes a field absent: a `Double` given with exactly that bit
+/// pattern is kept as `Double.nan` (a NaN the save refuses, as it refuses every NaN);
+/// any other value, NaN included, is kept as given.
 public struct TrackPoint: Sendable, Equatable, Hashable, Codable {
     /// Degrees north, -90...90.
     public var latitude: Double
@@ -88,6 +89,7 @@ public struct TrackPoint: Sendable, Equatable, Hashable, Codable {
 
     /// The bit pattern that marks an optional field absent: a quiet NaN with a payload
     /// of its own (no arithmetic makes it from numbers, and `Double.nan` is another).
+    /// A value given with this pattern is stored as `Double.nan`, not as absent.
     public static let absentBitPattern: UInt64 = 0x7FF8_0000_0A65_4E7D
     /// An absent field as stored.
     static let absent = Double(bitPattern: absentBitPattern)
@@ -98,8 +100,14 @@ public struct TrackPoint: Sendable, Equatable, Hashable, Codable {
     @inline(__always)
     static func optional(_ raw: Double) -> Double? { isAbsent(raw) ? nil : raw }
 
+    /// A field as stored: ``absent`` for nil only. A value given with the absent
+    /// pattern is a NaN like any other (refused at save, as every NaN is), so it is
+    /// kept as `Double.nan`, never taken for a missing value.
     @inline(__always)
-    static func raw(_ value: Double?) -> Double { value ?? absent }
+    static func raw(_ value: Double?) -> Double {
+        guard let value else { return absent }
+        return isAbsent(value) ? .nan : value
+    }
 
     // Equality, hashing and coding as the fields' declared types give them (the raw
     // doubles would make an absent field unequal to itself, NaN being unequal to NaN).
