@@ -19,6 +19,8 @@ struct BenchOptions: Sendable {
     var codecLoopVersion = 2
     /// Run the query scenario (a pass-through query over 100,000 routes).
     var query = false
+    /// Run the catch-up scenario instead (CatchUpScenario): the open after a killed buffered writer.
+    var catchUp = false
     var engines: [EngineKind] = EngineKind.allCases
     var checkpoints: [Int] = [100, 1_000, 10_000, 100_000]
     /// The Core Data layout writes ~90 bytes and one B-tree row per point: growing it to
@@ -73,6 +75,8 @@ struct BenchOptions: Sendable {
                  (GeoParquet export of 10,000 walks: points/s, bytes against the store, DuckDB)
                routelog-bench --query [--quick] [--data DIR] [--keep]
                  (a pass-through query over 100,000 routes matching 1%; index bytes a route)
+               routelog-bench --catch-up [--quick] [--data DIR] [--keep]
+                 (the open after a buffered writer killed with 1,023 saves unindexed, against closed)
                routelog-bench --open STORE [--open-loop SECONDS | --list-loop SECONDS]
                  (open and first listing of an existing store, and the index's resident bytes)
           engines: \(EngineKind.allCases.map(\.rawValue).joined(separator: ", "))
@@ -110,6 +114,7 @@ struct BenchOptions: Sendable {
                 guard let version = Int(try value()), version == 1 || version == 2 else { throw BenchError("--block-version is 1 or 2") }
                 options.codecLoopVersion = version
             case "--query": options.query = true
+            case "--catch-up": options.catchUp = true
             case "--engines":
                 options.engines = try value().split(separator: ",").map {
                     guard let kind = EngineKind(rawValue: String($0)) else { throw BenchError("unknown engine \($0)\n\(usage)") }

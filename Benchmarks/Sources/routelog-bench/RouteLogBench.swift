@@ -32,6 +32,8 @@ struct RouteLogBench {
                 try CodecBenchmark.run(options)
             } else if options.query {
                 try QueryScenario.run(options)
+            } else if options.catchUp {
+                try CatchUpScenario.run(options)
             } else if let kind = options.child {
                 try runChild(kind, options: options)
             } else if let file = options.fromJSON {
