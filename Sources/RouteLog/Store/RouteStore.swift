@@ -35,6 +35,8 @@ public final class RouteStore: Sendable {
     let writer: StateLock<StoreWriter?>
     let queue = WriteQueue()
     let compaction = CompactionScheduler()
+    /// Syncs buffered saves once the store goes quiet.
+    let quietSync = QuietSync()
     /// Where the async API runs its blocking work (Store/Async).
     let work = StoreWorkQueue(label: "RouteLog.RouteStore")
     /// The subscribers of `changes` and of observations (Store/Observation).
@@ -211,6 +213,7 @@ public final class RouteStore: Sendable {
                 writer!.nextRouteID = max(writer!.nextRouteID, view.nextRouteID)
                 writer!.attachedRecordings = view.attachedRecordings
                 publish(events.flatMap { $0 }, writer: writer!)
+                quietSync.noteChange(self)
                 for (k, entry) in accepted.enumerated() { results[entry.ticket] = .success(events[k]) }
             } catch {
                 writer!.attachedRecordings = attachedWithoutWrite

@@ -21,8 +21,9 @@ extension RouteStore {
         /// A save returns once its bytes are written to the operating system, which
         /// writes them out within seconds. Survives an app crash or the app being killed.
         /// A kernel panic or power loss may lose any save since the last sync, never one
-        /// from before it; ``RouteStore/close()`` makes them durable. For bulk imports:
-        /// several times faster.
+        /// from before it; ``RouteStore/close()`` makes them durable, and so does the
+        /// store itself once it has been quiet for ``Options/bufferedQuietSyncDelay``.
+        /// For bulk imports: several times faster.
         case buffered
     }
 
@@ -82,6 +83,14 @@ extension RouteStore {
         /// closed first), so a store of any number of segments works under a small
         /// limit of open files (`ulimit -n`). At least 1.
         public var openSegmentFileLimit: Int = 32
+
+        /// Default 1 second: with ``Durability/buffered``, once no change has come for
+        /// this long, the saves since the last sync are synced in the background (and
+        /// their index records written), so a burst of saves is on disk about this long
+        /// after it ends. A change meanwhile moves the deadline: saves without a pause are
+        /// never held up by it. nil: buffered saves are synced only every 1,024 saves,
+        /// when a segment fills, by a compaction, and at ``RouteStore/close()``.
+        public var bufferedQuietSyncDelay: Double? = 1
 
         /// The defaults.
         public init() {}

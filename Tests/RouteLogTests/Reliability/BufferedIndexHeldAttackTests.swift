@@ -74,7 +74,7 @@ import Testing
         return points.count
     }
 
-    static let buffered = RouteStore.Options(durability: .buffered, segmentSizeLimit: 1 << 20, compaction: .manual)
+    static let buffered = RouteStore.Options(durability: .buffered, segmentSizeLimit: 1 << 20, compaction: .manual).withoutQuietSync()
 
     /// Recordings (start, chunks, finish, discard), deletes and edits, all buffered.
     @Test func recordings_deletes_and_edits() throws {
@@ -104,7 +104,7 @@ import Testing
     /// Many rolls (small segments), with deletes, a compaction that rewrites the active
     /// segment, a background rewrite, and saves after each.
     @Test func rolls_compactions_and_rewrites() throws {
-        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual)
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual).withoutQuietSync()
         let n = try Self.worstStates("rolls", options: options) { store in
             var ids = try (0..<40).map { try store.save(Self.route(100 + $0, points: 20)) }
             for id in ids.prefix(20) { try store.delete(id) }
@@ -122,7 +122,7 @@ import Testing
 
     /// Saves from other threads while compactions and rewrites run.
     @Test func saves_racing_compaction_and_rewrite() throws {
-        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 8192, compaction: .manual)
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 8192, compaction: .manual).withoutQuietSync()
         let n = try Self.worstStates("racing", options: options) { store in
             let ids = try (0..<30).map { try store.save(Self.route(500 + $0, points: 10)) }
             for id in ids.prefix(15) { try store.delete(id) }
@@ -204,7 +204,7 @@ import Testing
     /// change answered before is durable (the state with only synced data and directory
     /// operations holds it), and the store opens clean.
     @Test func close_racing_saves_and_compactions() throws {
-        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual)
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual).withoutQuietSync()
         for round in 0..<3 {
             let dir = TemporaryDirectory("close-race-\(round)")
             let live = dir.store("live.routelog")
@@ -255,7 +255,7 @@ import Testing
     /// it can read.
     @Test(arguments: [EIO, ENOSPC])
     func one_io_error_anywhere(_ errno: Int32) throws {
-        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual)
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 4096, compaction: .manual).withoutQuietSync()
         let dir = TemporaryDirectory("io-error-\(errno)")
         let template = dir.store("template.routelog")
         let first = try RouteStore(at: template, options: options)

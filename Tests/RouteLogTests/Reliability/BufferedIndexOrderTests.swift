@@ -10,7 +10,7 @@ import Testing
 /// after the segment's last sync. The store must open clean, list only routes it can
 /// read, and keep every save made before a sync.
 @Suite struct BufferedIndexOrderTests {
-    static let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 1 << 20, compaction: .manual)
+    static let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 1 << 20, compaction: .manual).withoutQuietSync()
 
     static func route(_ i: Int) -> Route { Fixtures.sampleWalk(seed: UInt64(i), points: 3) }
 

@@ -8,7 +8,7 @@ import Testing
 /// `StoreWriter.append` makes with `try?`, or a background compaction's or index
 /// rewrite's) must not let close() return as if they were durable.
 @Suite struct BufferedSyncFailureTests {
-    static let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 1 << 20, compaction: .manual)
+    static let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 1 << 20, compaction: .manual).withoutQuietSync()
 
     static func route(_ i: Int) -> Route { Fixtures.sampleWalk(seed: UInt64(i), points: 3) }
 

@@ -181,3 +181,13 @@ extension RouteSummary {
         return summary
     }
 }
+
+extension RouteStore.Options {
+    /// These options with no background sync of buffered saves when the store goes
+    /// quiet: for tests that count syncs or build crash states from where the syncs were.
+    func withoutQuietSync() -> Self {
+        var options = self
+        options.bufferedQuietSyncDelay = nil
+        return options
+    }
+}

@@ -1,0 +1,59 @@
+import Dispatch
+import Foundation
+
+/// With buffered durability: once no change has come for
+/// ``RouteStore/Options/bufferedQuietSyncDelay``, the saves since the last sync are
+/// synced in the background, then their held index records written
+/// (``StoreWriter/syncActive()``). A burst of buffered saves is on disk about a second
+/// after it ends, not only at the 1,024th, a roll or close(); and an app killed after it
+/// went quiet leaves nothing for its next open to read past the index.
+///
+/// One timer at a time: a change moves the deadline, not the timer, so a bulk import
+/// that saves without a pause is never interrupted by a sync.
+final class QuietSync: Sendable {
+    private struct State {
+        var scheduled = false
+        /// Monotonic nanoseconds of the last change.
+        var lastChange: UInt64 = 0
+    }
+
+    private let state = StateLock(State())
+
+    /// After a buffered change was written (under the writer lock).
+    func noteChange(_ store: RouteStore) {
+        guard let delay = store.options.bufferedQuietSyncDelay, store.options.durability == .buffered else { return }
+        let start = state.withLock { s -> Bool in
+            s.lastChange = DispatchTime.now().uptimeNanoseconds
+            guard !s.scheduled else { return false }
+            s.scheduled = true
+            return true
+        }
+        if start { schedule(store, after: delay) }
+    }
+
+    private func schedule(_ store: RouteStore, after seconds: Double) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + max(0, seconds)) { [weak store, self] in
+            guard let store else { return }
+            fire(store)
+        }
+    }
+
+    private func fire(_ store: RouteStore) {
+        guard let delay = store.options.bufferedQuietSyncDelay else { return }
+        let wait = state.withLock { s -> Double? in
+            let quiet = Double(DispatchTime.now().uptimeNanoseconds &- s.lastChange) / 1e9
+            if quiet < delay { return delay - quiet }
+            s.scheduled = false
+            return nil
+        }
+        if let wait {
+            schedule(store, after: wait)
+            return
+        }
+        // A failed sync is the writer's failure: the next change and close() report it.
+        _ = try? store.withWriter { w in
+            guard !w.closed, w.failure == nil, w.index.heldCount > 0 else { return }
+            try w.syncActive()
+        }
+    }
+}
