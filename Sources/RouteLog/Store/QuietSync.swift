@@ -28,18 +28,21 @@ final class QuietSync: Sendable {
             s.scheduled = true
             return true
         }
-        if start { schedule(store, after: delay) }
+        if start { schedule(store.writer, delay: delay, after: delay) }
     }
 
-    private func schedule(_ store: RouteStore, after seconds: Double) {
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + max(0, seconds)) { [weak store, self] in
-            guard let store else { return }
-            fire(store)
+    /// The timer holds the writer's state, never the store: a handle whose last
+    /// reference goes while the timer syncs closes at once (close() waits for the sync),
+    /// not later on the timer's thread, its lock held meanwhile against the app opening
+    /// the store again.
+    private func schedule(_ writer: StateLock<StoreWriter?>, delay: Double, after seconds: Double) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + max(0, seconds)) { [weak writer, self] in
+            guard let writer else { return }
+            fire(writer, delay: delay)
         }
     }
 
-    private func fire(_ store: RouteStore) {
-        guard let delay = store.options.bufferedQuietSyncDelay else { return }
+    private func fire(_ writer: StateLock<StoreWriter?>, delay: Double) {
         let wait = state.withLock { s -> Double? in
             let quiet = Double(DispatchTime.now().uptimeNanoseconds &- s.lastChange) / 1e9
             if quiet < delay { return delay - quiet }
@@ -47,13 +50,14 @@ final class QuietSync: Sendable {
             return nil
         }
         if let wait {
-            schedule(store, after: wait)
+            schedule(writer, delay: delay, after: wait)
             return
         }
         // A failed sync is the writer's failure: the next change and close() report it.
-        _ = try? store.withWriter { w in
-            guard !w.closed, w.failure == nil, w.index.heldCount > 0 else { return }
-            try w.syncActive()
+        // A closed handle's writer is nil.
+        writer.withLock { w in
+            guard w != nil, !w!.closed, w!.failure == nil, w!.index.heldCount > 0 else { return }
+            try? w!.syncActive()
         }
     }
 }
