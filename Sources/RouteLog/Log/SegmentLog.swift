@@ -8,6 +8,8 @@ struct SegmentLog: Sendable {
     private(set) var failure: RouteLogError?
     /// Data syncs made of segments (per write group, at rolls and at close).
     private(set) var dataSyncs = 0
+    /// Buffered appends to the active segment since its last sync (``syncActive()``).
+    private(set) var hasUnsyncedAppends = false
 
     init(segments: SegmentSet) {
         precondition(!segments.isEmpty, "a store has at least one segment")
@@ -52,7 +54,9 @@ struct SegmentLog: Sendable {
             }
             throw error
         }
-        if durability != .buffered {
+        if durability == .buffered {
+            hasUnsyncedAppends = true
+        } else {
             do {
                 dataSyncs += 1
                 if durability == .ordered { try segment.file.syncBarrier() } else { try segment.file.syncData() }
@@ -74,6 +78,7 @@ struct SegmentLog: Sendable {
         dataSyncs += 1
         do {
             try active.file.syncData()
+            hasUnsyncedAppends = false
         } catch {
             failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
                                     path: active.path, errno: (error as? RouteLogError)?.errno)

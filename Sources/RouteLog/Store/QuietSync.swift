@@ -54,9 +54,10 @@ final class QuietSync: Sendable {
             return
         }
         // A failed sync is the writer's failure: the next change and close() report it.
-        // A closed handle's writer is nil.
+        // A closed handle's writer is nil. Whether buffered appends wait for a sync is
+        // the segment's to say, not the index's: a broken index holds no records.
         writer.withLock { w in
-            guard w != nil, !w!.closed, w!.failure == nil, w!.index.heldCount > 0 else { return }
+            guard w != nil, !w!.closed, w!.failure == nil, w!.log.hasUnsyncedAppends else { return }
             try? w!.syncActive()
         }
     }

@@ -50,4 +50,59 @@ import Testing
         defer { try? reopened.close() }
         #expect(try reopened.count == 1)
     }
+
+    /// The timer synced only when index records were held; a store whose index file
+    /// broke (a failed write) holds none, so its buffered saves were never synced once
+    /// it went quiet, however long it stayed so.
+    @Test func aBrokenIndexStillHasItsBufferedSavesSyncedWhenQuiet() throws {
+        let dir = TemporaryDirectory()
+        let failing = IndexWritesFail()
+        let fs = InterceptingFileSystem(base: failing)
+        let syncs = StateLock(0)
+        let store = try RouteStore(at: dir.store(), options: Self.options(delay: 0.05), fileSystem: fs)
+        defer { try? store.close() }
+        QuietSyncTests.segmentSyncs(fs, into: syncs)
+        failing.armed.withLock { $0 = true }
+        try store.save(Self.route(0))
+        // The timer syncs it, then its index record's write fails: the index is broken.
+        #expect(try Self.within(3) { try QuietSyncTests.held(store) == 0 && syncs.withLock { $0 } == 1 })
+        #expect(try store.withWriter { $0.index.broken })
+        for i in 1..<4 { try store.save(Self.route(i)) }
+        #expect(Self.within(2) { syncs.withLock { $0 } >= 2 }, "the saves after the index broke were never synced")
+    }
+}
+
+/// The real file system, but writes to index files fail with EIO once armed.
+struct IndexWritesFail: FileSystem {
+    let base = PosixFileSystem.shared
+    let armed = StateLock(false)
+
+    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef { try base.open(path, flags: flags, mode: mode) }
+    func close(_ file: FileRef) { base.close(file) }
+    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try base.pread(file, buffer, at: offset)
+    }
+    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        if URL(fileURLWithPath: file.path).lastPathComponent.hasPrefix(FormatConstants.indexPrefix), armed.withLock({ $0 }) {
+            throw Errno(code: EIO)
+        }
+        return try base.pwrite(file, buffer, at: offset)
+    }
+    func size(_ file: FileRef) throws -> Int64 { try base.size(file) }
+    func truncate(_ file: FileRef, to length: Int64) throws { try base.truncate(file, to: length) }
+    func syncData(_ file: FileRef) throws { try base.syncData(file) }
+    func syncBarrier(_ file: FileRef) throws { try base.syncBarrier(file) }
+    func syncAll(_ file: FileRef) throws { try base.syncAll(file) }
+    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
+    func unlink(_ path: String) throws { try base.unlink(path) }
+    func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
+    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
+    func isDirectory(_ path: String) -> Bool? { base.isDirectory(path) }
+    func lockExclusive(_ file: FileRef) throws { try base.lockExclusive(file) }
+    func unlock(_ file: FileRef) { base.unlock(file) }
+    func isLockHeld(_ file: FileRef) throws -> Bool { try base.isLockHeld(file) }
+    func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
+    func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
+    func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
 }
