@@ -55,9 +55,11 @@ final class QuietSync: Sendable {
         }
         // A failed sync is the writer's failure: the next change and close() report it.
         // A closed handle's writer is nil. Whether buffered appends wait for a sync is
-        // the segment's to say, not the index's: a broken index holds no records.
+        // the segment's to say, not the index's: a broken index holds no records. As in
+        // close(), only a segment's failure stops the sync: an uncertain manifest switch
+        // leaves the segment fine, and the saves before it are synced as usual.
         writer.withLock { w in
-            guard w != nil, !w!.closed, w!.failure == nil, w!.log.hasUnsyncedAppends else { return }
+            guard w != nil, !w!.closed, w!.log.failure == nil, w!.log.hasUnsyncedAppends else { return }
             try? w!.syncActive()
         }
     }

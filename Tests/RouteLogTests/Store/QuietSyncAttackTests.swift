@@ -70,6 +70,27 @@ import Testing
         for i in 1..<4 { try store.save(Self.route(i)) }
         #expect(Self.within(2) { syncs.withLock { $0 } >= 2 }, "the saves after the index broke were never synced")
     }
+
+    /// The timer skipped a writer with any failure, an uncertain manifest switch (a
+    /// failed updateSettings) too; close() syncs the buffered saves from before it ("the
+    /// segment is fine"), the timer left them unsynced for as long as the store stayed open.
+    @Test func savesBeforeAnUncertainManifestSwitchAreSyncedWhenQuiet() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        try RouteStore(at: url).close()
+        let fs = InterceptingFileSystem(fault: .init(.kind(.rename, 1), errno: EIO))
+        let syncs = StateLock(0)
+        let store = try RouteStore(at: url, options: Self.options(delay: 0.1), fileSystem: fs)
+        defer { try? store.close() }
+        #expect(!fs.faultFired)
+        QuietSyncTests.segmentSyncs(fs, into: syncs)
+        for i in 0..<3 { try store.save(Self.route(i)) }
+        let zone = try PrivacyZone(center: Coordinate(latitude: 45, longitude: 9), radius: 200)
+        #expect(throws: RouteLogError.self) { try store.updateSettings { $0.privacyZones = [zone] } }
+        #expect(try store.withWriter { $0.manifest.uncertain != nil })
+        #expect(Self.within(2) { syncs.withLock { $0 } >= 1 }, "the 3 saves before the failed switch were never synced")
+        #expect(try QuietSyncTests.held(store) == 0)
+    }
 }
 
 /// The real file system, but writes to index files fail with EIO once armed.
