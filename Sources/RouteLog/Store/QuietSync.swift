@@ -28,21 +28,22 @@ final class QuietSync: Sendable {
             s.scheduled = true
             return true
         }
-        if start { schedule(store.writer, delay: delay, after: delay) }
+        if start { schedule(store.writer, store.state, delay: delay, after: delay) }
     }
 
-    /// The timer holds the writer's state, never the store: a handle whose last
-    /// reference goes while the timer syncs closes at once (close() waits for the sync),
-    /// not later on the timer's thread, its lock held meanwhile against the app opening
-    /// the store again.
-    private func schedule(_ writer: StateLock<StoreWriter?>, delay: Double, after seconds: Double) {
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + max(0, seconds)) { [weak writer, self] in
-            guard let writer else { return }
-            fire(writer, delay: delay)
+    /// The timer holds the writer's and the published state, never the store: a handle
+    /// whose last reference goes while the timer syncs closes at once (close() waits for
+    /// the sync), not later on the timer's thread, its lock held meanwhile against the
+    /// app opening the store again.
+    private func schedule(_ writer: StateLock<StoreWriter?>, _ published: StateLock<StoreState>,
+                          delay: Double, after seconds: Double) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + max(0, seconds)) { [weak writer, weak published, self] in
+            guard let writer, let published else { return }
+            fire(writer, published, delay: delay)
         }
     }
 
-    private func fire(_ writer: StateLock<StoreWriter?>, delay: Double) {
+    private func fire(_ writer: StateLock<StoreWriter?>, _ published: StateLock<StoreState>, delay: Double) {
         let wait = state.withLock { s -> Double? in
             let quiet = Double(DispatchTime.now().uptimeNanoseconds &- s.lastChange) / 1e9
             if quiet < delay { return delay - quiet }
@@ -50,7 +51,7 @@ final class QuietSync: Sendable {
             return nil
         }
         if let wait {
-            schedule(writer, delay: delay, after: wait)
+            schedule(writer, published, delay: delay, after: wait)
             return
         }
         // A failed sync is the writer's failure: the next change and close() report it.
@@ -61,6 +62,15 @@ final class QuietSync: Sendable {
         writer.withLock { w in
             guard w != nil, !w!.closed, w!.log.failure == nil, w!.log.hasUnsyncedAppends else { return }
             try? w!.syncActive()
+            // What the sync and the index records it let go out changed, for statistics()
+            // and verify(), as a change publishes it (the writer lock, then the state lock).
+            let (indexBytes, singles) = (w!.index.end, w!.index.singleRecords)
+            let writes = StoreStatistics.Writes(changes: w!.changes, groups: w!.groups, dataSyncs: w!.log.dataSyncs)
+            published.withLock { s in
+                s.indexBytes = indexBytes
+                s.indexSingleRecords = singles
+                s.writes = writes
+            }
         }
     }
 }

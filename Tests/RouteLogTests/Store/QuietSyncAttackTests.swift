@@ -91,6 +91,26 @@ import Testing
         #expect(Self.within(2) { syncs.withLock { $0 } >= 1 }, "the 3 saves before the failed switch were never synced")
         #expect(try QuietSyncTests.held(store) == 0)
     }
+
+    /// The timer synced the segment and wrote the held index records without telling
+    /// the store's published state: statistics() went on giving the index's size from
+    /// before (not its file's) and counting no sync, and verify() read the index only
+    /// that far, until the next change.
+    @Test func statisticsAfterAQuietSyncSayWhatItDid() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let store = try RouteStore(at: url, options: Self.options(delay: 0.05))
+        defer { try? store.close() }
+        let before = try store.statistics()
+        for i in 0..<3 { try store.save(Self.route(i)) }
+        #expect(try Self.within(3) { try QuietSyncTests.held(store) == 0 })
+        let after = try store.statistics()
+        let indexFile = url.appendingPathComponent(after.indexFile)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: indexFile.path)[.size] as? NSNumber)
+        #expect(after.indexBytes == Int64(size.intValue))
+        #expect(after.indexBytes > before.indexBytes)
+        #expect(after.writes.dataSyncs == before.writes.dataSyncs + 1)
+    }
 }
 
 /// The real file system, but writes to index files fail with EIO once armed.
