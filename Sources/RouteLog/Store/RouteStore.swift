@@ -83,6 +83,9 @@ public final class RouteStore: Sendable {
         guard (0...1).contains(options.compactionRewriteThreshold) else {
             throw RouteLogError.invalid("compactionRewriteThreshold must be within 0...1, not \(options.compactionRewriteThreshold)")
         }
+        if let delay = options.bufferedQuietSyncDelay, !(delay >= 0) {
+            throw RouteLogError.invalid("bufferedQuietSyncDelay must be at least 0 seconds (or nil), not \(delay)")
+        }
         let path = url.standardizedFileURL.path
         let opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem)
         try opener.prepareDirectory()

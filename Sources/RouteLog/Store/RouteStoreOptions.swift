@@ -89,7 +89,8 @@ extension RouteStore {
         /// their index records written), so a burst of saves is on disk about this long
         /// after it ends. A change meanwhile moves the deadline: saves without a pause are
         /// never held up by it. nil: buffered saves are synced only every 1,024 saves,
-        /// when a segment fills, by a compaction, and at ``RouteStore/close()``.
+        /// when a segment fills, by a compaction, and at ``RouteStore/close()``. At least
+        /// 0 (NaN is refused); infinity never syncs, as nil.
         public var bufferedQuietSyncDelay: Double? = 1
 
         /// The defaults.

@@ -111,6 +111,17 @@ import Testing
         #expect(after.indexBytes > before.indexBytes)
         #expect(after.writes.dataSyncs == before.writes.dataSyncs + 1)
     }
+
+    /// A delay that is not a number (or below 0) was taken as 0 without a word, where
+    /// every other bad option is refused at open.
+    @Test(arguments: [Double.nan, -1, -Double.infinity])
+    func aDelayThatIsNaNOrNegativeIsRefused(_ delay: Double) throws {
+        let dir = TemporaryDirectory()
+        let error = #expect(throws: RouteLogError.self) {
+            try RouteStore(at: dir.store(), options: Self.options(delay: delay))
+        }
+        #expect(error?.code == .invalidArgument)
+    }
 }
 
 /// The real file system, but writes to index files fail with EIO once armed.
