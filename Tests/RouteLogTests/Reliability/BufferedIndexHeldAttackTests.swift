@@ -178,17 +178,7 @@ import Testing
             bytes[at] ^= 0x10
             try Data(bytes).write(to: segment)
         }
-        let fs = InterceptingFileSystem()
-        let order = StateLock<[String]>([])
-        fs.observe { operation in
-            switch operation {
-            case .syncData(let file), .syncBarrier(let file), .syncAll(let file):
-                order.withLock { $0.append("sync " + URL(fileURLWithPath: file.path).lastPathComponent) }
-            case .write(let file, _, _):
-                order.withLock { $0.append("write " + URL(fileURLWithPath: file.path).lastPathComponent) }
-            default: break
-            }
-        }
+        let (fs, order) = InterceptingFileSystem.notingSyncsAndWrites()
         let opener = try RouteStore(at: killed, options: Self.buffered, fileSystem: fs)
         defer { try? opener.close() }
         let seen = order.withLock { $0 }

@@ -97,17 +97,7 @@ import Testing
         for i in 3..<8 { try again.save(Self.route(i)) }
         // Killed now: the 5 saves are in the segment (the page cache), not in the index.
         let killed = try BackgroundIndexRewriteTests.killedCopy(of: live, dir, "killed.routelog")
-        let fs = InterceptingFileSystem()
-        let order = StateLock<[String]>([])
-        fs.observe { operation in
-            switch operation {
-            case .syncData(let file), .syncBarrier(let file), .syncAll(let file):
-                order.withLock { $0.append("sync " + URL(fileURLWithPath: file.path).lastPathComponent) }
-            case .write(let file, _, _):
-                order.withLock { $0.append("write " + URL(fileURLWithPath: file.path).lastPathComponent) }
-            default: break
-            }
-        }
+        let (fs, order) = InterceptingFileSystem.notingSyncsAndWrites()
         let opener = try RouteStore(at: killed, options: Self.options, fileSystem: fs)
         defer { try? opener.close() }
         #expect(try opener.summaries().count == 8)

@@ -221,3 +221,23 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
         return held
     }
 }
+
+extension InterceptingFileSystem {
+    /// A file system that notes each sync and each write as it completes, in order, as
+    /// "sync NAME" or "write NAME" (the file's last path component): for tests of what is
+    /// synced before what.
+    static func notingSyncsAndWrites() -> (InterceptingFileSystem, StateLock<[String]>) {
+        let fs = InterceptingFileSystem()
+        let order = StateLock<[String]>([])
+        fs.observe { operation in
+            switch operation {
+            case .syncData(let file), .syncBarrier(let file), .syncAll(let file):
+                order.withLock { $0.append("sync " + URL(fileURLWithPath: file.path).lastPathComponent) }
+            case .write(let file, _, _):
+                order.withLock { $0.append("write " + URL(fileURLWithPath: file.path).lastPathComponent) }
+            default: break
+            }
+        }
+        return (fs, order)
+    }
+}
