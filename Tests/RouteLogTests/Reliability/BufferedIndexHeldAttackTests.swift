@@ -44,17 +44,7 @@ import Testing
         }
         let crashed = dir.store("crashed.routelog")
         for point in Set(points).sorted() {
-            let pending = model.pending(at: point)
-            let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
-                ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
-            }))
-            let onDisk = model.files(pending, syncedOnly)
-            let everything = model.files(pending, CrashStateModel.Choice())
-            var files = onDisk
-            for (name, bytes) in everything where name.hasPrefix(FormatConstants.indexPrefix) && onDisk[name] != nil {
-                files[name] = bytes
-            }
-            try materialize(files, at: crashed)
+            try materialize(model.filesWithTheIndexAhead(at: point), at: crashed)
             let reopened = try RouteStore(at: crashed, options: .init(compaction: .manual))
             defer { try? reopened.close() }
             let damage = reopened.state.withLock { $0.openDamage }
@@ -222,12 +212,8 @@ import Testing
             try store.close()
             while threads.contains(where: { !$0.isFinished }) { usleep(1000) }
             let model = CrashStateModel(trace)
-            let pending = model.pending(at: model.operations.count)
-            let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
-                ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
-            }), directoryPrefix: 0)
             let crashed = dir.store("crashed.routelog")
-            try materialize(model.files(pending, syncedOnly), at: crashed)
+            try materialize(model.filesSyncedOnly(at: model.operations.count), at: crashed)
             let reopened = try RouteStore(at: crashed, options: .init(compaction: .manual))
             defer { try? reopened.close() }
             #expect(reopened.state.withLock { $0.openDamage }.isEmpty)
@@ -283,30 +269,17 @@ import Testing
             guard let store = try? RouteStore(at: url, options: options, fileSystem: fs) else { continue }
             let (live, closed) = workload(store)
             let model = CrashStateModel(trace)
-            let pending = model.pending(at: model.operations.count)
             if closed {
                 // close() returned: every change it was told of is durable.
-                let durable = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
-                    ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
-                }), directoryPrefix: 0)
                 let lost = dir.store("power-loss.routelog")
-                try materialize(model.files(pending, durable), at: lost)
+                try materialize(model.filesSyncedOnly(at: model.operations.count), at: lost)
                 let after = try RouteStore(at: lost, options: .init(compaction: .manual))
                 let listed = Set(try after.summaries().map(\.id))
                 #expect(listed == live, "fault at change \(n) (\(fs.failures)), close() returned: \(live.subtracting(listed).sorted()) lost, \(listed.subtracting(live).sorted()) back")
                 try after.close()
             }
-            let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
-                ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
-            }))
-            let onDisk = model.files(pending, syncedOnly)
-            let everything = model.files(pending, CrashStateModel.Choice())
-            var files = onDisk
-            for (name, bytes) in everything where name.hasPrefix(FormatConstants.indexPrefix) && onDisk[name] != nil {
-                files[name] = bytes
-            }
             let crashed = dir.store("crashed.routelog")
-            try materialize(files, at: crashed)
+            try materialize(model.filesWithTheIndexAhead(at: model.operations.count), at: crashed)
             let reopened = try RouteStore(at: crashed, options: .init(compaction: .manual))
             defer { try? reopened.close() }
             let damage = reopened.state.withLock { $0.openDamage }

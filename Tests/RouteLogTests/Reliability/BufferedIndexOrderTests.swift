@@ -30,18 +30,8 @@ import Testing
         try workload(store)
         // The process dies here: no close().
         let model = CrashStateModel(trace)
-        let pending = model.pending(at: model.operations.count)
-        let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
-            ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
-        }))
-        let onDisk = model.files(pending, syncedOnly)
-        let everything = model.files(pending, CrashStateModel.Choice())
-        var files = onDisk
-        for (name, bytes) in everything where name.hasPrefix(FormatConstants.indexPrefix) && onDisk[name] != nil {
-            files[name] = bytes
-        }
         let crashed = dir.store("crashed.routelog")
-        try materialize(files, at: crashed)
+        try materialize(model.filesWithTheIndexAhead(at: model.operations.count), at: crashed)
 
         let reopened = try RouteStore(at: crashed, options: options)
         defer { try? reopened.close() }

@@ -84,12 +84,8 @@ import Testing
         guard closed else { return }  // close() said the saves may not be durable
         // close() returned normally: the 5 saves must be on disk (synced).
         let model = CrashStateModel(trace)
-        let pending = model.pending(at: model.operations.count)
-        let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
-            ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
-        }), directoryPrefix: 0)
         let crashed = dir.store("crashed.routelog")
-        try materialize(model.files(pending, syncedOnly), at: crashed)
+        try materialize(model.filesSyncedOnly(at: model.operations.count), at: crashed)
         let reopened = try RouteStore(at: crashed, options: .init(compaction: .manual))
         defer { try? reopened.close() }
         #expect(try reopened.count == 8, "close() returned, yet a power loss loses the buffered saves")

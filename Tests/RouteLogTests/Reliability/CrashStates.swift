@@ -219,3 +219,31 @@ func materialize(_ files: [String: [UInt8]], at directory: URL) throws {
         try Data(bytes).write(to: directory.appendingPathComponent(name))
     }
 }
+
+extension CrashStateModel {
+    /// The state at crash point `point` of a power loss that kept only what was synced:
+    /// file data up to each file's last sync, directory changes up to the last directory
+    /// sync.
+    func filesSyncedOnly(at point: Int) -> [String: [UInt8]] {
+        let pending = pending(at: point)
+        return files(pending, Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
+            ($0, Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
+        }), directoryPrefix: 0))
+    }
+
+    /// The worst state at crash point `point` for an index that vouches for records:
+    /// every index file kept every write it received, every other file only what was
+    /// synced (the kernel wrote the index's pages back and none of the segment's).
+    func filesWithTheIndexAhead(at point: Int) -> [String: [UInt8]] {
+        let pending = pending(at: point)
+        let syncedOnly = Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
+            ($0, Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
+        }))
+        var files = self.files(pending, syncedOnly)
+        for (name, bytes) in self.files(pending, Choice())
+        where name.hasPrefix(FormatConstants.indexPrefix) && files[name] != nil {
+            files[name] = bytes
+        }
+        return files
+    }
+}

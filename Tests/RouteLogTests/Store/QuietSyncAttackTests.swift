@@ -266,18 +266,8 @@ import Testing
         }
         try store.save(Self.route(999))  // not synced: the process dies first
         let model = CrashStateModel(trace)
-        let pending = model.pending(at: model.operations.count)
-        let syncedOnly = CrashStateModel.Choice(files: Dictionary(uniqueKeysWithValues: pending.unsyncedFiles.map {
-            ($0, CrashStateModel.Choice.FileChoice(kept: 0, tear: nil, skipped: nil))
-        }))
-        let onDisk = model.files(pending, syncedOnly)
-        var files = onDisk
-        for (name, bytes) in model.files(pending, CrashStateModel.Choice())
-        where name.hasPrefix(FormatConstants.indexPrefix) && onDisk[name] != nil {
-            files[name] = bytes
-        }
         let crashed = dir.store("crashed.routelog")
-        try materialize(files, at: crashed)
+        try materialize(model.filesWithTheIndexAhead(at: model.operations.count), at: crashed)
         withExtendedLifetime(store) {}
         let reopened = try RouteStore(at: crashed, options: Self.options(delay: nil))
         defer { try? reopened.close() }
