@@ -58,12 +58,11 @@ struct IndexFile: Sendable {
         }
     }
 
-    /// Holds the events of buffered saves until their segment is synced; true when
-    /// ``syncInterval`` are held (the writer then syncs).
-    mutating func hold(_ events: [LogEvent]) -> Bool {
-        guard !broken, file != nil else { return false }
+    /// Holds the events of buffered saves until their segment is synced (the writer
+    /// syncs once ``syncInterval`` changes are buffered).
+    mutating func hold(_ events: [LogEvent]) {
+        guard !broken, file != nil else { return }
         held += events
-        return held.count >= Self.syncInterval
     }
 
     /// Writes the held events, their segment records being synced now.

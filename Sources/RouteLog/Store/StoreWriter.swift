@@ -13,6 +13,10 @@ struct StoreWriter: Sendable {
     /// Write groups and changes written (for statistics: changes per sync).
     var groups = 0
     var changes = 0
+    /// Records of buffered changes appended since the last sync of the active segment:
+    /// they are synced once ``IndexFile/syncInterval`` have piled up, whether or not the
+    /// index file (which holds their records until then) still works.
+    private(set) var bufferedSinceSync = 0
     let options: RouteStore.Options
 
     var files: LogFiles { manifest.files }
@@ -40,7 +44,10 @@ struct StoreWriter: Sendable {
             // Not yet on disk: their index records wait for the segment's sync. The
             // saves are answered whatever it gives (they are buffered): a failed sync
             // fails the changes after them.
-            if index.hold(events.flatMap { $0 }) { try? syncActive() }
+            let appended = events.flatMap { $0 }
+            index.hold(appended)
+            bufferedSinceSync += appended.count
+            if bufferedSinceSync >= IndexFile.syncInterval { try? syncActive() }
         } else {
             index.append(events.flatMap { $0 })
         }
@@ -92,6 +99,7 @@ struct StoreWriter: Sendable {
     /// Syncs the last segment, then writes the index records held for it (buffered
     /// saves): only now may the index vouch for them.
     mutating func syncActive() throws {
+        bufferedSinceSync = 0
         try log.syncActive()
         index.appendHeld()
     }

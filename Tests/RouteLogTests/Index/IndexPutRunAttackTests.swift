@@ -421,7 +421,7 @@ import Testing
             }
         }
         flush()
-        let written = try IndexFile.records(events).bytes
+        let written = IndexFile.records(events).bytes
         var scanned: [(FormatConstants.RecordType, [UInt8])] = []
         try Data(FileHeader(kind: .index, fileNumber: 2).encoded() + written).write(to: dir.url.appendingPathComponent("scan.rlidx"))
         let file = try DurableFile.open(dir.url.appendingPathComponent("scan.rlidx").path, flags: O_RDONLY, fileSystem: PosixFileSystem.shared)
