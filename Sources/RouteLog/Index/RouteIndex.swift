@@ -133,8 +133,10 @@ struct RouteIndex: Sendable {
             while true {
                 // The lookup's slots are a cache miss each, the ids' order being
                 // scattered by the hash: ask for a later put's slot before this one's
-                // is needed.
-                if let ahead = puts.id(ahead: 8) { routes.prefetchLookup(RouteID(ahead)) }
+                // is needed. 24 puts ahead, not 8: the rows and metadata written
+                // meanwhile push the slots out of the cache, and the miss takes longer
+                // than 8 puts do (opens of 100,000 routes about 8% faster).
+                if let ahead = puts.id(ahead: 24) { routes.prefetchLookup(RouteID(ahead)) }
                 guard try puts.next() else { break }
                 let location = puts.put.location, put = puts.put
                 try order.admit(location)
