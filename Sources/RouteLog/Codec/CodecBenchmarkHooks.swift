@@ -41,11 +41,9 @@ import Foundation
     /// - Throws: ``RouteLogError`` for a route a save refuses.
     public static func saveCodecPart(_ route: Route, clock: () -> UInt64) throws -> UInt64 {
         let t0 = clock()
-        let columns = try RouteEncoder.gather(route)
-        let shape = RouteEncoder.shape(columns)
-        let block = RouteCodec.encodePoints(columns)
+        let encoded = try EncodedRoute(route)
         let t1 = clock()
-        withExtendedLifetime((shape, block)) {}
+        withExtendedLifetime(encoded) {}
         return t1 - t0
     }
 

@@ -85,7 +85,7 @@ struct SaveCost {
             let whole = Self.median(v.whole), part = Self.median(v.storeCodecPart)
             lines.append("  v\(version): whole save \(Format.seconds(whole)) (p10 \(Format.seconds(Percentiles(v.whole).value(at: 10))), "
                          + "p90 \(Format.seconds(Percentiles(v.whole).value(at: 90)))), \(Format.decimal(whole * 1e9 / Double(points), 1)) ns a point")
-            lines.append("      the codec part (validate, quantize, measure, shape, point block): \(Format.seconds(part)); "
+            lines.append("      the codec part (validate, quantize, measure, derived fields, shape, point block): \(Format.seconds(part)); "
                          + "the rest (record, checksum, write, index): \(Format.seconds(whole - part))")
             for stage in v.stageOrder {
                 lines.append("      stage \(stage): \(Format.seconds(Self.median(v.stages[stage] ?? [])))")
