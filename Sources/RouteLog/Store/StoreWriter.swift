@@ -41,13 +41,22 @@ struct StoreWriter: Sendable {
         var next = locations.makeIterator()
         let events = batches.map { batch in batch.map { $0.event(next.next()!) } }
         if options.durability == .buffered {
-            // Not yet on disk: their index records wait for the segment's sync. The
-            // saves are answered whatever it gives (they are buffered): a failed sync
-            // fails the changes after them.
+            // Not yet on disk: their index records wait for the segment's sync, which
+            // comes once 1,024 records are buffered. The changes are answered whatever
+            // that sync gives (they are buffered: a failed sync fails every change after
+            // it, and close()), unless answering them would leave more than 1,024
+            // answered records unsynced (a large batch or group): then they fail with it.
             let appended = events.flatMap { $0 }
             index.hold(appended)
             bufferedSinceSync += appended.count
-            if bufferedSinceSync >= IndexFile.syncInterval { try? syncActive() }
+            if bufferedSinceSync >= IndexFile.syncInterval {
+                let pending = bufferedSinceSync
+                do {
+                    try syncActive()
+                } catch {
+                    if pending > IndexFile.syncInterval { throw error }
+                }
+            }
         } else {
             index.append(events.flatMap { $0 })
         }
