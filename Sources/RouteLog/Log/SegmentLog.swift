@@ -86,6 +86,15 @@ struct SegmentLog: Sendable {
         }
     }
 
+    /// Cuts the active segment back to `end`, best effort, after a failed sync left the
+    /// records past it unacknowledged (as a failed sync of `.full` saves does): a
+    /// change that failed is then not read back after a reopen.
+    mutating func cutActive(to end: Int64) {
+        guard end >= Int64(FormatConstants.fileHeaderSize), end <= active.end else { return }
+        try? active.file.truncate(to: end)
+        segments.setEnd(end, of: active.number)
+    }
+
     /// Takes a new, empty segment (created and listed in the manifest) as the active one.
     mutating func adopt(_ file: DurableFile, number: UInt32, cache: SegmentFileCache?) {
         segments.append(LogSegment(number: number, file: file, end: Int64(FormatConstants.fileHeaderSize),

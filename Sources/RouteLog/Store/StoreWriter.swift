@@ -45,7 +45,8 @@ struct StoreWriter: Sendable {
             // comes once 1,024 records are buffered. The changes are answered whatever
             // that sync gives (they are buffered: a failed sync fails every change after
             // it, and close()), unless answering them would leave more than 1,024
-            // answered records unsynced (a large batch or group): then they fail with it.
+            // answered records unsynced (a large batch or group): then they fail with it,
+            // and their records are cut off the segment again (best effort).
             let appended = events.flatMap { $0 }
             index.hold(appended)
             bufferedSinceSync += appended.count
@@ -54,7 +55,11 @@ struct StoreWriter: Sendable {
                 do {
                     try syncActive()
                 } catch {
-                    if pending > IndexFile.syncInterval { throw error }
+                    if pending > IndexFile.syncInterval {
+                        // Not answered: its records are cut off again, as far as they can be.
+                        if let first = locations.first { log.cutActive(to: first.offset) }
+                        throw error
+                    }
                 }
             }
         } else {

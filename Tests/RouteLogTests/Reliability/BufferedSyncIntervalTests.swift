@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import RouteLog
 
@@ -29,6 +32,25 @@ import Testing
 
     @Test func savesAreSyncedEveryIntervalWithAWorkingIndex() throws {
         #expect(try Self.segmentSyncs(saving: IndexFile.syncInterval + 10, indexBroken: false) == 1)
+    }
+
+    /// A batch past the interval whose sync fails is refused (more than 1,024 answered
+    /// records would be at stake), and its records are cut off the segment again: the
+    /// refused routes are not read back once the store is opened again.
+    @Test func aRefusedLargeBatchIsNotReadBack() throws {
+        let dir = TemporaryDirectory()
+        let failing = FailingWrites()
+        let store = try RouteStore(at: dir.store(), options: Self.options, fileSystem: failing)
+        let kept = try store.save(Fixtures.sampleWalk(seed: 1, points: 2))
+        try store.withWriter { try $0.syncActive() }
+        failing.segmentSyncErrno.withLock { $0 = EIO }
+        let batch = (0..<(IndexFile.syncInterval + 10)).map { Fixtures.sampleWalk(seed: UInt64(10 + $0), points: 2) }
+        #expect(throws: (any Error).self) { try store.save(batch) }
+        #expect(throws: (any Error).self) { try store.close() }
+        let reopened = try RouteStore(at: dir.store())
+        defer { try? reopened.close() }
+        #expect(try reopened.summaries().map(\.id) == [kept])
+        #expect(try reopened.verify().isClean)
     }
 
     /// The sync came from the held index records only: once the index file broke (a
