@@ -22,13 +22,20 @@ extension RouteStore {
         let manifest = try opener.readOrCreateManifest()
         let (segments, indexFile) = state.withLock { ($0.segments, $0.indexFileNumber) }
         let changes: [StoreChange]
-        if manifest.indexFile == indexFile, manifest.segments.starts(with: segments.numbers) {
+        if manifest.indexFile == indexFile, manifest.segments.starts(with: segments.numbers), try !anyShrank(segments) {
             changes = try readAppended(manifest, segments: segments, opener: opener)
         } else {
             changes = try readReplaced(opener, oldSegments: segments.numbers)
         }
         changeHub.publish(changes)
         return changes
+    }
+
+    /// True when a segment the handle has read is now shorter than what it read: the
+    /// writer cut off records whose sync failed (refused changes, which the handle may
+    /// have listed), so the handle reads the store again instead of appending.
+    private func anyShrank(_ segments: SegmentSet) throws -> Bool {
+        try segments.segments.contains { try $0.file.size() < $0.end }
     }
 
     /// The records appended since the handle last looked, applied in log order.
