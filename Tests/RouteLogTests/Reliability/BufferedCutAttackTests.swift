@@ -410,8 +410,8 @@ import Testing
 /// The real file system without syncs, but: before each data sync of a segment (not a
 /// new file's syncAll), `onSegmentSyncData` runs and may block, look around, or throw;
 /// segment truncations fail once `failSegmentTruncate` is set.
-final class CutGateFS: FileSystem, @unchecked Sendable {
-    let base = PosixFileSystem.shared
+final class CutGateFS: ForwardingFileSystem, @unchecked Sendable {
+    let base: any FileSystem = PosixFileSystem.shared
     let onSegmentSyncData = StateLock<(@Sendable (String) throws -> Void)?>(nil)
     let failSegmentTruncate = StateLock(false)
 
@@ -422,15 +422,6 @@ final class CutGateFS: FileSystem, @unchecked Sendable {
         try hook(file.path)
     }
 
-    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef { try base.open(path, flags: flags, mode: mode) }
-    func close(_ file: FileRef) { base.close(file) }
-    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.pread(file, buffer, at: offset)
-    }
-    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.pwrite(file, buffer, at: offset)
-    }
-    func size(_ file: FileRef) throws -> Int64 { try base.size(file) }
     func truncate(_ file: FileRef, to length: Int64) throws {
         if isSegment(file), failSegmentTruncate.withLock({ $0 }) { throw Errno(code: EIO) }
         try base.truncate(file, to: length)
@@ -438,16 +429,5 @@ final class CutGateFS: FileSystem, @unchecked Sendable {
     func syncData(_ file: FileRef) throws { try gate(file) }
     func syncBarrier(_ file: FileRef) throws { try gate(file) }
     func syncAll(_ file: FileRef) throws {}
-    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
-    func unlink(_ path: String) throws { try base.unlink(path) }
-    func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
     func syncDirectory(_ path: String) throws {}
-    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
-    func isDirectory(_ path: String) -> Bool? { base.isDirectory(path) }
-    func lockExclusive(_ file: FileRef) throws { try base.lockExclusive(file) }
-    func unlock(_ file: FileRef) { base.unlock(file) }
-    func isLockHeld(_ file: FileRef) throws -> Bool { try base.isLockHeld(file) }
-    func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
-    func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
-    func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
 }

@@ -5,7 +5,7 @@ import Testing
 /// The file system, with a hook called before each call, outside every lock of the
 /// store and of the file system: a test runs its own changes (or a close()) at an exact
 /// step of a background index rewrite, from the rewrite's own thread.
-final class HookedFileSystem: FileSystem, @unchecked Sendable {
+final class HookedFileSystem: ForwardingFileSystem, @unchecked Sendable {
     let base: any FileSystem
     private let hook: StateLock<(@Sendable (String, String) -> Void)?> = StateLock(nil)
 
@@ -38,7 +38,6 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
         call("write", file.path)
         return try base.pwrite(file, buffer, at: offset)
     }
-    func size(_ file: FileRef) throws -> Int64 { try base.size(file) }
     func truncate(_ file: FileRef, to length: Int64) throws {
         call("truncate", file.path)
         try base.truncate(file, to: length)
@@ -63,19 +62,10 @@ final class HookedFileSystem: FileSystem, @unchecked Sendable {
         call("unlink", path)
         try base.unlink(path)
     }
-    func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
     func syncDirectory(_ path: String) throws {
         call("syncDirectory", path)
         try base.syncDirectory(path)
     }
-    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
-    func isDirectory(_ path: String) -> Bool? { base.isDirectory(path) }
-    func lockExclusive(_ file: FileRef) throws { try base.lockExclusive(file) }
-    func unlock(_ file: FileRef) { base.unlock(file) }
-    func isLockHeld(_ file: FileRef) throws -> Bool { try base.isLockHeld(file) }
-    func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
-    func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
-    func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
 }
 
 /// The background rewrite of the index (docs/recovery-and-compaction.md, "The index

@@ -304,36 +304,14 @@ import Testing
 }
 
 /// The real file system, but writes to index files fail with EIO once armed.
-struct IndexWritesFail: FileSystem {
-    let base = PosixFileSystem.shared
+struct IndexWritesFail: ForwardingFileSystem {
+    let base: any FileSystem = PosixFileSystem.shared
     let armed = StateLock(false)
 
-    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef { try base.open(path, flags: flags, mode: mode) }
-    func close(_ file: FileRef) { base.close(file) }
-    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.pread(file, buffer, at: offset)
-    }
     func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
         if URL(fileURLWithPath: file.path).lastPathComponent.hasPrefix(FormatConstants.indexPrefix), armed.withLock({ $0 }) {
             throw Errno(code: EIO)
         }
         return try base.pwrite(file, buffer, at: offset)
     }
-    func size(_ file: FileRef) throws -> Int64 { try base.size(file) }
-    func truncate(_ file: FileRef, to length: Int64) throws { try base.truncate(file, to: length) }
-    func syncData(_ file: FileRef) throws { try base.syncData(file) }
-    func syncBarrier(_ file: FileRef) throws { try base.syncBarrier(file) }
-    func syncAll(_ file: FileRef) throws { try base.syncAll(file) }
-    func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
-    func unlink(_ path: String) throws { try base.unlink(path) }
-    func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
-    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-    func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
-    func isDirectory(_ path: String) -> Bool? { base.isDirectory(path) }
-    func lockExclusive(_ file: FileRef) throws { try base.lockExclusive(file) }
-    func unlock(_ file: FileRef) { base.unlock(file) }
-    func isLockHeld(_ file: FileRef) throws -> Bool { try base.isLockHeld(file) }
-    func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
-    func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
-    func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
 }
