@@ -214,21 +214,7 @@ import Testing
         let (store, oracle, trace, _) = try A.open(dir, options: A.options(limit: 32 << 10), base: gate)
         let url = dir.store()
         let base = try Self.ids(store)
-        let stop = StateLock(false)
-        let done = DispatchSemaphore(value: 0)
-        let background = StateLock((compactions: 0, rewrites: 0))
-        Thread {
-            var k = 0
-            while !stop.withLock({ $0 }) {
-                if k % 2 == 0 {
-                    if (try? store.compact()) != nil { background.withLock { $0.compactions += 1 } }
-                } else if (try? BackgroundIndexRewrite(store: store).run(evenIfFew: true)) == true {
-                    background.withLock { $0.rewrites += 1 }
-                }
-                k += 1
-            }
-            done.signal()
-        }.start()
+        let stopChurn = A.churnInBackground(store)
         let w = try A.mixed(store, oracle, steps: 250, seed: seed, maxBatch: 40)
         // Fail the counted sync of the batch only: armed right before it, while the
         // background keeps compacting (its own syncs of the active segment may hit it).
@@ -237,8 +223,7 @@ import Testing
         let refused = try Self.nextIDs(store, batch.count)
         #expect(throws: (any Error).self) { try store.save(batch) }
         Thread.sleep(forTimeInterval: 0.05)
-        stop.withLock { $0 = true }
-        done.wait()
+        _ = stopChurn()
         #expect(throws: (any Error).self) { try store.close() }
         gate.onSegmentSyncData.withLock { $0 = nil }
         try A.checkPowerLoss(trace, dir, oracle, w)

@@ -237,6 +237,32 @@ import Testing
         return (store, oracle, trace, fs)
     }
 
+    /// Compacts the store and rewrites its index in turn, on a thread of its own, until
+    /// the returned function is called; that waits for the thread and says how many of
+    /// each succeeded.
+    static func churnInBackground(_ store: RouteStore) -> () -> (compactions: Int, rewrites: Int) {
+        let stop = StateLock(false)
+        let done = DispatchSemaphore(value: 0)
+        let background = StateLock((compactions: 0, rewrites: 0))
+        Thread {
+            var k = 0
+            while !stop.withLock({ $0 }) {
+                if k % 2 == 0 {
+                    if (try? store.compact()) != nil { background.withLock { $0.compactions += 1 } }
+                } else if (try? BackgroundIndexRewrite(store: store).run(evenIfFew: true)) == true {
+                    background.withLock { $0.rewrites += 1 }
+                }
+                k += 1
+            }
+            done.signal()
+        }.start()
+        return {
+            stop.withLock { $0 = true }
+            done.wait()
+            return background.withLock { $0 }
+        }
+    }
+
     // MARK: Attacks
 
     /// Singles, batches up to 60, deletes, edits, recordings, rolls every 512 KiB; with
@@ -359,25 +385,9 @@ import Testing
         let dir = TemporaryDirectory()
         let (store, oracle, trace, _) = try Self.open(dir, options: Self.options(limit: 32 << 10))
         defer { try? store.close() }
-        let stop = StateLock(false)
-        let done = DispatchSemaphore(value: 0)
-        let background = StateLock((compactions: 0, rewrites: 0))
-        Thread {
-            var k = 0
-            while !stop.withLock({ $0 }) {
-                if k % 2 == 0 {
-                    if (try? store.compact()) != nil { background.withLock { $0.compactions += 1 } }
-                } else if (try? BackgroundIndexRewrite(store: store).run(evenIfFew: true)) == true {
-                    background.withLock { $0.rewrites += 1 }
-                }
-                k += 1
-            }
-            done.signal()
-        }.start()
+        let stopChurn = Self.churnInBackground(store)
         let w = try Self.mixed(store, oracle, steps: 700, seed: 21, maxBatch: 60)
-        stop.withLock { $0 = true }
-        done.wait()
-        let b = background.withLock { $0 }
+        let b = stopChurn()
         #expect(b.compactions > 0 && b.rewrites > 0, "\(b)")
         try Self.checkPowerLoss(trace, dir, oracle, w, store: store)
     }
