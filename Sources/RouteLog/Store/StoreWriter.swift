@@ -148,6 +148,14 @@ final class WriteQueue: @unchecked Sendable {
     /// The most changes one group takes.
     static let maxGroup = 64
 
+    /// Changes in line now, the group being written included (for tests that line
+    /// changes up behind a held writer).
+    var waitingCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiting.count
+    }
+
     /// Queues `ticket` and returns its events once written; the caller that is first in
     /// line runs `leader` for its group, which returns one result per ticket.
     func submit(_ ticket: WriteTicket,

@@ -171,6 +171,9 @@ import Testing
         let liveCopy = live
         try store.withWriter { _ in
             run("delete of an unknown id") { try store.delete(RouteID(9_999_999)) }
+            // First in line, alone in its group (it writes nothing): wait till it is.
+            let first = Date().addingTimeInterval(30)
+            while store.queue.waitingCount < 1 && Date() < first { Thread.sleep(forTimeInterval: 0.001) }
             for t in 0..<(threads - 4) {
                 switch t % 3 {
                 case 0: run("save \(t)") { _ = try store.save([A.route(300_000 + t), A.route(400_000 + t)]) }
@@ -187,7 +190,12 @@ import Testing
             run("finish") { _ = try finishing.finish() }
             run("start") { _ = try store.startRecording() }
             for _ in 0..<threads { started.wait() }
-            Thread.sleep(forTimeInterval: 0.3)
+            // Every change in line before the writer is let go, however slow the
+            // machine: the first leader took its group (itself) on arrival, the rest
+            // then go as one group, which its failed sync refuses whole.
+            let deadline = Date().addingTimeInterval(30)
+            while store.queue.waitingCount < threads && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(store.queue.waitingCount == threads, "changes in line: \(store.queue.waitingCount)")
         }
         finished.wait()
         #expect(answered.withLock { $0 }.isEmpty, "answered in the refused group: \(answered.withLock { $0 })")
