@@ -1,6 +1,6 @@
 // Fails when a public symbol of RouteLog has no `///` doc comment, or throws without a
-// `- Throws:` line in it. Reads the symbol graphs the compiler wrote (`make
-// symbol-graphs`), so it sees exactly the public API of this platform's build.
+// `- Throws:` line in it. Reads symbol graphs of the built module (`make doc-check`
+// extracts them), so it sees exactly the public API of this platform's build.
 //
 //   swift tools/doc-comment-check.swift DIRECTORY [PACKAGE_ROOT]
 //

@@ -65,7 +65,9 @@ MAP
     local flags=(-Onone -g -enable-testing -swift-version 6 -package-name routelog $SANITIZE -parse-as-library
                  -I "$OUT/lib" -Xcc -fmodule-map-file="$ROOT/Sources/CLZ4/module.modulemap"
                  -Xcc -fmodule-map-file="$OUT/modulemaps/CRouteLogSystem/module.modulemap")
-    "$SWIFTC" "${flags[@]}" -module-name RouteLog -emit-module -emit-module-path "$OUT/lib/RouteLog.swiftmodule" \
+    # One whole-module compile on two threads: about 47 s here, against 109 s for the
+    # driver's default of one file job at a time.
+    "$SWIFTC" "${flags[@]}" -wmo -num-threads 2 -module-name RouteLog -emit-module -emit-module-path "$OUT/lib/RouteLog.swiftmodule" \
         -emit-library -static -o "$OUT/lib/libRouteLog.a" $(find Sources/RouteLog -name '*.swift' | sort)
     for target in "${TARGETS[@]}"; do
         "$SWIFTC" "${flags[@]}" "${LINKER[@]}" -module-name "Fuzz_${target//-/_}" Tests/Fuzz/MemoryFileSystem.swift "$(source_of "$target")" \
