@@ -13,41 +13,73 @@ import Foundation
 /// row without decoding. The rare parts (the latest edit's location, a finished
 /// recording's records) live in a dictionary beside the rows.
 struct RouteTable: Sendable {
-    /// One live route, fixed width (96 bytes: the 4-byte fields fill the shape's tail).
-    /// The metadata is ``metadataCount`` bytes at `metadataStart` in ``metadataBytes``;
-    /// its time shift is read from there (format-spec.md: the 8 bytes after the flags).
+    /// One live route, fixed width (88 bytes): its id, record location and metadata
+    /// place packed in two words, then its shape and record length. The metadata is
+    /// ``metadataCount`` bytes at `metadataStart` in ``metadataBytes``; its time shift is
+    /// read from there (format-spec.md: the 8 bytes after the flags). A location past
+    /// what the packed word holds (segment 2^24, offset 2^40: no store RouteLog writes
+    /// comes near) is kept in ``Extras`` instead.
     private struct Row: Sendable {
         var id: RouteID
-        var offset: Int64
-        var metadataStart: Int
+        /// The record's segment (top 24 bits) and offset (low 40 bits); 0 when the
+        /// location is in ``Extras``.
+        private var place: UInt64
+        /// The metadata's start (low 42 bits) and byte count (the next 20), whether
+        /// ``Extras`` hold more (bit 62) and whether they hold the location (bit 63).
+        private var metadataWord: UInt64
         var shape: RouteShape
-        var segment: UInt32
         var length: UInt32
-        /// The metadata's byte count, and in the top bit whether ``Extras`` hold more.
-        private var countAndExtras: UInt32
+
+        private static let offsetBits = 40, startBits = 42, countBits = 20
+        private static let extrasBit: UInt64 = 1 << 62, farBit: UInt64 = 1 << 63
+
+        /// True when `location` fits the packed word.
+        static func fits(_ location: RecordLocation) -> Bool {
+            location.segment < 1 << (64 - offsetBits) && location.offset >= 0 && location.offset < 1 << offsetBits
+        }
 
         init(id: RouteID, location: RecordLocation, shape: RouteShape, metadataStart: Int, metadataCount: Int, hasExtras: Bool) {
             self.id = id
-            offset = location.offset
-            segment = location.segment
-            length = UInt32(location.length)
             self.shape = shape
+            length = UInt32(location.length)
+            let far = !Self.fits(location)
+            place = far ? 0 : UInt64(location.segment) << Self.offsetBits | UInt64(location.offset)
+            // Stored metadata is at most 64 KiB and a little more (format-spec.md), and
+            // three times that once invalid UTF-8 is decoded and encoded again.
+            precondition(metadataCount < 1 << Self.countBits, "metadata of \(metadataCount) bytes")
+            metadataWord = UInt64(metadataCount) << Self.startBits | (hasExtras || far ? Self.extrasBit : 0) | (far ? Self.farBit : 0)
             self.metadataStart = metadataStart
-            // Stored metadata is at most 64 KiB and a little more (format-spec.md).
-            precondition(metadataCount < 1 << 31, "metadata of \(metadataCount) bytes")
-            countAndExtras = UInt32(metadataCount) | (hasExtras ? 1 << 31 : 0)
         }
 
-        var location: RecordLocation { RecordLocation(segment: segment, offset: offset, length: Int(length)) }
-        var metadataCount: Int { Int(countAndExtras & ~(1 << 31)) }
-        var hasExtras: Bool { countAndExtras >> 31 != 0 }
+        /// The location, unless it is in ``Extras`` (``isFar``).
+        var nearLocation: RecordLocation {
+            RecordLocation(segment: UInt32(place >> Self.offsetBits), offset: Int64(place & (1 << Self.offsetBits - 1)), length: Int(length))
+        }
+        var isFar: Bool { metadataWord & Self.farBit != 0 }
+        var hasExtras: Bool { metadataWord & Self.extrasBit != 0 }
+        var metadataCount: Int { Int(metadataWord >> Self.startBits & (1 << Self.countBits - 1)) }
+        var metadataStart: Int {
+            get { Int(metadataWord & (1 << Self.startBits - 1)) }
+            set {
+                // 4 TiB of metadata: more than any process holds.
+                precondition(newValue >= 0 && newValue < 1 << Self.startBits, "metadata at \(newValue)")
+                metadataWord = metadataWord & ~(1 << Self.startBits - 1) | UInt64(newValue)
+            }
+        }
     }
 
-    /// What few routes have: the latest edit's location and a recording's records.
+    /// What few routes have: the latest edit's location and a recording's records, and
+    /// a location too far for the row's packed word.
     private struct Extras: Sendable {
         var editLocation: RecordLocation?
         var recorded: IndexedRecording?
+        var farLocation: RecordLocation?
+
+        var isEmpty: Bool { editLocation == nil && recorded == nil && farLocation == nil }
     }
+
+    /// The bytes a row takes in ``rows`` (for the tests).
+    static var rowStride: Int { MemoryLayout<Row>.stride }
 
     private var slots = RowSlots()
     private var rows: [Row] = []
@@ -71,6 +103,11 @@ struct RouteTable: Sendable {
     /// returns false).
     private mutating func insertSlot(_ id: RouteID, row: Int) -> Bool {
         rows.withUnsafeBufferPointer { r in slots.insertIfAbsent(id.rawValue, row: Int32(row)) { r[Int($0)].id.rawValue } }
+    }
+
+    /// The location of `row`'s RoutePut (or RecordingFinish).
+    private func location(_ row: Row) -> RecordLocation {
+        row.isFar ? extras[row.id]!.farLocation! : row.nearLocation
     }
 
     /// Where route `row` starts: its first time plus the time shift its metadata holds
@@ -129,11 +166,11 @@ struct RouteTable: Sendable {
     func locations(_ id: RouteID) -> (location: RecordLocation, edit: RecordLocation?)? {
         guard let index = rowIndex(id) else { return nil }
         let row = rows[index]
-        return (row.location, row.hasExtras ? extras[row.id]?.editLocation : nil)
+        return (location(row), row.hasExtras ? extras[row.id]?.editLocation : nil)
     }
 
     /// The location of route `id`'s RoutePut (or RecordingFinish), read from its row.
-    func location(_ id: RouteID) -> RecordLocation? { rowIndex(id).map { rows[$0].location } }
+    func location(_ id: RouteID) -> RecordLocation? { rowIndex(id).map { location(rows[$0]) } }
 
     /// The finished recordings not merged yet (few): their routes, metadata decoded.
     var recordedRoutes: [(id: RouteID, route: IndexedRoute)] {
@@ -142,7 +179,7 @@ struct RouteTable: Sendable {
 
     /// The first route (in no particular order) whose record location satisfies `test`.
     func firstID(where test: (RecordLocation) -> Bool) -> RouteID? {
-        rows.first { test($0.location) }?.id
+        rows.first { test(location($0)) }?.id
     }
 
     /// Calls `body` with every live route's record location (its RoutePut's or
@@ -151,7 +188,7 @@ struct RouteTable: Sendable {
     func forEachLocation(_ body: (RecordLocation, _ edit: RecordLocation?, _ recorded: IndexedRecording?) -> Void) {
         for row in rows {
             let extra = row.hasExtras ? extras[row.id] : nil
-            body(row.location, extra?.editLocation, extra?.recorded)
+            body(location(row), extra?.editLocation, extra?.recorded)
         }
     }
 
@@ -184,8 +221,9 @@ struct RouteTable: Sendable {
             route.metadata.write(to: &w)
             metadataBytes.append(contentsOf: w.bytes)
         }
-        let extra = Extras(editLocation: route.editLocation, recorded: route.recorded)
-        let hasExtras = extra.editLocation != nil || extra.recorded != nil
+        let extra = Extras(editLocation: route.editLocation, recorded: route.recorded,
+                           farLocation: Row.fits(route.location) ? nil : route.location)
+        let hasExtras = !extra.isEmpty
         let row = Row(id: id, location: route.location, shape: route.shape, metadataStart: start,
                       metadataCount: metadataBytes.count - start, hasExtras: hasExtras)
         var hadExtras = false
@@ -210,8 +248,10 @@ struct RouteTable: Sendable {
         guard insertSlot(id, row: rows.count) else { return false }
         let start = metadataBytes.count
         metadataBytes.append(contentsOf: encodedMetadata)
-        rows.append(Row(id: id, location: location, shape: shape, metadataStart: start, metadataCount: encodedMetadata.count,
-                        hasExtras: false))
+        let row = Row(id: id, location: location, shape: shape, metadataStart: start, metadataCount: encodedMetadata.count,
+                      hasExtras: false)
+        if row.isFar { extras[id] = Extras(farLocation: location) }
+        rows.append(row)
         return true
     }
 
@@ -308,7 +348,7 @@ struct RouteTable: Sendable {
         // The bytes were checked (or written) as metadata when the route came in.
         let metadata = StoredMetadata(MetadataView(checked: metadataSlice(row)))
         let extra = row.hasExtras ? extras[row.id] : nil
-        return IndexedRoute(shape: row.shape, metadata: metadata, location: row.location,
+        return IndexedRoute(shape: row.shape, metadata: metadata, location: location(row),
                             editLocation: extra?.editLocation, recorded: extra?.recorded)
     }
 

@@ -5,8 +5,12 @@ import Testing
 /// The packed route table against a plain dictionary of the same routes: every lookup,
 /// listing and summary agrees after thousands of seeded inserts, replacements (with
 /// and without an edit or a recording), removals, and the repacking of its metadata
-/// bytes.
+/// bytes; locations past what a row packs among them.
 @Suite struct RouteTableTests {
+    @Test func aRowTakes88Bytes() {
+        #expect(RouteTable.rowStride == 88)
+    }
+
     /// Metadata with every kind of field, sized by `notes` (large notes make dead bytes
     /// pile up fast enough to repack).
     static func metadata(_ g: inout SeededGenerator, notes: Int) -> StoredMetadata {
@@ -37,8 +41,17 @@ import Testing
     }
 
     static func route(_ g: inout SeededGenerator, notes: Int) -> IndexedRoute {
-        let location = RecordLocation(segment: UInt32(g.next() % 4 + 1), offset: Int64(g.next() % 1_000_000) + 20,
+        var location = RecordLocation(segment: UInt32(g.next() % 4 + 1), offset: Int64(g.next() % 1_000_000) + 20,
                                       length: Int(g.next() % 5000) + 16)
+        // Now and then a location past what a row packs (segment 2^24, offset 2^40),
+        // or right at its edge: the table keeps those beside the row.
+        switch g.next() % 16 {
+        case 0: location.segment = 1 << 24 + UInt32(g.next() % 3)
+        case 1: location.offset = 1 << 40 + Int64(g.next() % 3)
+        case 2: location.segment = 1 << 24 - 1; location.offset = 1 << 40 - 1
+        case 3: location.segment = .max; location.offset = 1 << 62 - 1
+        default: break
+        }
         let shape = RouteShape(points: Fixtures.sampleWalk(seed: g.next() % 50 + 1, points: 3).points, segmentStarts: [])
         let metadata = metadata(&g, notes: notes)
         var route = IndexedRoute(shape: shape, metadata: metadata, location: location)
