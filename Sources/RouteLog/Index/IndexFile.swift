@@ -91,19 +91,33 @@ struct IndexFile: Sendable {
     /// (format-spec.md, "Index records"), which open in a fixed-width pass, each of at
     /// most ``FormatConstants/maxIndexPutRunEntries`` puts and
     /// ``IndexPutRun/maxPayloadBytes`` bytes; the other events one record each.
-    /// `storedMetadata` gives a put's metadata as stored, where known (the index's own
-    /// bytes): a run holds them as they are instead of encoding the put's metadata again.
+    /// `storedMetadata` gives a route's current metadata as stored, where known (the
+    /// index's own bytes): a run, an edit or a finish holds them as they are instead of
+    /// encoding the metadata again.
     static func records(_ events: [LogEvent], storedMetadata: (RouteID) -> ArraySlice<UInt8>? = { _ in nil })
         -> (bytes: [UInt8], singleRecords: Int)
     {
         var bytes: [UInt8] = []
         var singles = 0
+        /// A put's, an edit's or a finished recording's metadata as stored, when the
+        /// route's current metadata is that event's: encoded again, metadata of invalid
+        /// UTF-8 (which a segment may hold) grows past its limits and the index would
+        /// not open.
+        func keptMetadata(of event: LogEvent) -> ArraySlice<UInt8>? {
+            switch event {
+            case .put(let id, _, let metadata, _), .edit(let id, let metadata, _), .recordingFinish(let id, _, let metadata, _):
+                guard let stored = storedMetadata(id), StoredMetadata(MetadataView(checked: stored)) == metadata else { return nil }
+                return stored
+            default:
+                return nil
+            }
+        }
         var run = IndexPutRun.Builder()
         /// The run's first put, written as an IndexPut when it stays alone.
         var first: LogEvent?
         func append(_ event: LogEvent) {
             singles += 1
-            let record = event.indexRecord()
+            let record = event.indexRecord(encodedMetadata: keptMetadata(of: event))
             bytes += RecordFrame.encode(type: record.type, payload: record.payload)
         }
         func flushRun(before next: LogEvent?) {

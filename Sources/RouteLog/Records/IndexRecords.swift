@@ -2,28 +2,33 @@
 /// naming the record's location and what the in-memory index needs of it. An index
 /// record's type is its segment record's type plus 15.
 extension LogEvent {
-    /// The index record that stands for this event: its type and payload.
-    func indexRecord() -> (type: FormatConstants.RecordType, payload: [UInt8]) {
-        var w = ByteWriter(capacity: 128)
+    /// The index record that stands for this event: its type and payload. With
+    /// `encodedMetadata` (the event's metadata as stored), those bytes are written as
+    /// they are instead of the metadata encoded again.
+    func indexRecord(encodedMetadata: ArraySlice<UInt8>? = nil) -> (type: FormatConstants.RecordType, payload: [UInt8]) {
+        var w = ByteWriter(capacity: 128 + (encodedMetadata?.count ?? 0))
+        func write(_ metadata: StoredMetadata) {
+            if let encodedMetadata { w.append(contentsOf: encodedMetadata) } else { metadata.write(to: &w) }
+        }
         let type: FormatConstants.RecordType
         switch self {
         case .put(let id, let shape, let metadata, let location):
             type = .indexPut
             Self.writeHead(&w, id, location)
             shape.write(to: &w)
-            metadata.write(to: &w)
+            write(metadata)
         case .delete(let id, let location):
             type = .indexDelete
             Self.writeHead(&w, id, location)
         case .edit(let id, let metadata, let location):
             type = .indexEdit
             Self.writeHead(&w, id, location)
-            metadata.write(to: &w)
+            write(metadata)
         case .recordingStart(let id, let startedMs, let metadata, let location):
             type = .indexRecordingStart
             Self.writeHead(&w, id, location)
             w.i64(startedMs)
-            metadata.write(to: &w)
+            write(metadata)
         case .recordingChunk(let id, let firstPoint, let pointCount, let location):
             type = .indexRecordingChunk
             Self.writeHead(&w, id, location)
@@ -33,7 +38,7 @@ extension LogEvent {
             type = .indexRecordingFinish
             Self.writeHead(&w, id, location)
             shape.write(to: &w)
-            metadata.write(to: &w)
+            write(metadata)
         case .recordingDiscard(let id, let location):
             type = .indexRecordingDiscard
             Self.writeHead(&w, id, location)

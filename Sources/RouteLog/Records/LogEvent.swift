@@ -65,12 +65,18 @@ enum LogEvent: Sendable, Equatable {
                         at: RecordLocation(segment: segment, offset: record.offset, length: record.frameLength))
     }
 
-    /// ``fromSegment(_:segment:)``, and with a RoutePut's event the bytes of its
-    /// metadata as stored (nil for the other records), which a replay keeps as they are.
+    /// ``fromSegment(_:segment:)``, and with a RoutePut's or a MetadataEdit's event the
+    /// bytes of its metadata as stored (nil for the other records), which a replay keeps
+    /// as they are.
     static func fromSegmentKeepingMetadata(_ record: ScannedRecord, segment: UInt32) throws
         -> (event: LogEvent, metadata: ArraySlice<UInt8>?)?
     {
         let location = RecordLocation(segment: segment, offset: record.offset, length: record.frameLength)
+        if record.type == FormatConstants.RecordType.metadataEdit.rawValue {
+            // The record is the route's id and then its metadata, nothing after (checked).
+            let edit = try MetadataEditRecord(payload: record.payload)
+            return (.edit(edit.id, edit.metadata, location), Array(record.payload.dropFirst(8))[...])
+        }
         guard record.type == FormatConstants.RecordType.routePut.rawValue else {
             return try fromSegment(type: record.type, payload: record.payload, at: location).map { ($0, nil) }
         }
