@@ -161,13 +161,7 @@ import Testing
     /// change, compaction and verify of such a store answers (errors allowed).
     @Test func anEditOfTheLargestMetadataOfInvalidUTF8NeverStopsTheProcess() throws {
         let dir = TemporaryDirectory()
-        let url = try ForgedRouteStore.make(dir, route: Fixtures.sampleWalk(seed: 4, points: 30), withIndex: false) { _ in }
-        let segmentURL = url.appendingPathComponent(FormatConstants.segmentName(1))
-        var payload = ByteWriter(capacity: 70_000)
-        payload.u64(1)
-        payload.append(contentsOf: RouteTableFarRowTests.largestInvalidUTF8Metadata())
-        let edit = RecordFrame.encode(type: .metadataEdit, payload: payload.bytes)
-        try Data([UInt8](try Data(contentsOf: segmentURL)) + edit).write(to: segmentURL)
+        let url = try InvalidUTF8IndexTests.storeWithInvalidUTF8Edit(dir)
 
         let replacement = String(repeating: "\u{FFFD}", count: FormatConstants.maxNameBytes)
         var options = RouteStore.Options(compaction: .manual)
