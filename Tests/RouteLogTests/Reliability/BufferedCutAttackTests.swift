@@ -29,28 +29,19 @@ import Testing
     static func reopenAndCheck(_ url: URL, present: Set<RouteID>, absent: Set<RouteID> = [],
                                refused: Range<UInt64> = 0..<0, summaries: [RouteID: RouteSummary] = [:],
                                _ label: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws -> Set<RouteID> {
-        let reopened = try RouteStore(at: url, options: .init(compaction: .manual))
-        defer { try? reopened.close() }
-        let damage = reopened.state.withLock { $0.openDamage }
-        #expect(damage.isEmpty, "\(label): damage at open \(damage)", sourceLocation: sourceLocation)
-        let report = try reopened.verify()
-        #expect(report.isClean, "\(label): \(report.problems.prefix(3))", sourceLocation: sourceLocation)
-        let ids = Set(try reopened.summaries().map(\.id))
-        var unreadable = 0
-        for id in ids where (try? reopened.route(id)) == nil { unreadable += 1 }
-        #expect(unreadable == 0, "\(label): \(unreadable) routes listed but unreadable", sourceLocation: sourceLocation)
-        let missing = present.subtracting(ids)
-        #expect(missing.isEmpty, "\(label): \(missing.count) answered routes lost: \(missing.sorted().prefix(5))",
-                sourceLocation: sourceLocation)
-        let back = ids.filter { refused.contains($0.rawValue) }
-        #expect(back.isEmpty, "\(label): \(back.count) refused routes listed", sourceLocation: sourceLocation)
-        let undeleted = ids.intersection(absent)
-        #expect(undeleted.isEmpty, "\(label): \(undeleted.count) deleted routes listed", sourceLocation: sourceLocation)
-        for (id, before) in summaries where ids.contains(id) {
-            #expect(try reopened.summary(id) == before, "\(label): route \(id) changed by a refused edit",
+        try A.reopenWhole(url, label, sourceLocation: sourceLocation) { reopened, ids in
+            let missing = present.subtracting(ids)
+            #expect(missing.isEmpty, "\(label): \(missing.count) answered routes lost: \(missing.sorted().prefix(5))",
                     sourceLocation: sourceLocation)
+            let back = ids.filter { refused.contains($0.rawValue) }
+            #expect(back.isEmpty, "\(label): \(back.count) refused routes listed", sourceLocation: sourceLocation)
+            let undeleted = ids.intersection(absent)
+            #expect(undeleted.isEmpty, "\(label): \(undeleted.count) deleted routes listed", sourceLocation: sourceLocation)
+            for (id, before) in summaries where ids.contains(id) {
+                let after = try reopened.summary(id)
+                #expect(after == before, "\(label): route \(id) changed by a refused edit", sourceLocation: sourceLocation)
+            }
         }
-        return ids
     }
 
     /// The raw ids a refused save of `count` routes would have had.
@@ -64,6 +55,16 @@ import Testing
     }
 
     static func ids(_ store: RouteStore) throws -> Set<RouteID> { Set(try store.summaries().map(\.id)) }
+
+    /// A traced store with the oracle (``BufferedSyncIntervalAttackTests/open(_:options:base:)``)
+    /// on a fresh ``CutGateFS``, with its directory and the ids it holds to begin with.
+    static func openGated(_ dir: TemporaryDirectory, _ options: RouteStore.Options) throws
+        -> (RouteStore, A.Oracle, DirectoryTrace, CutGateFS, URL, Set<RouteID>)
+    {
+        let gate = CutGateFS()
+        let (store, oracle, trace, _) = try A.open(dir, options: options, base: gate)
+        return (store, oracle, trace, gate, dir.store(), try ids(store))
+    }
 
     static func fileSize(_ url: URL, _ name: String) -> Int64? {
         (try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path)[.size] as? NSNumber)?
@@ -87,10 +88,7 @@ import Testing
     /// store appends after the header as usual.
     @Test func refusedGroupRightAfterARoll() throws {
         let dir = TemporaryDirectory()
-        let gate = CutGateFS()
-        let (store, oracle, trace, _) = try A.open(dir, options: A.options(limit: 64 << 10), base: gate)
-        let url = dir.store()
-        let base = try Self.ids(store)
+        let (store, oracle, trace, gate, url, base) = try Self.openGated(dir, A.options(limit: 64 << 10))
         var w = A.Workload()
         for i in 0..<900 {
             let id = try store.save(A.route(i))
@@ -130,10 +128,7 @@ import Testing
     /// refused: none of its changes shows after a reopen, every one before it does.
     @Test func refusedMixedGroupOfConcurrentChanges() throws {
         let dir = TemporaryDirectory()
-        let gate = CutGateFS()
-        let (store, oracle, trace, _) = try A.open(dir, options: A.options(), base: gate)
-        let url = dir.store()
-        let base = try Self.ids(store)
+        let (store, oracle, trace, gate, url, base) = try Self.openGated(dir, A.options())
         var w = A.Workload()
         let chunky = try store.startRecording(flushPolicy: .init(points: nil, interval: nil))
         let finishing = try store.startRecording(flushPolicy: .init(points: nil, interval: nil))
@@ -218,10 +213,7 @@ import Testing
     @Test(arguments: [1, 2, 3])
     func refusedBatchWhileCompactionAndRewriteRun(seed: UInt64) throws {
         let dir = TemporaryDirectory("race-\(seed)")
-        let gate = CutGateFS()
-        let (store, oracle, trace, _) = try A.open(dir, options: A.options(limit: 32 << 10), base: gate)
-        let url = dir.store()
-        let base = try Self.ids(store)
+        let (store, oracle, trace, gate, url, base) = try Self.openGated(dir, A.options(limit: 32 << 10))
         let stopChurn = A.churnInBackground(store)
         let w = try A.mixed(store, oracle, steps: 250, seed: seed, maxBatch: 40)
         // Fail the counted sync of the batch only: armed right before it, while the
@@ -298,10 +290,7 @@ import Testing
     /// vouching for cut records would be damage at the next open.
     @Test func transientFailureWithTheQuietSyncTimer() throws {
         let dir = TemporaryDirectory()
-        let gate = CutGateFS()
-        let (store, oracle, trace, _) = try A.open(dir, options: A.options(quiet: 0.003), base: gate)
-        let url = dir.store()
-        let base = try Self.ids(store)
+        let (store, oracle, trace, gate, url, base) = try Self.openGated(dir, A.options(quiet: 0.003))
         var w = A.Workload()
         for i in 0..<700 {
             let id = try store.save(A.route(i))
@@ -331,10 +320,7 @@ import Testing
     /// is the documented limit of the best effort.
     @Test func theCutItselfFails() throws {
         let dir = TemporaryDirectory()
-        let gate = CutGateFS()
-        let (store, oracle, trace, _) = try A.open(dir, options: A.options(), base: gate)
-        let url = dir.store()
-        let base = try Self.ids(store)
+        let (store, oracle, trace, gate, url, base) = try Self.openGated(dir, A.options())
         var w = A.Workload()
         for i in 0..<300 {
             let id = try store.save(A.route(i))

@@ -182,6 +182,25 @@ import Testing
         return w
     }
 
+    /// Opens the store at `url` for writing and checks it whole: no damage at open,
+    /// `verify()` clean, every listed route readable; then calls `body` with the store
+    /// and the ids listed, before closing it. Returns the ids listed.
+    static func reopenWhole(_ url: URL, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
+                            then body: (RouteStore, Set<RouteID>) throws -> Void = { _, _ in }) throws -> Set<RouteID> {
+        let reopened = try RouteStore(at: url, options: .init(compaction: .manual))
+        defer { try? reopened.close() }
+        let damage = reopened.state.withLock { $0.openDamage }
+        #expect(damage.isEmpty, "\(label): damage at open \(damage)", sourceLocation: sourceLocation)
+        let report = try reopened.verify()
+        #expect(report.isClean, "\(label): \(report.problems.prefix(3))", sourceLocation: sourceLocation)
+        let ids = Set(try reopened.summaries().map(\.id))
+        let unreadable = ids.filter { (try? reopened.route($0)) == nil }
+        #expect(unreadable.isEmpty, "\(label): \(unreadable.count) routes listed but unreadable: \(unreadable.sorted().prefix(5))",
+                sourceLocation: sourceLocation)
+        try body(reopened, ids)
+        return ids
+    }
+
     /// Opens the state a power loss leaves (only synced data) and the worst one for the
     /// index, and checks neither has damage and every route saved and synced is there.
     static func checkPowerLoss(_ trace: DirectoryTrace, _ dir: TemporaryDirectory, _ oracle: Oracle,
@@ -196,18 +215,7 @@ import Testing
                                ("index ahead", model.filesWithTheIndexAhead(at: end))] {
             let crashed = dir.store("crashed-\(label.replacingOccurrences(of: " ", with: "-")).routelog")
             try materialize(files, at: crashed)
-            let reopened = try RouteStore(at: crashed, options: .init(compaction: .manual))
-            defer { try? reopened.close() }
-            let damage = reopened.state.withLock { $0.openDamage }
-            #expect(damage.isEmpty, "\(label): damage at open \(damage)", sourceLocation: sourceLocation)
-            let report = try reopened.verify()
-            #expect(report.isClean, "\(label): \(report.problems)", sourceLocation: sourceLocation)
-            let ids = Set(try reopened.summaries().map(\.id))
-            for id in ids {
-                #expect(throws: Never.self, "\(label): route \(id) is listed but unreadable", sourceLocation: sourceLocation) {
-                    _ = try reopened.route(id)
-                }
-            }
+            let ids = try reopenWhole(crashed, label, sourceLocation: sourceLocation)
             var missing = 0
             for (id, place) in w.saved where Oracle.isSynced(ends, name: place.0, end: place.1) {
                 let deletedSynced = w.deleted[id].map { Oracle.isSynced(ends, name: $0.0, end: $0.1) } ?? false
