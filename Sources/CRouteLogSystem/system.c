@@ -9,6 +9,16 @@
 #include <unistd.h>
 #include <sys/file.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+void routelog_give_back_freed_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
 int routelog_lock_exclusive(int fd) {
 #if defined(F_OFD_SETLK)
     struct flock fl;

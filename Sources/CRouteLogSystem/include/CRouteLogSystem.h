@@ -24,6 +24,10 @@ size_t routelog_find_sync_prefix(const void *data, size_t count);
 /// fault on any address. For loops that know the next slot they will touch.
 static inline void routelog_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 
+/// Gives the pages of freed heap memory back to the system: malloc_trim(0) with glibc,
+/// nothing elsewhere (Apple's allocator returns freed large blocks itself).
+void routelog_give_back_freed_memory(void);
+
 /// Takes an exclusive, non-blocking lock on the whole file `fd`. The lock belongs to
 /// the open file description (OFD lock on Linux, flock elsewhere), so two opens in one
 /// process conflict too, and closing another descriptor of the file does not drop it.

@@ -232,6 +232,7 @@ struct IndexRecovery {
         if let ahead {
             guard let ended = ahead.finish() else { return .damaged }
             scanner = ended
+            FreedMemory.giveBack()  // the windows read on the second thread
         }
         guard scanner.damage.isEmpty else { return .damaged }
         result.end = scanner.validEnd

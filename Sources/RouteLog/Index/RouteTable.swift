@@ -2,8 +2,9 @@ import Foundation
 
 /// The live routes of the in-memory index, packed so that a route costs about the
 /// bytes it has on disk: one fixed-width row a route in one array (its id, record
-/// location, shape and time shift) and its metadata kept encoded, as stored
-/// (format-spec.md, "Segment records": metadata), in one byte array shared by all rows.
+/// location and shape: ``Row``) and its metadata kept encoded, as stored (format-spec.md,
+/// "Segment records": metadata) less a zero time shift (``MetadataForm``), in one byte
+/// array shared by all rows.
 /// Nothing a route holds is a heap object of its own, so opening a store allocates a
 /// few large arrays instead of objects by the hundred thousand, and a copy (a snapshot
 /// for verify, compaction or a reader) copies those arrays once, on first change.
@@ -13,69 +14,14 @@ import Foundation
 /// row without decoding. The rare parts (the latest edit's location, a finished
 /// recording's records) live in a dictionary beside the rows.
 struct RouteTable: Sendable {
-    /// One live route, fixed width (88 bytes): its id, record location and metadata
-    /// place packed in two words, then its shape and record length. The metadata is
-    /// ``metadataCount`` bytes at `metadataStart` in ``metadataBytes``; its time shift is
-    /// read from there (format-spec.md: the 8 bytes after the flags). A location past
-    /// what the packed word holds (segment 2^24, offset 2^40: no store RouteLog writes
-    /// comes near) is kept in ``Extras`` instead.
-    private struct Row: Sendable {
-        var id: RouteID
-        /// The record's segment (top 24 bits) and offset (low 40 bits); 0 when the
-        /// location is in ``Extras``.
-        private var place: UInt64
-        /// The metadata's start (low 42 bits) and byte count (the next 20), whether
-        /// ``Extras`` hold more (bit 62) and whether they hold the location (bit 63).
-        private var metadataWord: UInt64
-        var shape: RouteShape
-        var length: UInt32
-
-        private static let offsetBits = 40, startBits = 42, countBits = 20
-        private static let extrasBit: UInt64 = 1 << 62, farBit: UInt64 = 1 << 63
-
-        /// True when `location` fits the packed word.
-        static func fits(_ location: RecordLocation) -> Bool {
-            location.segment < 1 << (64 - offsetBits) && location.offset >= 0 && location.offset < 1 << offsetBits
-        }
-
-        init(id: RouteID, location: RecordLocation, shape: RouteShape, metadataStart: Int, metadataCount: Int, hasExtras: Bool) {
-            self.id = id
-            self.shape = shape
-            length = UInt32(location.length)
-            let far = !Self.fits(location)
-            place = far ? 0 : UInt64(location.segment) << Self.offsetBits | UInt64(location.offset)
-            // Stored metadata is at most 64 KiB and a little more (format-spec.md), and
-            // three times that once invalid UTF-8 is decoded and encoded again.
-            precondition(metadataCount < 1 << Self.countBits, "metadata of \(metadataCount) bytes")
-            metadataWord = UInt64(metadataCount) << Self.startBits | (hasExtras || far ? Self.extrasBit : 0) | (far ? Self.farBit : 0)
-            self.metadataStart = metadataStart
-        }
-
-        /// The location, unless it is in ``Extras`` (``isFar``).
-        var nearLocation: RecordLocation {
-            RecordLocation(segment: UInt32(place >> Self.offsetBits), offset: Int64(place & (1 << Self.offsetBits - 1)), length: Int(length))
-        }
-        var isFar: Bool { metadataWord & Self.farBit != 0 }
-        var hasExtras: Bool { metadataWord & Self.extrasBit != 0 }
-        var metadataCount: Int { Int(metadataWord >> Self.startBits & (1 << Self.countBits - 1)) }
-        var metadataStart: Int {
-            get { Int(metadataWord & (1 << Self.startBits - 1)) }
-            set {
-                // 4 TiB of metadata: more than any process holds.
-                precondition(newValue >= 0 && newValue < 1 << Self.startBits, "metadata at \(newValue)")
-                metadataWord = metadataWord & ~(1 << Self.startBits - 1) | UInt64(newValue)
-            }
-        }
-    }
-
     /// What few routes have: the latest edit's location and a recording's records, and
-    /// a location too far for the row's packed word.
+    /// the location and shape of a wide row (one they do not fit: ``Row``).
     private struct Extras: Sendable {
         var editLocation: RecordLocation?
         var recorded: IndexedRecording?
-        var farLocation: RecordLocation?
+        var wide: (location: RecordLocation, shape: RouteShape)?
 
-        var isEmpty: Bool { editLocation == nil && recorded == nil && farLocation == nil }
+        var isEmpty: Bool { editLocation == nil && recorded == nil && wide == nil }
     }
 
     /// The bytes a row takes in ``rows`` (for the tests).
@@ -107,13 +53,18 @@ struct RouteTable: Sendable {
 
     /// The location of `row`'s RoutePut (or RecordingFinish).
     private func location(_ row: Row) -> RecordLocation {
-        row.isFar ? extras[row.id]!.farLocation! : row.nearLocation
+        row.isWide ? extras[row.id]!.wide!.location : row.packedLocation
     }
 
-    /// Where route `row` starts: its first time plus the time shift its metadata holds
-    /// (the 8 bytes after the flags).
+    /// The shape of `row`'s route.
+    private func shape(_ row: Row) -> RouteShape {
+        row.isWide ? extras[row.id]!.wide!.shape : row.packedShape
+    }
+
+    /// Where route `row` starts: its first time plus the time shift its metadata holds.
     private func start(_ row: Row) -> Int64 {
-        row.shape.firstMs + metadataBytes.withUnsafeBytes { $0.i64(at: row.metadataStart + 1) }
+        let firstMs = row.isWide ? extras[row.id]!.wide!.shape.firstMs : row.packedFirstMs
+        return firstMs + metadataBytes.withUnsafeBytes { MetadataForm.shiftMs($0, at: row.metadataStart) }
     }
 
     /// Makes room for `count` routes and `metadata` bytes of their metadata up front
@@ -154,11 +105,11 @@ struct RouteTable: Sendable {
     }
 
     /// The shape of route `id`, read from its row.
-    func shape(_ id: RouteID) -> RouteShape? { rowIndex(id).map { rows[$0].shape } }
+    func shape(_ id: RouteID) -> RouteShape? { rowIndex(id).map { shape(rows[$0]) } }
 
     /// The shape and start (its first time plus its shift, ms) of route `id`, read from its row.
     func shapeAndStart(_ id: RouteID) -> (shape: RouteShape, startMs: Int64)? {
-        rowIndex(id).map { rows[$0] }.map { ($0.shape, start($0)) }
+        rowIndex(id).map { rows[$0] }.map { (shape($0), start($0)) }
     }
 
     /// The locations of route `id`'s RoutePut (or RecordingFinish) and latest edit,
@@ -193,12 +144,12 @@ struct RouteTable: Sendable {
     }
 
     /// Points of every live route, from the rows.
-    var pointCount: Int { rows.reduce(0) { $0 + Int($1.shape.pointCount) } }
+    var pointCount: Int { rows.reduce(0) { $0 + ($1.isWide ? Int(shape($1).pointCount) : $1.packedPointCount) } }
 
     /// Calls `body` with every live route's id, shape and start (its first time plus
     /// its shift, ms), nothing decoded.
     func forEachRow(_ body: (RouteID, RouteShape, Int64) throws -> Void) rethrows {
-        for row in rows { try body(row.id, row.shape, start(row)) }
+        for row in rows { try body(row.id, shape(row), start(row)) }
     }
 
     /// Stores `route` under `id`, returning the route it replaces, if any.
@@ -215,14 +166,14 @@ struct RouteTable: Sendable {
         let old = existing.map(route(at:))
         let start = metadataBytes.count
         if let encodedMetadata {
-            metadataBytes.append(contentsOf: encodedMetadata)
+            encodedMetadata.withUnsafeBytes { MetadataForm.append(stored: $0, to: &metadataBytes) }
         } else {
             var w = ByteWriter(capacity: 96)
             route.metadata.write(to: &w)
-            metadataBytes.append(contentsOf: w.bytes)
+            w.bytes.withUnsafeBytes { MetadataForm.append(stored: $0, to: &metadataBytes) }
         }
         let extra = Extras(editLocation: route.editLocation, recorded: route.recorded,
-                           farLocation: Row.fits(route.location) ? nil : route.location)
+                           wide: Row.fits(route.location, route.shape) ? nil : (route.location, route.shape))
         let hasExtras = !extra.isEmpty
         let row = Row(id: id, location: route.location, shape: route.shape, metadataStart: start,
                       metadataCount: metadataBytes.count - start, hasExtras: hasExtras)
@@ -247,10 +198,10 @@ struct RouteTable: Sendable {
                               encodedMetadata: UnsafeRawBufferPointer) -> Bool {
         guard insertSlot(id, row: rows.count) else { return false }
         let start = metadataBytes.count
-        metadataBytes.append(contentsOf: encodedMetadata)
-        let row = Row(id: id, location: location, shape: shape, metadataStart: start, metadataCount: encodedMetadata.count,
+        MetadataForm.append(stored: encodedMetadata, to: &metadataBytes)
+        let row = Row(id: id, location: location, shape: shape, metadataStart: start, metadataCount: metadataBytes.count - start,
                       hasExtras: false)
-        if row.isFar { extras[id] = Extras(farLocation: location) }
+        if row.isWide { extras[id] = Extras(wide: (location, shape)) }
         rows.append(row)
         return true
     }
@@ -291,7 +242,7 @@ struct RouteTable: Sendable {
     /// record, so that an index written again holds the same bytes (decoded and
     /// encoded again, a name of invalid UTF-8 would grow past its limit).
     func storedMetadata(_ id: RouteID) -> ArraySlice<UInt8>? {
-        rowIndex(id).map { metadataSlice(rows[$0]) }
+        rowIndex(id).map { MetadataForm.stored(metadataSlice(rows[$0])) }
     }
 
     private func metadataSlice(_ row: Row) -> ArraySlice<UInt8> {
@@ -308,7 +259,7 @@ struct RouteTable: Sendable {
     func addTotals(row index: Int, to ledger: inout TotalsLedger) {
         let row = rows[index]
         let view = MetadataView(checked: metadataSlice(row))
-        ledger.add(row.id, row.shape, shiftMs: view.shiftMs, distance: view.distance, calories: view.calories)
+        ledger.add(row.id, shape(row), shiftMs: view.shiftMs, distance: view.distance, calories: view.calories)
     }
 
     /// The summaries of `rows`, in that order. A long list is made on every core, each
@@ -340,7 +291,7 @@ struct RouteTable: Sendable {
     /// The summary of `row`, its metadata read from `metadata` (``metadataBytes`` or a copy).
     private func summary(_ row: Row, metadata: [UInt8]) -> RouteSummary {
         let bytes = metadata[row.metadataStart..<(row.metadataStart + row.metadataCount)]
-        return row.shape.summary(id: row.id, metadata: StoredMetadata(MetadataView(checked: bytes), summaryOnly: true))
+        return shape(row).summary(id: row.id, metadata: StoredMetadata(MetadataView(checked: bytes), summaryOnly: true))
     }
 
     private func route(at index: Int) -> IndexedRoute {
@@ -348,7 +299,7 @@ struct RouteTable: Sendable {
         // The bytes were checked (or written) as metadata when the route came in.
         let metadata = StoredMetadata(MetadataView(checked: metadataSlice(row)))
         let extra = row.hasExtras ? extras[row.id] : nil
-        return IndexedRoute(shape: row.shape, metadata: metadata, location: location(row),
+        return IndexedRoute(shape: shape(row), metadata: metadata, location: location(row),
                             editLocation: extra?.editLocation, recorded: extra?.recorded)
     }
 

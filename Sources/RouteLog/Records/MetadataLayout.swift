@@ -16,15 +16,24 @@ struct MetadataLayout {
     /// Bytes the metadata takes from the start of those read.
     var length: Int
 
+    /// A flag of the index's in-memory form only (``RouteTable``): the time shift is
+    /// zero, and its 8 bytes are left out. The format's flags are the low four bits, and
+    /// a reader refuses stored metadata with any other (format-spec.md), so no stored
+    /// metadata has it.
+    static let zeroShiftLeftOut: UInt8 = 1 << 7
+
     /// Reads the layout at the start of `raw`; with `limits`, checks the time shift,
     /// calories, distance and the name's and extension's lengths against the format's
-    /// limits (the extension's fields are ``MetadataView``'s to check).
+    /// limits (the extension's fields are ``MetadataView``'s to check). Without
+    /// `limits` (bytes the index holds, checked when they came in), the in-memory form's
+    /// ``zeroShiftLeftOut`` is read too; with them, it is refused as any unknown flag.
     /// - Throws: ByteReader.Malformed, its offset from the start of `raw`.
     init(_ raw: UnsafeRawBufferPointer, limits: Bool) throws {
         var r = Cursor(raw: raw)
         let flags = try r.fixed(1) { raw[$0] }
-        guard flags & ~Flag.all == 0 else { throw r.fail("unknown metadata flags \(flags)") }
-        shiftMs = try r.fixed(8) { raw.i64(at: $0) }
+        let known = limits ? Flag.all : Flag.all | Self.zeroShiftLeftOut
+        guard flags & ~known == 0 else { throw r.fail("unknown metadata flags \(flags)") }
+        shiftMs = flags & Self.zeroShiftLeftOut != 0 ? 0 : try r.fixed(8) { raw.i64(at: $0) }
         // An edit keeps a route inside 1970...2200, so a shift is never larger than that span.
         let latest = FormatConstants.latestTimestampMs
         guard !limits || (shiftMs >= -latest && shiftMs <= latest) else { throw r.fail("time shift \(shiftMs) ms") }

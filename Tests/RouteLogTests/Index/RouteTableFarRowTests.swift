@@ -20,15 +20,25 @@ import Testing
         RecordLocation(segment: .max, offset: 1 << 62 - 1, length: 16),
         RecordLocation(segment: 0, offset: 0, length: 16),
         RecordLocation(segment: 4, offset: -1, length: 16),  // no reader makes one; far all the same
+        RecordLocation(segment: 3, offset: 120, length: 1 << 27),  // longer than the packed length holds
     ]
 
     static func isFar(_ location: RecordLocation) -> Bool {
         location.segment >= 1 << 24 || location.offset < 0 || location.offset >= 1 << 40
+            || location.length < 0 || location.length >= 1 << 27
     }
 
-    /// What a route keeps beside its row: an edit, a recording, a far location.
+    /// True when `route`'s location or shape is past what a row packs: the table keeps
+    /// both beside the row.
+    static func isWide(_ route: IndexedRoute) -> Bool {
+        let shape = route.shape
+        return isFar(route.location) || shape.pointCount >= 1 << 21 || shape.durationMs < 0 || shape.durationMs >= 1 << 37
+            || shape.firstMs < 0 || shape.firstMs >= 1 << 43
+    }
+
+    /// What a route keeps beside its row: an edit, a recording, a wide location or shape.
     static func needsExtras(_ route: IndexedRoute) -> Bool {
-        route.editLocation != nil || route.recorded != nil || isFar(route.location)
+        route.editLocation != nil || route.recorded != nil || isWide(route)
     }
 
     /// A route at `location`: with `extras` 1 an edit, 2 a recording's records, 3 both.
