@@ -14,6 +14,9 @@ struct MetadataView {
     var name: ArraySlice<UInt8>?
     /// The extension's fields, each already checked: tag, length, value, in stored order.
     var extensionFields: ArraySlice<UInt8>
+    /// The bytes the view was read from: stored metadata, or the index's in-memory form
+    /// of it (``MetadataLayout/zeroShiftLeftOut``).
+    private let bytes: ArraySlice<UInt8>
 
     /// How much of the format's rules a view checks.
     enum Checks {
@@ -60,6 +63,7 @@ struct MetadataView {
         func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
             bytes[(bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)]
         }
+        self.bytes = bytes
         shiftMs = layout.shiftMs
         calories = layout.calories
         distance = layout.distance
@@ -69,6 +73,13 @@ struct MetadataView {
             var fields = ByteReader(extensionFields)
             try Self.check(&fields)
         }
+    }
+
+    /// The stored bytes of this metadata: those it was read from, with a zero time shift
+    /// put back where the index's in-memory form left it out.
+    var storedBytes: [UInt8] {
+        guard let flags = bytes.first, flags & MetadataLayout.zeroShiftLeftOut != 0 else { return Array(bytes) }
+        return [flags & ~MetadataLayout.zeroShiftLeftOut] + [UInt8](repeating: 0, count: 8) + bytes.dropFirst()
     }
 
     /// Calls `body` with each extension field's tag (nil for one this version does not

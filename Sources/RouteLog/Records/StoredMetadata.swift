@@ -19,6 +19,21 @@ struct StoredMetadata: Equatable, Sendable {
     /// Extension fields with tags this version does not know, as stored: written back
     /// unchanged, so a route edited here keeps what a newer writer gave it.
     var unknownFields: [UInt8] = []
+    /// The stored bytes these values were decoded from, when decoding lost something.
+    private var lossyOriginal = LossyOriginal()
+
+    /// The bytes of metadata whose text was not UTF-8 (only a file from elsewhere holds
+    /// such: RouteLog writes valid text). Each invalid byte decodes to U+FFFD, three bytes
+    /// encoded again, so metadata written from the values could outgrow the format's
+    /// limits: a name of 1,024 invalid bytes would become 3,072. While the values are
+    /// still those the bytes decode to, ``write(to:)`` writes the bytes themselves, so a
+    /// record written again from a decoded event (an index rewritten from a tombstone, a
+    /// recording's start, a route) holds what was stored. Not part of equality: two
+    /// metadata are equal when their values are.
+    private struct LossyOriginal: Equatable, Sendable {
+        var bytes: [UInt8]?
+        static func == (_: LossyOriginal, _: LossyOriginal) -> Bool { true }
+    }
 
     init(_ metadata: RouteMetadata, shiftMs: Int64 = 0) {
         name = metadata.name
@@ -42,6 +57,10 @@ struct StoredMetadata: Equatable, Sendable {
     }
 
     func write(to w: inout ByteWriter) {
+        if let original = lossyOriginal.bytes, StoredMetadata(MetadataView(checked: original[...])) == self {
+            w.append(contentsOf: original)
+            return
+        }
         typealias Flag = FormatConstants.MetadataFlag
         let nameBytes = name.map { Array($0.utf8) }
         w.u8((nameBytes == nil ? 0 : Flag.name) | (calories == nil ? 0 : Flag.calories) | (distance == nil ? 0 : Flag.distance)
@@ -127,7 +146,15 @@ struct StoredMetadata: Equatable, Sendable {
         shiftMs = view.shiftMs
         calories = view.calories
         distance = view.distance
-        name = view.name.map { String(decoding: $0, as: UTF8.self) }
+        // Text that is not UTF-8 decodes with replacement characters: the stored bytes
+        // are then kept, so that they can be written again as they are.
+        var lossy = false
+        func text(_ bytes: ArraySlice<UInt8>) -> String {
+            if let valid = String(validating: bytes, as: UTF8.self) { return valid }
+            lossy = true
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        name = view.name.map(text)
         view.forEachField { field, tag, value in
             if summaryOnly, field == nil || field == .notes || field == .value || field == .cells { return }
             switch field {
@@ -135,7 +162,7 @@ struct StoredMetadata: Equatable, Sendable {
                 // Checked by a full view; a run's layout-only view may hold anything.
                 guard let code = value.first.flatMap(FormatConstants.ActivityCode.init(rawValue:)) else { return }
                 switch code {
-                case .custom: activity = .custom(String(decoding: value.dropFirst(), as: UTF8.self))
+                case .custom: activity = .custom(text(value.dropFirst()))
                 case .walk: activity = .walk
                 case .run: activity = .run
                 case .hike: activity = .hike
@@ -143,14 +170,14 @@ struct StoredMetadata: Equatable, Sendable {
                 case .swim: activity = .swim
                 case .other: activity = .other
                 }
-            case .notes: notes = String(decoding: value, as: UTF8.self)
-            case .tag: tags.append(String(decoding: value, as: UTF8.self))
+            case .notes: notes = text(value)
+            case .tag: tags.append(text(value))
             case .value:
                 var pair = ByteReader(value)
                 // Checked by the view: a key of 1...64 bytes, then the value.
                 guard let keyLength = try? pair.count(max: pair.remaining), let key = try? pair.bytes(keyLength),
-                      let text = try? pair.bytes(pair.remaining) else { return }
-                values[String(decoding: key, as: UTF8.self)] = String(decoding: text, as: UTF8.self)
+                      let valueText = try? pair.bytes(pair.remaining) else { return }
+                values[text(key)] = text(valueText)
             case .uuid:
                 guard value.count == 16 else { return }
                 // Copied as 16 bytes, with no array made: listing makes one for every route.
@@ -167,5 +194,6 @@ struct StoredMetadata: Equatable, Sendable {
                 unknownFields += bytes.bytes
             }
         }
+        if lossy && !summaryOnly { lossyOriginal.bytes = view.storedBytes }
     }
 }

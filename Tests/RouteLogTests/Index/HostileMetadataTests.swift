@@ -162,9 +162,11 @@ import Testing
     }
 
     @Test func decodedMetadataLongerThanTheLimitsOnceEncodedIsKept() throws {
-        let (bytes, metadata) = try Self.growingMetadata()
+        var (bytes, metadata) = try Self.growingMetadata()
         #expect(bytes.count <= FormatConstants.maxExtensionBytes + 16)
         #expect(metadata.values.count == FormatConstants.maxValues)
+        // Edited (its values no longer those stored), it is encoded from its values.
+        metadata.calories = 1
         var again = ByteWriter(capacity: 128 << 10)
         metadata.write(to: &again)
         #expect(again.bytes.count > FormatConstants.maxExtensionBytes)

@@ -263,16 +263,17 @@ import Testing
         return w.bytes
     }
 
-    /// Metadata a full check accepts, decoded and encoded again (a MetadataEdit
-    /// replayed from a segment, an edit a writer makes of it), grows: every invalid
+    /// Metadata a full check accepts, decoded, edited and encoded again (unedited, it
+    /// writes back its stored bytes: ``LossyMetadataIndexTests``), grows: every invalid
     /// byte becomes a three-byte replacement character. The largest such is still far
     /// under the 2^20 bytes a row counts, so no store a reader accepts stops the process
     /// on the row's precondition; and the table stores it whole, at a far location too.
     @Test func theLargestMetadataGrownByInvalidUTF8FitsARow() throws {
         let stored = Self.largestInvalidUTF8Metadata()
         var r = ByteReader(stored[...])
-        let metadata = try StoredMetadata(from: &r)  // every rule checked
+        var metadata = try StoredMetadata(from: &r)  // every rule checked
         #expect(r.isAtEnd)
+        metadata.calories = 1  // an edit: the values are encoded again
         var w = ByteWriter(capacity: stored.count * 3)
         metadata.write(to: &w)
         #expect(w.bytes.count > stored.count * 2, "the test's metadata should grow when encoded again")
@@ -314,7 +315,8 @@ import Testing
         w.append(contentsOf: fields.bytes)
         try #require(fields.count == FormatConstants.maxExtensionBytes || asTags)
         var r = ByteReader(w.bytes[...])
-        let metadata = StoredMetadata(try MetadataView(layoutOf: &r))
+        var metadata = StoredMetadata(try MetadataView(layoutOf: &r))
+        metadata.calories = 1  // an edit: the values are encoded again
         var again = ByteWriter(capacity: w.bytes.count * 3)
         metadata.write(to: &again)
         #expect(again.bytes.count > w.bytes.count * (asTags ? 3 : 5) / 2)
