@@ -136,6 +136,50 @@ import Testing
         Self.expectAggregates(table, reference)
     }
 
+    /// A wide route that came in through an open's path (no edit, no recording: only its
+    /// location and shape beside the row), then replaced by one that fits and has
+    /// nothing beside its row, or by one with an edit, or removed: nothing of the wide
+    /// route stays beside the rows.
+    @Test func aWideRowFromAnIndexRecordLeavesNothingBesideTheRowsOnceReplaced() {
+        var g = SeededGenerator(state: 86)
+        let wideEdges = Self.edges.indices.filter { edge in
+            var probe = SeededGenerator(state: 1)
+            let route = Self.route(&probe, edge: edge)
+            return RouteTableFarRowTests.isWide(route)
+        }
+        #expect(wideEdges.count == 9)
+        for edge in wideEdges {
+            for replacement in 0..<3 {
+                var table = RouteTable()
+                var reference: [RouteID: IndexedRoute] = [:]
+                var route = Self.route(&g, edge: edge)
+                route.editLocation = nil
+                route.recorded = nil
+                var w = ByteWriter(capacity: 256)
+                route.metadata.write(to: &w)
+                #expect(w.bytes.withUnsafeBytes { table.insertIfNew(RouteID(1), location: route.location, shape: route.shape, encodedMetadata: $0) })
+                route.metadata = StoredMetadata(MetadataView(checked: w.bytes[...]))
+                reference[RouteID(1)] = route
+                RouteTableFarRowTests.expectSame(table, reference)
+                switch replacement {
+                case 0:
+                    var plain = Self.route(&g, edge: 0)
+                    plain.editLocation = nil
+                    plain.recorded = nil
+                    #expect(table.updateValue(plain, forKey: RouteID(1)) == reference.updateValue(plain, forKey: RouteID(1)))
+                case 1:
+                    var edited = route
+                    edited.edited(RouteTableTests.metadata(&g, notes: 0), at: RecordLocation(segment: 3, offset: 500, length: 60))
+                    #expect(table.updateValue(edited, forKey: RouteID(1)) == reference.updateValue(edited, forKey: RouteID(1)))
+                default:
+                    #expect(table.removeValue(forKey: RouteID(1)) == reference.removeValue(forKey: RouteID(1)))
+                }
+                RouteTableFarRowTests.expectSame(table, reference)
+                Self.expectAggregates(table, reference)
+            }
+        }
+    }
+
     /// Removing routes moves the last row into each hole; a removed wide route's shape
     /// must not stay behind for the row that takes its place, whichever edge either has.
     @Test func removalsMoveRowsOfEveryEdgeIntoHoles() {
