@@ -15,9 +15,9 @@ extension RouteTable {
     /// The metadata is ``metadataCount`` bytes at `metadataStart` in the table's
     /// metadata bytes. A route that does not fit those bits (``fits(_:_:)``: a segment
     /// from 2^24, an offset from 2^40, 2^21 points or more, a duration of 2^37 ms, about
-    /// 4 years, or more; no store RouteLog writes comes near, but a file may name them)
-    /// is "wide": its location and shape are kept in the table's extras instead, and
-    /// the packed words hold zero.
+    /// 4.4 years, or more) is "wide": its location and shape are kept in the table's
+    /// extras instead, and the packed words hold zero. An app may save a route that long
+    /// (two points years apart); the rest only a file from elsewhere names.
     struct Row: Sendable {
         let id: RouteID
         private var place: UInt64

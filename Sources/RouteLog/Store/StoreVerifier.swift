@@ -175,10 +175,16 @@ struct StoreVerifier {
                     _ = try record.route()
                     stored = (record.shape, try RouteCodec.decodePoints(record.pointBlock), record.segmentStarts)
                 }
+                // The record's shape against its points: all but the distance, which was
+                // measured on the app's points before they were quantized (the index's
+                // copy of the shape is compared with the record's by `compare`).
                 let shape = RouteShape(points: stored.points, segmentStarts: stored.segmentStarts)
-                guard shape.firstMs == stored.shape.firstMs, shape.pointCount == stored.shape.pointCount,
+                guard shape.firstMs == stored.shape.firstMs, shape.durationMs == stored.shape.durationMs,
+                      shape.pointCount == stored.shape.pointCount,
                       shape.south == stored.shape.south, shape.north == stored.shape.north,
                       shape.west == stored.shape.west, shape.east == stored.shape.east,
+                      shape.startLat == stored.shape.startLat, shape.startLon == stored.shape.startLon,
+                      shape.endLat == stored.shape.endLat, shape.endLon == stored.shape.endLon,
                       stored.points.count == route.shape.pointCount
                 else {
                     throw RouteLogError.corrupted("route \(id)'s summary does not match its points", path: path, offset: route.location.offset)
