@@ -115,9 +115,7 @@ import Testing
         #expect(try reader.verify().problems.isEmpty)
         try reader.close()
         // The segments alone give the same starts.
-        let indexes = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".rlidx") }
-        #expect(indexes.count == 1)
-        for name in indexes { try FileManager.default.removeItem(at: url.appendingPathComponent(name)) }
+        #expect(try removeIndexFiles(of: url) == 1)
         let rebuilt = try RouteStore(at: url, options: .init(mode: .readOnly))
         #expect(try rebuilt.summaries() == before)
         try rebuilt.close()

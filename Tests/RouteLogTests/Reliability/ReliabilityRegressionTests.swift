@@ -20,9 +20,7 @@ import Testing
         try store.compact()
         #expect(try store.verify().isClean, "\((try? store.verify())?.problems.map(\.message) ?? [])")
         try store.close()
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasSuffix(".rlidx") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try removeIndexFiles(of: url)
         let rebuilt = try RouteStore(at: url)
         #expect(expected.mismatches(in: rebuilt).isEmpty, "\(expected.mismatches(in: rebuilt))")
         #expect(try rebuilt.verify().isClean)

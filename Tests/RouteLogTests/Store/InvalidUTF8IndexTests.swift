@@ -44,14 +44,19 @@ import Testing
         }
     }
 
-    @Test func anIndexWrittenByACompactionOfTheEditOpensAsItIs() throws {
-        let dir = TemporaryDirectory()
-        let url = try Self.storeWithInvalidUTF8Edit(dir)
+    /// Opens the store at `url`, compacts it with every segment rewritten, and closes it.
+    static func compactEverySegment(_ url: URL) throws {
         var options = RouteStore.Options(compaction: .manual)
         options.compactionRewriteThreshold = 0
         let writer = try RouteStore(at: url, options: options)
         _ = try writer.compact()
         try writer.close()
+    }
+
+    @Test func anIndexWrittenByACompactionOfTheEditOpensAsItIs() throws {
+        let dir = TemporaryDirectory()
+        let url = try Self.storeWithInvalidUTF8Edit(dir)
+        try Self.compactEverySegment(url)
         let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
         #expect(Self.indexState(reader) == (false, false))
         #expect(try reader.verify().problems.isEmpty)

@@ -128,9 +128,7 @@ import Testing
         try afterCompaction.close()
 
         // Rebuilt from the segments alone, then written by a writer's open.
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasSuffix(".rlidx") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try removeIndexFiles(of: url)
         let rebuilt = try RouteStore(at: url, options: options)
         #expect(InvalidUTF8IndexTests.indexState(rebuilt).rebuilt)
         try Self.check(rebuilt, expected, others: 2)

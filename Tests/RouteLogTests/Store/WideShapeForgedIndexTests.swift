@@ -76,9 +76,7 @@ import Testing
         _ = try writer.compact()
         #expect(try writer.summary(RouteID(1)).duration == expected)
         try writer.close()
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasSuffix(".rlidx") {
-            try FileManager.default.removeItem(at: url.appendingPathComponent(name))
-        }
+        try removeIndexFiles(of: url)
         let rebuilt = try RouteStore(at: url, options: .init(compaction: .manual))
         #expect(try rebuilt.summary(RouteID(1)).duration == expected)
         try rebuilt.close()

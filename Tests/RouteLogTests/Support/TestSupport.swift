@@ -6,6 +6,15 @@ import Testing
 @testable import RouteLog
 import RouteLogSamples
 
+/// Removes every index file of the store at `url`, so that its next open rebuilds the
+/// index from the segments; returns how many there were.
+@discardableResult
+func removeIndexFiles(of url: URL) throws -> Int {
+    let names = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".rlidx") }
+    for name in names { try FileManager.default.removeItem(at: url.appendingPathComponent(name)) }
+    return names.count
+}
+
 /// A fresh directory under the system's temporary folder, removed when the test ends.
 final class TemporaryDirectory: Sendable {
     let url: URL
