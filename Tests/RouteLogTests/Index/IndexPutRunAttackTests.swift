@@ -171,8 +171,7 @@ import Testing
     /// Compacts the store at `url` (everything worth any bytes rewritten) and returns
     /// the ids its segments hold live afterwards.
     static func compactAndReadSegments(_ url: URL, _ dir: TemporaryDirectory) throws -> Set<RouteID> {
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let store = try RouteStore(at: url, options: options)
         _ = try store.compact()
         try store.close()
@@ -322,8 +321,7 @@ import Testing
         try Self.exercise(reader, writable: false, dir: dir)
         try reader.close()
 
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let writer = try RouteStore(at: url, options: options)
         try Self.exercise(writer, writable: true, dir: dir)
         try writer.close()
@@ -671,8 +669,7 @@ import Testing
         try handle.write(contentsOf: RecordFrame.encode(type: .routePut, payload: record.payload()))
         try handle.close()
 
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         store = try RouteStore(at: url, options: options)
         let report = try store.compact()
         #expect(report.segmentsCompacted >= 1)

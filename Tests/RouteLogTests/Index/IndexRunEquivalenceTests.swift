@@ -142,8 +142,7 @@ import Testing
         try Fixtures.removeIndexFiles(in: url)
         try RouteStore(at: url, options: .init(compaction: .manual)).close()
         try Self.compare(url, dir)
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let store = try RouteStore(at: url, options: options)
         let report = try store.compact()
         #expect(!report.segmentsSkipped.contains { $0.reason.contains("account") }, "\(report.segmentsSkipped)")

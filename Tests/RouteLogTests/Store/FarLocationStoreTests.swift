@@ -45,8 +45,7 @@ import Testing
     @Test func aStoreWhoseSegmentIsNumberedPast2To24WorksThroughout() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let first = try RouteStore(at: url, options: options)
         var ids: [RouteID] = []
         for seed in 1...8 { ids.append(try first.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 40))) }
@@ -137,8 +136,7 @@ import Testing
         if readerKeptTheForgery { #expect(try !reader.verify().isClean, "a route whose record is not where the index says is not reported") }
         try reader.close()
 
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let writer = try RouteStore(at: url, options: options)
         try check(writer)
         _ = try writer.edit(forged[last].id, RouteEdit(name: "edited"))
@@ -164,8 +162,7 @@ import Testing
         let url = try InvalidUTF8IndexTests.storeWithInvalidUTF8Edit(dir)
 
         let replacement = String(repeating: "\u{FFFD}", count: FormatConstants.maxNameBytes)
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         for round in 0..<2 {
             let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
             #expect(try reader.count == 1)

@@ -46,8 +46,7 @@ import Testing
 
     /// Opens the store at `url`, compacts it with every segment rewritten, and closes it.
     static func compactEverySegment(_ url: URL) throws {
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let writer = try RouteStore(at: url, options: options)
         _ = try writer.compact()
         try writer.close()

@@ -77,8 +77,7 @@ import Testing
     @Test func aRouteLongerThanARowPacksWorksThroughout() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let store = try RouteStore(at: url, options: options)
         // Walks first, the long routes last: deleting a walk moves a long route's row.
         var walks: [RouteID] = []

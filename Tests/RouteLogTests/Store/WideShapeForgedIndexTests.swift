@@ -68,8 +68,7 @@ import Testing
         #expect(try reader.route(RouteID(1)).points.count == 30)
         #expect(try reader.verify().problems.map { "\($0.kind) \(String(describing: $0.routeID))" } == ["damagedRoute Optional(1)"])
         try reader.close()
-        var options = RouteStore.Options(compaction: .manual)
-        options.compactionRewriteThreshold = 0
+        let options = RouteStore.Options.rewritingEverySegment
         let writer = try RouteStore(at: url, options: options)
         let other = try writer.save(Fixtures.sampleWalk(seed: 9, points: 20))
         try writer.delete(other)

@@ -25,6 +25,21 @@ import Testing
         }
     }
 
+    /// Route 1's metadata renamed, and a MetadataEdit payload of route 1 holding
+    /// `bytes` (those metadata as stored, or forged from them).
+    static func renamed(_ record: RouteRecord) -> StoredMetadata {
+        var metadata = record.metadata
+        metadata.name = "Edited"
+        return metadata
+    }
+
+    static func editPayload(_ bytes: [UInt8]) -> [UInt8] {
+        var edit = ByteWriter(capacity: bytes.count + 8)
+        edit.u64(1)
+        edit.append(contentsOf: bytes)
+        return edit.bytes
+    }
+
     static func stored(_ metadata: StoredMetadata) -> [UInt8] {
         var w = ByteWriter(capacity: 256)
         metadata.write(to: &w)
@@ -150,13 +165,9 @@ import Testing
     @Test(arguments: Forgery.allCases) func aMetadataEditCarryingTheFlagIsDamage(_ forgery: Forgery) throws {
         let dir = TemporaryDirectory()
         let records = try Self.records()
-        var renamed = records[0].metadata
-        renamed.name = "Edited"
-        var edit = ByteWriter(capacity: 256)
-        edit.u64(1)
-        edit.append(contentsOf: Self.forged(Self.stored(renamed), forgery))
+        let edit = Self.editPayload(Self.forged(Self.stored(Self.renamed(records[0])), forgery))
         let frames = records.map { RecordFrame.encode(type: .routePut, payload: $0.payload()) }
-            + [RecordFrame.encode(type: .metadataEdit, payload: edit.bytes)]
+            + [RecordFrame.encode(type: .metadataEdit, payload: edit)]
         let url = try Self.make(dir, segmentFrames: frames, indexFrames: nil)
         try Self.exercise(url, expectedOne: records[0].metadata, damageKinds: [.damagedBytes, .damagedIndex])
     }
@@ -167,13 +178,9 @@ import Testing
     func anIndexRecordCarryingTheFlagIsDamage(_ forgery: Forgery, _ kind: String) throws {
         let dir = TemporaryDirectory()
         let records = try Self.records()
-        var renamed = records[0].metadata
-        renamed.name = "Edited"
-        var editPayload = ByteWriter(capacity: 256)
-        editPayload.u64(1)
-        renamed.write(to: &editPayload)
+        let renamed = Self.renamed(records[0])
         let frames = records.map { RecordFrame.encode(type: .routePut, payload: $0.payload()) }
-            + (kind == "indexEdit" ? [RecordFrame.encode(type: .metadataEdit, payload: editPayload.bytes)] : [])
+            + (kind == "indexEdit" ? [RecordFrame.encode(type: .metadataEdit, payload: Self.editPayload(Self.stored(renamed)))] : [])
         let at = Self.locations(frames)
         var index: [[UInt8]] = []
         switch kind {

@@ -6,6 +6,16 @@ import Testing
 @testable import RouteLog
 import RouteLogSamples
 
+extension RouteStore.Options {
+    /// No automatic compaction, and a compaction that rewrites every sealed segment
+    /// whatever its dead bytes: for tests of what a rewrite writes.
+    static var rewritingEverySegment: Self {
+        var options = Self(compaction: .manual)
+        options.compactionRewriteThreshold = 0
+        return options
+    }
+}
+
 /// Removes every index file of the store at `url`, so that its next open rebuilds the
 /// index from the segments; returns how many there were.
 @discardableResult
