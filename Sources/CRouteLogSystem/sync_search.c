@@ -1,6 +1,6 @@
 // The search for the sync marker's first three bytes, AB 52 4C (format-spec.md,
-// "Frames"): every payload read is searched for them, once for a forged marker and
-// once for its escapes, so the search runs at the speed of the memory, 32 bytes a step.
+// "Frames"): every payload read is searched for them (the escapes to take out, and a
+// forged marker to reject), so the search runs at the speed of the memory, 32 bytes a step.
 #include "CRouteLogSystem.h"
 
 #include <string.h>

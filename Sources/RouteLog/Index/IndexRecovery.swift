@@ -187,16 +187,17 @@ struct IndexRecovery {
         var order = LocationOrder(segments: segments)
         var lookupSized = false
         // A large index is read and checked on a second thread while its records are
-        // applied; that thread checks every entry of each run too.
+        // applied; that thread checks every entry of each run and makes them rows too,
+        // unless this thread is waiting for the run (then it reads the run itself).
         let ahead = size >= Self.scanAheadFileBytes ? ScanAhead(scanner) { record in
-            record.type == FormatConstants.RecordType.indexPutRun.rawValue ? IndexPutRun.check(record.payload) : nil
+            record.type == FormatConstants.RecordType.indexPutRun.rawValue ? PackedPutRun(record.payload) : nil
         } : nil
         defer { ahead?.stop() }
-        var runChecked: IndexPutRun.Check?
+        var packedRun: PackedPutRun?
         func nextRecord() throws -> ScannedRecord? {
             guard let ahead else { return try scanner.next() }
             let next = try ahead.next()
-            runChecked = next?.note
+            packedRun = next?.note
             return next?.record
         }
         do {
@@ -217,7 +218,11 @@ struct IndexRecovery {
                         result.index.reserveLookup(indexBytes: size, bytesPerRoute: Double(record.frameLength) / Double(count))
                         lookupSized = true
                     }
-                    try result.index.applyPutRun(record.payload, order: &order, checked: runChecked)
+                    if let packedRun {
+                        try result.index.applyPackedRun(packedRun, order: &order)
+                    } else {
+                        try result.index.applyPutRun(record.payload, order: &order)
+                    }
                 default:
                     let (event, metadata) = try LogEvent.fromIndexKeepingMetadata(type: record.type, payload: record.payload)
                     try order.admit(event.location)

@@ -206,6 +206,34 @@ struct RouteTable: Sendable {
         return true
     }
 
+    /// Appends the metadata of a packed run (``PackedPutRun``) to the table's, returning
+    /// where it starts: the base that ``insertIfNew(_:metadataBase:wide:)`` adds to
+    /// the run's rows. The bytes no row then takes are to be given to
+    /// ``forgetMetadata(_:)``.
+    mutating func appendMetadata(_ bytes: [UInt8]) -> Int {
+        let base = metadataBytes.count
+        metadataBytes.append(contentsOf: bytes)
+        return base
+    }
+
+    /// Counts `count` bytes of the metadata as taken by no row.
+    mutating func forgetMetadata(_ count: Int) {
+        deadMetadataBytes += count
+        packMetadataIfWasteful()
+    }
+
+    /// Stores a packed row (its metadata appended with ``appendMetadata(_:)`` at
+    /// `metadataBase`) unless its id has a route (then changes nothing and returns
+    /// false); `wide` is its location and shape when the row is wide.
+    mutating func insertIfNew(_ row: Row, metadataBase: Int, wide: (location: RecordLocation, shape: RouteShape)?) -> Bool {
+        guard insertSlot(row.id, row: rows.count) else { return false }
+        var row = row
+        row.metadataStart += metadataBase
+        if let wide { extras[row.id] = Extras(wide: wide) }
+        rows.append(row)
+        return true
+    }
+
     /// Removes route `id`, returning it.
     @discardableResult
     mutating func removeValue(forKey id: RouteID) -> IndexedRoute? {

@@ -187,8 +187,24 @@ struct LogScanner: Sendable {
         // Read whole: the scan reads every byte up to the end of the file anyway.
         try window.hold(from: keep, to: end)
         let escaped = version >= 2
-        // An `AB 52 4C` in the payload's last 3 bytes is damage too; the unescaping finds it.
-        if escaped, try nextMarker(from: offset + headerSize, below: end - 2, keeping: keep) != nil { return nil }
+        let payloadStart = offset + headerSize
+        // A version 2 payload is searched once, for its escapes; an `AB 52 4C` that is
+        // no escape (a sync marker among them) rejects the frame there.
+        var escapes: [Int] = []
+        if escaped {
+            let found = window.escapes(in: payloadStart..<end)
+            if let unescaped = found.unescaped {
+                // No marker starts before it; one may start there. What the search
+                // found is remembered for the scan's next search, as nextMarker does.
+                let isMarker = unescaped + 4 <= window.end && window.isMarker(at: unescaped)
+                searched = (payloadStart, unescaped, isMarker)
+                return nil
+            }
+            // No marker starts in the payload but in its last 3 bytes (which would be an
+            // escape there).
+            searched = (payloadStart, max(payloadStart, end - 2), false)
+            escapes = found.hits
+        }
         let checked = (offset + 8)..<end
         let crc: UInt32
         if escaped {
@@ -197,8 +213,9 @@ struct LogScanner: Sendable {
         } else {
             crc = prefixChecksums.crc(of: checked, in: window)
         }
+        let stored = window.bytes[window.index(payloadStart)..<window.index(end)]
         guard Checksum.mask(crc) == header.checksum,
-              let payload = RecordFrame.unescaped(window.bytes[window.index(offset + headerSize)..<window.index(end)], version: version)
+              let payload = escaped ? PayloadEscaping.unescape(stored, prefixes: escapes) : stored
         else { return nil }
         return ScannedRecord(type: header.type, flags: header.flags, offset: offset,
                              frameLength: Int(end - offset), payload: payload)

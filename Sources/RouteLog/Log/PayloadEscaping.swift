@@ -43,13 +43,18 @@ enum PayloadEscaping {
     /// A stored version 2 payload as written by the app; nil when an `AB 52 4C` is not
     /// followed by `00` (damage).
     static func unescape(_ stored: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        let hits = stored.withUnsafeBytes(prefixOffsets)
-        guard !hits.isEmpty else { return stored }
+        unescape(stored, prefixes: stored.withUnsafeBytes(prefixOffsets))
+    }
+
+    /// A stored version 2 payload as written, given where it holds `AB 52 4C` (offsets
+    /// from its start, in order: every one of them); nil when one is not followed by `00`.
+    static func unescape(_ stored: ArraySlice<UInt8>, prefixes: [Int]) -> ArraySlice<UInt8>? {
+        guard !prefixes.isEmpty else { return stored }
         var out: [UInt8] = []
         out.reserveCapacity(stored.count)
         let start = stored.startIndex
         var from = start
-        for hit in hits.map({ $0 + start }) {
+        for hit in prefixes.map({ $0 + start }) {
             guard hit + 3 < stored.endIndex, stored[hit + 3] == 0 else { return nil }
             out += stored[from..<(hit + 3)]
             from = hit + 4

@@ -12,8 +12,11 @@ import Foundation
 /// as a scan alone holds, not ``batchesAhead`` of them.
 ///
 /// The thread can also make a note of each record (`Note`), work of the caller's it
-/// takes over: an index's open has it check every entry of a run, so that its own
-/// thread only applies them.
+/// takes over: an index's open has it check every entry of a run and make them rows,
+/// so that its own thread only looks them up and appends them. When the caller is
+/// waiting for records as the thread reads one, the thread hands that record over at
+/// once without a note (nil), and the caller does that work itself: so neither thread
+/// waits while the other has work, whichever of the two steps is the slower.
 final class ScanAhead<Note: Sendable>: @unchecked Sendable {
     /// Records are handed over in batches of about this many bytes: one lock and
     /// wake-up a batch, not a record.
@@ -26,7 +29,7 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
 
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var ready: [(records: [(ScannedRecord, Note)], bytes: Int)] = []
+    private var ready: [(records: [(ScannedRecord, Note?)], bytes: Int)] = []
     /// The frame bytes of the records in `ready`.
     private var readyBytes = 0
     /// The scanner as it ended (for its damage and tail), or the error that ended it.
@@ -37,11 +40,13 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
     /// made) is given up after `startTimeout`, and the caller scans on its own.
     private var started = false
     private var abandoned = false
+    /// Set while the caller waits for a batch.
+    private var callerWaits = false
 
     // The caller's side, used by one thread only.
-    private var batch: [(ScannedRecord, Note)] = []
+    private var batch: [(ScannedRecord, Note?)] = []
     private var position = 0
-    private let note: @Sendable (ScannedRecord) -> Note
+    private let note: @Sendable (ScannedRecord) -> Note?
     /// The scan, kept until the thread begins; the caller's own when it never does.
     private var own: LogScanner?
     /// How long the caller waits for the thread to begin before scanning on its own.
@@ -51,7 +56,7 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
     /// queue's: the caller waits for it, and a pool of busy workers must not stall it).
     /// `startsThread` false stands for a thread that cannot be made (for tests).
     init(_ scanner: LogScanner, batchBytes: Int = 256 << 10, startTimeout: TimeInterval = 5, startsThread: Bool = true,
-         note: @escaping @Sendable (ScannedRecord) -> Note) {
+         note: @escaping @Sendable (ScannedRecord) -> Note?) {
         self.note = note
         self.startTimeout = startTimeout
         self.batchBytes = max(1, batchBytes)
@@ -66,17 +71,20 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
         if startsThread { thread.start() }
     }
 
-    /// The next record, as ``LogScanner/next()`` gives it, with its note.
-    func next() throws -> (record: ScannedRecord, note: Note)? {
+    /// The next record, as ``LogScanner/next()`` gives it, with its note: nil when the
+    /// record needs none or the thread left it to the caller.
+    func next() throws -> (record: ScannedRecord, note: Note?)? {
         if position < batch.count {
             position += 1
             return batch[position - 1]
         }
-        if abandoned { return try own!.next().map { ($0, note($0)) } }
+        if abandoned { return try own!.next().map { ($0, nil) } }
         condition.lock()
         while ready.isEmpty && outcome == nil {
             if started {
+                callerWaits = true
                 condition.wait()
+                callerWaits = false
             } else if !condition.wait(until: Date(timeIntervalSinceNow: startTimeout)) && !started {
                 // No thread began (none could be made): scan here, as one thread does.
                 abandoned = true
@@ -148,13 +156,18 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
 
     private func scan(_ start: LogScanner) {
         var scanner = start
-        var records: [(ScannedRecord, Note)] = []
+        var records: [(ScannedRecord, Note?)] = []
         var bytes = 0
         do {
             while let record = try scanner.next() {
-                records.append((record, note(record)))
+                // A caller waiting for this record gets it now, and makes its note
+                // itself; one that began to wait while the note was made gets the
+                // records read so far.
+                let notes = Note.self != Void.self
+                let waiting = notes && callerIsWaiting()
+                records.append((record, waiting ? nil : note(record)))
                 bytes += record.frameLength
-                if bytes >= batchBytes {
+                if bytes >= batchBytes || waiting || (notes && callerIsWaiting()) {
                     guard hand(records, bytes: bytes, thenWaitForRoom: true) else { return end(.success(scanner)) }
                     records = []
                     bytes = 0
@@ -169,11 +182,17 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
         }
     }
 
+    private func callerIsWaiting() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return callerWaits
+    }
+
     /// Queues `records` (`bytes` of frames), then, when the thread is to read on, waits
     /// until there is room for more: the room is checked before reading, not before
     /// queueing, so that the thread never holds a large record it cannot queue while
     /// others wait to be taken. False when the caller stopped.
-    private func hand(_ records: [(ScannedRecord, Note)], bytes: Int, thenWaitForRoom: Bool) -> Bool {
+    private func hand(_ records: [(ScannedRecord, Note?)], bytes: Int, thenWaitForRoom: Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopped else { return false }
@@ -199,6 +218,6 @@ extension ScanAhead where Note == Void {
     /// A scan ahead that makes no note of its records.
     convenience init(_ scanner: LogScanner, batchBytes: Int = 256 << 10, startTimeout: TimeInterval = 5,
                      startsThread: Bool = true) {
-        self.init(scanner, batchBytes: batchBytes, startTimeout: startTimeout, startsThread: startsThread) { _ in () }
+        self.init(scanner, batchBytes: batchBytes, startTimeout: startTimeout, startsThread: startsThread) { _ in nil }
     }
 }

@@ -96,6 +96,31 @@ struct ScanWindow: Sendable {
         return hit.map { start + Int64($0) }
     }
 
+    /// Where the version 2 payload at `range` (which the window holds) holds `AB 52 4C`,
+    /// each followed by the `00` of its escape (format-spec.md, "Frames"): offsets from
+    /// the payload's start. Or, when one is followed by anything else or by nothing (the
+    /// payload's end), that first one's offset in the file as `unescaped`: the payload
+    /// is damage, and a sync marker may start there. One search finds both what the
+    /// scan rejects a frame for and what the unescaping takes out.
+    mutating func escapes(in range: Range<Int64>) -> (hits: [Int], unescaped: Int64?) {
+        let lower = index(range.lowerBound), upper = index(range.upperBound)
+        var hits: [Int] = []
+        let unescaped: Int? = bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return nil }
+            var at = lower
+            while at < upper {
+                let i = at + routelog_find_sync_prefix(base + at, upper - at)
+                guard i < upper else { break }
+                guard i + 3 < upper, raw[i + 3] == 0 else { return i }
+                hits.append(i - lower)
+                at = i + 1
+            }
+            return nil
+        }
+        bytesSearched += (unescaped.map { $0 + 1 } ?? upper) - lower
+        return (hits, unescaped.map { start + Int64($0) })
+    }
+
     /// True when a sync marker starts at `offset`; the window holds its 4 bytes.
     func isMarker(at offset: Int64) -> Bool {
         let i = index(offset), sync = FormatConstants.recordSync

@@ -86,36 +86,13 @@ enum IndexPutRun {
     /// rule when `everyRule` (what `verify` does).
     /// - Throws: ByteReader.Malformed for a payload that is no run (its offset from
     ///   the payload's start); `body`'s errors.
-    ///
-    /// With `checked`, what ``check(_:)`` found in this payload: the entries it found
-    /// right are read without checking their metadata's layout again, and the reader
-    /// throws the rule it found broken where it found it. What `body` sees is the same.
-    static func withPuts<Result>(in payload: ArraySlice<UInt8>, everyRule: Bool = false, checked: Check? = nil,
+    /// (A large index's runs are read on the thread that reads it ahead, and made into
+    /// rows there: ``PackedPutRun``.)
+    static func withPuts<Result>(in payload: ArraySlice<UInt8>, everyRule: Bool = false,
                                  _ body: (inout Reader) throws -> Result) throws -> Result {
         try payload.withUnsafeBytes { raw in
-            var reader = try Reader(raw, payload: everyRule ? payload : nil, checked: everyRule ? nil : checked)
+            var reader = try Reader(raw, payload: everyRule ? payload : nil)
             return try body(&reader)
-        }
-    }
-
-    /// What checking a whole run found: how many entries read right before the first
-    /// rule broken, and that rule (nil when none is). Made on the thread that reads an
-    /// index ahead (``ScanAhead``), so that the thread applying the run need not check.
-    struct Check: Sendable {
-        var validEntries: Int
-        var failure: ByteReader.Malformed?
-    }
-
-    /// Checks every entry of a run as ``withPuts(in:everyRule:checked:_:)`` reads them.
-    static func check(_ payload: ArraySlice<UInt8>) -> Check {
-        var valid = 0
-        do {
-            try forEachPut(in: payload) { _ in valid += 1 }
-            return Check(validEntries: valid, failure: nil)
-        } catch {
-            // The reader throws nothing else.
-            return Check(validEntries: valid, failure: error as? ByteReader.Malformed
-                         ?? ByteReader.Malformed(reason: "\(error)", offset: 0))
         }
     }
 
@@ -131,10 +108,6 @@ enum IndexPutRun {
         private let raw: UnsafeRawBufferPointer
         /// The payload, when every rule of each metadata is checked.
         private let payload: ArraySlice<UInt8>?
-        /// What a check of the whole run found, when one was made.
-        private let checked: Check?
-        /// Entries read so far.
-        private var index = 0
         private var entry = IndexPutRun.headSize
         private let entriesEnd: Int
         private var metadataStart: Int
@@ -142,7 +115,7 @@ enum IndexPutRun {
         private(set) var put = Put(id: RouteID(1), location: RecordLocation(segment: 0, offset: 0, length: 0),
                                    shape: .placeholder, shiftMs: 0, metadata: UnsafeRawBufferPointer(start: nil, count: 0))
 
-        fileprivate init(_ raw: UnsafeRawBufferPointer, payload: ArraySlice<UInt8>?, checked: Check?) throws {
+        fileprivate init(_ raw: UnsafeRawBufferPointer, payload: ArraySlice<UInt8>?) throws {
             guard raw.count >= headSize else { throw ByteReader.Malformed(reason: "put run of \(raw.count) bytes", offset: 0) }
             let count = Int(raw.u32(at: 0)), metadataLength = Int(raw.u32(at: 4))
             guard count >= 1, count <= (raw.count - headSize) / entrySize,
@@ -152,7 +125,6 @@ enum IndexPutRun {
             }
             self.raw = raw
             self.payload = payload
-            self.checked = checked
             entriesEnd = headSize + entrySize * count
             metadataStart = entriesEnd
         }
@@ -169,7 +141,6 @@ enum IndexPutRun {
         /// twice more a route, which costs as much as reading it.
         mutating func next() throws -> Bool {
             func fail(_ reason: String, at offset: Int) -> ByteReader.Malformed { ByteReader.Malformed(reason: reason, offset: offset) }
-            if let checked, index == checked.validEntries, let failure = checked.failure { throw failure }
             guard entry < entriesEnd else {
                 guard metadataStart == raw.count else { throw fail("put run has metadata bytes no entry holds", at: metadataStart) }
                 return false
@@ -185,15 +156,6 @@ enum IndexPutRun {
             let start = metadataStart
             guard length <= raw.count - start else { throw fail("put run's metadata runs past its end", at: entry + entrySize) }
             let bytes = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
-            if let checked, index < checked.validEntries {
-                // Its layout was checked with the whole run: the time shift follows the flags.
-                entry += entrySize
-                metadataStart += length
-                index += 1
-                put.shiftMs = bytes.i64(at: 1)
-                put.metadata = bytes
-                return true
-            }
             let layout: MetadataLayout
             do {
                 layout = try MetadataLayout(bytes, limits: true)
@@ -209,7 +171,6 @@ enum IndexPutRun {
             }
             entry += entrySize
             metadataStart += length
-            index += 1
             put.shiftMs = layout.shiftMs
             put.metadata = bytes
             return true

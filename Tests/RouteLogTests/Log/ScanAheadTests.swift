@@ -94,6 +94,43 @@ import Testing
         #expect(ahead.finish() != nil)
     }
 
+    /// Notes: each record comes with the note the thread made of it, or with none when
+    /// the caller was waiting as the thread read it (the caller then does that work);
+    /// slow notes and a quick caller leave some to the caller, a slow caller none
+    /// after the first; the records are the scanner's either way.
+    @Test func notesAreMadeOrLeftToAWaitingCaller() throws {
+        var g = SeededGenerator(seed: 9)
+        var bytes: [UInt8] = []
+        for i in 0..<12 {
+            bytes += RecordFrame.encode(type: .indexPutRun, payload: [UInt8(i)] + (0..<2_000).map { _ in UInt8.random(in: 0...255, using: &g) })
+        }
+        let memory = MemoryFiles(["log": bytes])
+        let expected = Self.plain(try Self.scanner(memory, version: 2))
+        for (noteDelay, callerDelay) in [(0.01, 0.0), (0.0, 0.01)] {
+            let ahead = ScanAhead(try Self.scanner(memory, version: 2), batchBytes: 1) { record -> Int? in
+                Thread.sleep(forTimeInterval: noteDelay)
+                return Int(record.payload.first!) * 10
+            }
+            defer { ahead.stop() }
+            var records: [LogScannerTests.Record] = [], left = 0
+            while let next = try ahead.next() {
+                records.append(Self.record(next.record))
+                if let note = next.note {
+                    #expect(note == Int(next.record.payload.first!) * 10, "a note is its own record's")
+                } else {
+                    left += 1
+                }
+                Thread.sleep(forTimeInterval: callerDelay)
+            }
+            #expect(records == expected.records)
+            if noteDelay > 0 {
+                #expect(left >= 1, "a caller waiting on slow notes is given records without them")
+            } else {
+                #expect(left <= 2, "a slow caller finds the notes made (\(left) left to it)")
+            }
+        }
+    }
+
     /// A read that fails part way: the records before it, then the same error.
     @Test func anIOErrorComesAfterTheRecordsBeforeIt() throws {
         var g = SeededGenerator(seed: 5)
