@@ -19,8 +19,9 @@ struct PackedPutRun: Sendable {
     private(set) var failure: ByteReader.Malformed?
 
     /// Reads and checks a run's payload. Its allocations are bounded by the payload: a
-    /// row (80 bytes) is smaller than an entry (88), and a metadata's form is at most
-    /// its stored bytes.
+    /// row (80 bytes) is smaller than an entry (88), a metadata's form is at most its
+    /// stored bytes, and a wide row's location and shape, kept beside it as well, take
+    /// about twice its entry; so at most about three times the payload.
     init(_ payload: ArraySlice<UInt8>) {
         if let count = IndexPutRun.entryCount(payload), count <= payload.count / IndexPutRun.entrySize {
             rows.reserveCapacity(count)

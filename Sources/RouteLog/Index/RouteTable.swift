@@ -32,6 +32,9 @@ struct RouteTable: Sendable {
     private var metadataBytes: [UInt8] = []
     /// Bytes of ``metadataBytes`` no row refers to any more (replaced or removed).
     private var deadMetadataBytes = 0
+    /// Set while a packed run is applied: the metadata is not packed then, because the
+    /// run's rows still to come point into the bytes it appended.
+    private var packingHeld = false
     private var extras: [RouteID: Extras] = [:]
 
     /// Live routes.
@@ -208,17 +211,21 @@ struct RouteTable: Sendable {
 
     /// Appends the metadata of a packed run (``PackedPutRun``) to the table's, returning
     /// where it starts: the base that ``insertIfNew(_:metadataBase:wide:)`` adds to
-    /// the run's rows. The bytes no row then takes are to be given to
-    /// ``forgetMetadata(_:)``.
+    /// the run's rows. Until ``forgetMetadata(_:)`` gives the bytes no row took, the
+    /// metadata is not packed, whatever else changes meanwhile (a second put of an id
+    /// replaces a route, and would pack the run's bytes away under the rows to come).
     mutating func appendMetadata(_ bytes: [UInt8]) -> Int {
         let base = metadataBytes.count
         metadataBytes.append(contentsOf: bytes)
+        packingHeld = true
         return base
     }
 
-    /// Counts `count` bytes of the metadata as taken by no row.
+    /// Counts `count` bytes of the metadata as taken by no row, the run appended with
+    /// ``appendMetadata(_:)`` done.
     mutating func forgetMetadata(_ count: Int) {
         deadMetadataBytes += count
+        packingHeld = false
         packMetadataIfWasteful()
     }
 
@@ -249,7 +256,7 @@ struct RouteTable: Sendable {
         }
         rows.removeLast()
         extras[id] = nil
-        if rows.isEmpty {
+        if rows.isEmpty && !packingHeld {
             metadataBytes = []
             deadMetadataBytes = 0
         }
@@ -333,7 +340,7 @@ struct RouteTable: Sendable {
 
     /// Rewrites the metadata bytes without the dead ones once they are over half.
     private mutating func packMetadataIfWasteful() {
-        guard deadMetadataBytes > 64 * 1024, deadMetadataBytes * 2 > metadataBytes.count else { return }
+        guard !packingHeld, deadMetadataBytes > 64 * 1024, deadMetadataBytes * 2 > metadataBytes.count else { return }
         var packed: [UInt8] = []
         packed.reserveCapacity(metadataBytes.count - deadMetadataBytes)
         for i in rows.indices {

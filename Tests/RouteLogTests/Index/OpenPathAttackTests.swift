@@ -2,17 +2,17 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// Attacks on commit a824682's open path: a run made into rows on the read-ahead thread
-/// (`PackedPutRun`, applied with `RouteIndex.applyPackedRun`) against the same run's
-/// payload applied entry by entry (`applyPutRun`).
+/// Attacks on the open path of a large index: a run made into rows on the read-ahead
+/// thread (`PackedPutRun`, applied with `RouteIndex.applyPackedRun`) against the same
+/// run's payload applied entry by entry (`applyPutRun`).
 ///
 /// `applyPackedRun` appends the whole run's metadata to the table up front and adds the
 /// base it got to each row it inserts afterwards. A put of an id the index already holds
 /// (a forged index: "the last wins") takes the long way, `RouteTable.updateValue`, which
-/// counts the replaced metadata dead and may then pack the table's metadata
-/// (`packMetadataIfWasteful`): that drops the run's metadata not yet taken by a row, and
-/// every later row of the run is given a start past the end of the packed bytes (an
-/// index out of range, or another route's bytes).
+/// counts the replaced metadata dead; packing the table's metadata then would drop the
+/// run's bytes not yet taken by a row, and every later row of the run would get a start
+/// past the end of the packed bytes (an index out of range, or another route's bytes).
+/// The table holds its packing until the run is applied; these tests found the trap.
 @Suite struct OpenPathAttackTests {
     static let segment = PackedPutRunTests.segment
 

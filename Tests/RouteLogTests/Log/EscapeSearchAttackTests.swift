@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// Attacks on commit a824682's single search of a version 2 payload
+/// Attacks on the single search of a version 2 payload
 /// (`ScanWindow.escapes(in:)`, used by `LogScanner.frame(at:)`): an `AB 52 4C` not
 /// followed by `00` (or cut by the payload's end) rejects the frame before its
 /// checksum and sets the scan's `searched` memo there. The scan must accept and reject
