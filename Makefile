@@ -63,6 +63,7 @@ SLOW_SUITES := \
 	BitFlipTests \
 	CloseDuringCompactionTests \
 	CrashStateReplayTests \
+	EscapeSearchCostTests \
 	IOFaultInjectionTests \
 	KillTests \
 	LogScannerCostTests \

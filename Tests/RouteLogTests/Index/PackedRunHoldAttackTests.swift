@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// Attacks on 52a07b3's fix (`RouteTable.packingHeld`, set by `appendMetadata` and
+/// Attacks on the hold of a packed run's metadata (`RouteTable.packingHeld`, set by `appendMetadata` and
 /// cleared by `forgetMetadata`) and on the read-ahead handoff of a large index's open.
 ///
 /// The table's private state (its metadata bytes, the dead bytes counted, the hold and
