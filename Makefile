@@ -5,12 +5,16 @@ SWIFT ?= swift
 # setting for every target, so that `make test` and `make build` share their build.
 export ROUTELOG_OPTIMIZED_LIBRARY := 1
 LZ4_HEADER := $(firstword $(wildcard /usr/include/lz4.h /usr/local/include/lz4.h))
+ZSH := $(shell command -v zsh 2>/dev/null)
+FISH := $(shell command -v fish 2>/dev/null)
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
 .PHONY: test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check install install-files uninstall
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
-# benchmark's baselines) when their headers are missing. Needs root and apt-get.
+# benchmark's baselines) when their headers are missing, and zsh and fish, whose
+# completion of routelog's commands the tests drive, when one is missing. Needs root
+# and apt-get.
 # On macOS there is nothing to install: LZ4 comes from the Compression framework and
 # SQLite from the SDK.
 deps:
@@ -24,6 +28,10 @@ endif
 ifeq ($(SQLITE_HEADER),)
 	@echo "SQLite headers missing: installing libsqlite3-dev"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev
+endif
+ifeq ($(and $(ZSH),$(FISH)),)
+	@echo "zsh or fish missing: installing them (the tests drive routelog's completions in both)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends zsh fish
 endif
 endif
 
