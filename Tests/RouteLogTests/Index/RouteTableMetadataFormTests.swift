@@ -109,11 +109,7 @@ import Testing
         }
         let before = try writer.summaries()
         try writer.close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
-        #expect(InvalidUTF8IndexTests.indexState(reader) == (false, false))
-        #expect(try reader.summaries() == before)
-        #expect(try reader.verify().problems.isEmpty)
-        try reader.close()
+        try InvalidUTF8IndexTests.expectReopenedFromItsIndex(url, listing: before)
         // The segments alone give the same starts.
         #expect(try removeIndexFiles(of: url) == 1)
         let rebuilt = try RouteStore(at: url, options: .init(mode: .readOnly))

@@ -14,6 +14,16 @@ import Testing
 
     /// Metadata with every kind of field, sized by `notes` (large notes make dead bytes
     /// pile up fast enough to repack).
+    /// Gives route `id` new metadata and an edit's location in `reference` and `table`
+    /// alike; nothing when the reference does not hold it.
+    static func editAlike(_ id: RouteID, _ table: inout RouteTable, _ reference: inout [RouteID: IndexedRoute],
+                          _ g: inout SeededGenerator, notes: Int) {
+        guard var route = reference[id] else { return }
+        route.edited(metadata(&g, notes: notes), at: RecordLocation(segment: 3, offset: 77, length: 40))
+        table.updateValue(route, forKey: id)
+        reference[id] = route
+    }
+
     static func metadata(_ g: inout SeededGenerator, notes: Int) -> StoredMetadata {
         var m = StoredMetadata(RouteMetadata(name: Bool.random(using: &g) ? "Route \(g.next() % 1000) é" : nil,
                                              calories: Bool.random(using: &g) ? Double(g.next() % 2000) : nil,
@@ -112,10 +122,7 @@ import Testing
             case 2:
                 #expect(table.removeValue(forKey: id) == reference.removeValue(forKey: id))
             default:
-                guard var route = reference[id] else { continue }
-                route.edited(Self.metadata(&g, notes: notes), at: RecordLocation(segment: 3, offset: 77, length: 40))
-                table.updateValue(route, forKey: id)
-                reference[id] = route
+                Self.editAlike(id, &table, &reference, &g, notes: notes)
             }
             if step % 500 == 0 { Self.expectSame(table, reference) }
         }

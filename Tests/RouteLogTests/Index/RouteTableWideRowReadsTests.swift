@@ -218,10 +218,7 @@ import Testing
             case 3:
                 #expect(table.removeValue(forKey: id) == reference.removeValue(forKey: id))
             default:
-                guard var route = reference[id] else { continue }
-                route.edited(RouteTableTests.metadata(&g, notes: notes), at: RecordLocation(segment: 3, offset: 77, length: 40))
-                table.updateValue(route, forKey: id)
-                reference[id] = route
+                RouteTableTests.editAlike(id, &table, &reference, &g, notes: notes)
             }
             if step == 600 { copy = (table, reference) }
             if step % 200 == 199 { Self.expectAggregates(table, reference) }

@@ -13,6 +13,19 @@ import Testing
         store.state.withLock { ($0.indexRebuilt, $0.indexDamaged) }
     }
 
+    /// Opens `url` read-only and expects it to use its index as written (neither
+    /// rebuilt nor damaged), list `summaries` and verify clean; `more` looks further
+    /// before it is closed.
+    static func expectReopenedFromItsIndex(_ url: URL, listing summaries: [RouteSummary],
+                                           _ more: (RouteStore) throws -> Void = { _ in }) throws {
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(indexState(reader) == (false, false))
+        try more(reader)
+        #expect(try reader.summaries() == summaries)
+        #expect(try reader.verify().problems.isEmpty)
+        try reader.close()
+    }
+
     /// A store of one route whose segment then holds a MetadataEdit of the largest
     /// metadata the format accepts, every text in it invalid UTF-8; no index.
     static func storeWithInvalidUTF8Edit(_ dir: TemporaryDirectory) throws -> URL {

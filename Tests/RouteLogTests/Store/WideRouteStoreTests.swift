@@ -106,12 +106,7 @@ import Testing
         try store.close()
 
         // Reopened from the index the writer appended to.
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
-        #expect(InvalidUTF8IndexTests.indexState(reader) == (false, false))
-        try Self.check(reader, expected, others: 3)
-        #expect(try reader.summaries() == before)
-        #expect(try reader.verify().problems.isEmpty)
-        try reader.close()
+        try InvalidUTF8IndexTests.expectReopenedFromItsIndex(url, listing: before) { try Self.check($0, expected, others: 3) }
 
         // Compacted: the segments and index written again.
         let writer = try RouteStore(at: url, options: options)
@@ -120,11 +115,7 @@ import Testing
         try Self.check(writer, expected, others: 2)
         let compacted = try writer.summaries()
         try writer.close()
-        let afterCompaction = try RouteStore(at: url, options: .init(mode: .readOnly))
-        #expect(InvalidUTF8IndexTests.indexState(afterCompaction) == (false, false))
-        #expect(try afterCompaction.summaries() == compacted)
-        #expect(try afterCompaction.verify().problems.isEmpty)
-        try afterCompaction.close()
+        try InvalidUTF8IndexTests.expectReopenedFromItsIndex(url, listing: compacted)
 
         // Rebuilt from the segments alone, then written by a writer's open.
         try removeIndexFiles(of: url)
