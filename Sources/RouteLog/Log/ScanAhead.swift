@@ -51,13 +51,18 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
     private var own: LogScanner?
     /// How long the caller waits for the thread to begin before scanning on its own.
     private let startTimeout: TimeInterval
+    /// Called on the thread as it has read each record, before it looks whether the
+    /// caller waits for it: tests pace the thread with it to choose who waits.
+    private let hasRead: @Sendable () -> Void
 
     /// Starts scanning with `scanner` on a new thread (a thread of its own, not a
     /// queue's: the caller waits for it, and a pool of busy workers must not stall it).
-    /// `startsThread` false stands for a thread that cannot be made (for tests).
+    /// `startsThread` false stands for a thread that cannot be made, and `hasRead` paces
+    /// the thread (both for tests).
     init(_ scanner: LogScanner, batchBytes: Int = 256 << 10, startTimeout: TimeInterval = 5, startsThread: Bool = true,
-         note: @escaping @Sendable (ScannedRecord) -> Note?) {
+         hasRead: @escaping @Sendable () -> Void = {}, note: @escaping @Sendable (ScannedRecord) -> Note?) {
         self.note = note
+        self.hasRead = hasRead
         self.startTimeout = startTimeout
         self.batchBytes = max(1, batchBytes)
         let (room, overflow) = self.batchBytes.multipliedReportingOverflow(by: Self.batchesAhead)
@@ -163,6 +168,7 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
                 // A caller waiting for this record gets it now, and makes its note
                 // itself; one that began to wait while the note was made gets the
                 // records read so far.
+                hasRead()
                 let notes = Note.self != Void.self
                 let waiting = notes && callerIsWaiting()
                 records.append((record, waiting ? nil : note(record)))
@@ -182,7 +188,8 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
         }
     }
 
-    private func callerIsWaiting() -> Bool {
+    /// Whether the caller waits in ``next()`` for records not yet read.
+    func callerIsWaiting() -> Bool {
         condition.lock()
         defer { condition.unlock() }
         return callerWaits
@@ -204,6 +211,15 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
         guard thenWaitForRoom else { return true }
         while (ready.count >= Self.batchesAhead || readyBytes >= roomBytes) && !stopped { condition.wait() }
         return !stopped
+    }
+
+    /// Whether ``next()`` would return without waiting: records are ready or the scan
+    /// ended. Asked by the caller.
+    var hasRecordsReady: Bool {
+        if position < batch.count || abandoned { return true }
+        condition.lock()
+        defer { condition.unlock() }
+        return !ready.isEmpty || outcome != nil
     }
 
     private func end(_ result: Result<LogScanner, any Error>) {

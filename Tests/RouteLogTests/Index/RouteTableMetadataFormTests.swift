@@ -81,7 +81,7 @@ import Testing
         for bit in 4..<7 {
             var other = Self.stored(metadata)
             other[0] |= 1 << UInt8(bit)
-            other.withUnsafeBytes { raw in
+            other.withUnsafeBytes { raw -> Void in
                 #expect(throws: ByteReader.Malformed.self) { try MetadataLayout(raw, limits: false) }
             }
         }

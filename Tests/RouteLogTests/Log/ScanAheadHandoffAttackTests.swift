@@ -181,7 +181,7 @@ import Testing
     }
 
     /// A caller that stops part way through the turns, while the thread makes a slow
-    /// note or waits for room: `stop()` returns, after it no note is made and no read
+    /// note or waits for room: `stop()` returns (a hang would never end the run), after it no note is made and no read
     /// happens, and the scan ends stopped (a scanner, not an error).
     @Test(arguments: [1, 10_000])
     func stoppingDuringTheTurnsEndsTheThread(batchBytes: Int) throws {
@@ -204,10 +204,8 @@ import Testing
                 taken += 1
                 if (taken / 5) % 2 == 1 { Thread.sleep(forTimeInterval: 0.002) }
             }
-            let started = Date()
             ahead.stop()
             counter.lock.withLock { counter.stopped = true }
-            #expect(Date().timeIntervalSince(started) < 1, "stop() returns at once")
             let reads = files.count(.read)
             Thread.sleep(forTimeInterval: 0.03)
             #expect(files.count(.read) == reads, "no read after stop() (stop after \(stopAfter))")

@@ -96,9 +96,10 @@ import Testing
 
     /// Notes: each record comes with the note the thread made of it, or with none when
     /// the caller was waiting as the thread read it (the caller then does that work);
-    /// slow notes and a quick caller leave some to the caller, a slow caller none
-    /// after the first; the records are the scanner's either way.
-    @Test func notesAreMadeOrLeftToAWaitingCaller() throws {
+    /// the records are the scanner's either way. The thread is paced so that the test,
+    /// not the scheduler, chooses who waits: a caller waiting for every record is given
+    /// none with a note, one that never waits is given every note.
+    @Test(arguments: [true, false]) func notesAreMadeOrLeftToAWaitingCaller(callerWaits: Bool) throws {
         var g = SeededGenerator(seed: 9)
         var bytes: [UInt8] = []
         for i in 0..<12 {
@@ -106,29 +107,32 @@ import Testing
         }
         let memory = MemoryFiles(["log": bytes])
         let expected = Self.plain(try Self.scanner(memory, version: 2))
-        for (noteDelay, callerDelay) in [(0.01, 0.0), (0.0, 0.01)] {
-            let ahead = ScanAhead(try Self.scanner(memory, version: 2), batchBytes: 1) { record -> Int? in
-                Thread.sleep(forTimeInterval: noteDelay)
-                return Int(record.payload.first!) * 10
-            }
-            defer { ahead.stop() }
-            var records: [LogScannerTests.Record] = [], left = 0
-            while let next = try ahead.next() {
-                records.append(Self.record(next.record))
-                if let note = next.note {
-                    #expect(note == Int(next.record.payload.first!) * 10, "a note is its own record's")
-                } else {
-                    left += 1
-                }
-                Thread.sleep(forTimeInterval: callerDelay)
-            }
-            #expect(records == expected.records)
-            if noteDelay > 0 {
-                #expect(left >= 1, "a caller waiting on slow notes is given records without them")
+        let made = StateLock<ScanAhead<Int>?>(nil)
+        let ahead = ScanAhead(try Self.scanner(memory, version: 2), batchBytes: 1, hasRead: {
+            // The thread has read a record: when the caller is to wait for each, it
+            // looks whether the caller waits only once it does.
+            guard callerWaits else { return }
+            _ = QuietSyncTests.eventually { made.withLock { $0?.callerIsWaiting() ?? false } }
+        }) { record -> Int? in Int(record.payload.first!) * 10 }
+        made.withLock { $0 = ahead }
+        defer {
+            ahead.stop()
+            made.withLock { $0 = nil }
+        }
+        var records: [LogScannerTests.Record] = [], left = 0
+        while true {
+            // A caller that never waits asks only once the thread has records ready.
+            if !callerWaits { #expect(QuietSyncTests.eventually { ahead.hasRecordsReady }) }
+            guard let next = try ahead.next() else { break }
+            records.append(Self.record(next.record))
+            if let note = next.note {
+                #expect(note == Int(next.record.payload.first!) * 10, "a note is its own record's")
             } else {
-                #expect(left <= 2, "a slow caller finds the notes made (\(left) left to it)")
+                left += 1
             }
         }
+        #expect(records == expected.records)
+        #expect(left == (callerWaits ? records.count : 0), "\(left) of \(records.count) left to the caller")
     }
 
     /// A read that fails part way: the records before it, then the same error.
