@@ -44,7 +44,7 @@ extension RouteMetadata {
     /// This metadata with a uuid: its own, else `existing`, else a new random one.
     func withUUID(_ existing: UUID? = nil) -> RouteMetadata {
         var copy = self
-        copy.uuid = uuid ?? existing ?? UUID()
+        copy.uuid = uuid ?? existing ?? UUID.random()
         return copy
     }
 }
