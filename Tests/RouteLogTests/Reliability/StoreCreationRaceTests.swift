@@ -18,8 +18,10 @@ import Testing
         let creators = 8
         let outcomes = StateLock<[String]>([])
         DispatchQueue.concurrentPerform(iterations: creators) { i in
-            // A creator told the store is held waits its turn, as an app would.
-            for _ in 0..<500 {
+            // A creator told the store is held waits its turn, as an app would, for up
+            // to a minute: the others' opens and closes sync, on a disk that may be busy.
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
                 do {
                     let store = try RouteStore(at: url, options: .init(compaction: .manual))
                     _ = try store.save(Fixtures.sampleWalk(seed: UInt64(i), points: 20))
@@ -33,7 +35,7 @@ import Testing
                     return
                 }
             }
-            outcomes.withLock { $0.append("still locked after 500 tries") }
+            outcomes.withLock { $0.append("still locked after a minute") }
         }
         #expect(outcomes.withLock { $0 } == Array(repeating: "saved", count: creators))
         let reader = try RouteStore(readOnlyAt: url)
@@ -89,7 +91,7 @@ import Testing
                 var attempts = 0
                 func reopen() throws -> RouteStore {
                     do { return try RouteStore(at: url, options: .init(compaction: .manual)) } catch let error as RouteLogError
-                        where error.code == .locked && attempts < 100 {
+                        where error.code == .locked && attempts < 1_500 {
                         attempts += 1
                         usleep(20_000)
                         return try reopen()

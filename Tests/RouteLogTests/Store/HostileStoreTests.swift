@@ -18,11 +18,14 @@ import Testing
         return expected
     }
 
+    /// Runs `body` and reports it when it takes over a minute: a forged size that
+    /// were believed would read or fill gigabytes, far beyond that, while the work
+    /// itself takes milliseconds, with room for a slow shared disk in between.
     static func timed(_ what: String, _ body: () throws -> Void) rethrows {
         let start = Date()
         try body()
         let elapsed = Date().timeIntervalSince(start)
-        #expect(elapsed < 5, "\(what) took \(elapsed) s")
+        #expect(elapsed < 60, "\(what) took \(elapsed) s")
     }
 
     @Test(arguments: [UInt32.max, UInt32.max - 15, UInt32(Int32.max), UInt32(64 << 20) + 1, UInt32(64 << 20)])

@@ -27,9 +27,10 @@ import Testing
 
     static func held(_ store: RouteStore) throws -> Int { try store.withWriter { $0.index.heldCount } }
 
-    /// Waits up to 10 s for `condition`.
+    /// Waits for `condition`, up to a minute: long enough for a sync on a busy shared
+    /// disk, and only a condition that never comes waits it out.
     static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if try condition() { return true }
             Thread.sleep(forTimeInterval: 0.02)
@@ -62,12 +63,13 @@ import Testing
     }
 
     /// Saves without a pause longer than the delay: no sync while they go on (fewer than
-    /// 1,024, in one segment), one after they stop.
+    /// 1,024, in one segment), one after they stop. The delay (3 s) is far longer than
+    /// the pauses (10 ms), so that a slow machine does not make a pause of it.
     @Test func savesWithoutAPauseAreNotHeldUpBySyncs() throws {
         let dir = TemporaryDirectory()
         let fs = InterceptingFileSystem()
         let syncs = StateLock(0)
-        let store = try RouteStore(at: dir.store(), options: Self.options(delay: 0.5), fileSystem: fs)
+        let store = try RouteStore(at: dir.store(), options: Self.options(delay: 3), fileSystem: fs)
         defer { try? store.close() }
         Self.segmentSyncs(fs, into: syncs)
         let start = Date()
