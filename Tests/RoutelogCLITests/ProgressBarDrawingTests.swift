@@ -48,15 +48,18 @@ import Testing
 
     @Test func workWithoutAFractionShowsTheTimeAndNothingAfter() throws {
         let capture = Capture()
-        let bar = ProgressBar.make("compacting", storeBytes: 1 << 30, console: capture.console)!
+        let bar = ProgressBar.make("compacting", storeBytes: 1 << 30, console: capture.console, now: FakeClock().now)!
         let result = bar.whileRunning { () -> Int in
-            Thread.sleep(forTimeInterval: 0.25)
+            // The work lasts until the bar has drawn its line (or half a minute, which fails).
+            let deadline = Date().addingTimeInterval(30)
+            while !capture.text.withLock({ $0.contains("compacting ... ") }) && Date() < deadline { usleep(1_000) }
             return 42
         }
         #expect(result == 42)
+        // Two ticks of the drawing thread: a line drawn after the clearing would be here.
         Thread.sleep(forTimeInterval: 0.2)
         let text = capture.text.withLock { $0 }
-        #expect(text.hasPrefix("\rcompacting ... "))
+        #expect(text.hasPrefix("\rcompacting ... 0.0 s"))
         #expect(text.hasSuffix("\r\u{1B}[K"), "nothing drawn after the line is cleared")
     }
 }
