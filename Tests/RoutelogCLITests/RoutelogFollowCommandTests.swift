@@ -91,8 +91,8 @@ import RouteLog
 /// A `routelog` left running, its output read as it comes.
 final class Follower {
     let process = Process()
-    private let output = StateLock("")
-    private let errors = StateLock("")
+    private let output: PipeText
+    private let errors: PipeText
 
     init(_ arguments: [String]) throws {
         process.executableURL = CLI.executable
@@ -104,14 +104,8 @@ final class Follower {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [errors] handle in
-            let data = handle.availableData
-            errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
+        output = PipeText(out)
+        errors = PipeText(err)
         try process.run()
     }
 
@@ -119,10 +113,10 @@ final class Follower {
     /// process exits first or after a minute, so that a missing line fails the test.
     func waitForOutput(_ condition: (String) -> Bool) throws {
         let deadline = Date().addingTimeInterval(60)
-        while !condition(output.withLock { $0 }) {
+        while !condition(output.text) {
             guard process.isRunning, Date() < deadline else {
                 throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
-                    "no such output; so far: \(output.withLock { $0 }) stderr: \(errors.withLock { $0 })"])
+                    "no such output; so far: \(output.text) stderr: \(errors.text)"])
             }
             usleep(5_000)
         }
@@ -139,8 +133,7 @@ final class Follower {
             throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey: "routelog did not end on signal \(signal)"])
         }
         process.waitUntilExit()
-        usleep(50_000)  // the last bytes of the pipes
-        return (process.terminationStatus, process.terminationReason, output.withLock { $0 }, errors.withLock { $0 })
+        return try ended()
     }
 
     /// Waits for the process to end by itself (killing it after a minute, which fails).
@@ -151,14 +144,55 @@ final class Follower {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
-                "routelog kept running; stdout: \(output.withLock { $0 }) stderr: \(errors.withLock { $0 })"])
+                "routelog kept running; stdout: \(output.text) stderr: \(errors.text)"])
         }
         process.waitUntilExit()
-        usleep(50_000)  // the last bytes of the pipes
-        return (process.terminationStatus, process.terminationReason, output.withLock { $0 }, errors.withLock { $0 })
+        return try ended()
+    }
+
+    /// The ended process's status and everything it wrote: waits until both pipes have
+    /// been read to their end (for a minute at most, which fails).
+    private func ended() throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
+        let deadline = DispatchTime.now() + 60
+        guard output.waitForTheEnd(until: deadline), errors.waitForTheEnd(until: deadline) else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
+                "routelog's output did not reach its end; stdout: \(output.text) stderr: \(errors.text)"])
+        }
+        return (process.terminationStatus, process.terminationReason, output.text, errors.text)
     }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// What came through a pipe so far, read as it comes, and whether its end was read.
+final class PipeText: Sendable {
+    private let state = StateLock((text: "", ended: false))
+    private let end = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [state, end] handle in
+            let data = handle.availableData
+            let reachedTheEnd = state.withLock { state -> Bool in
+                guard !state.ended else { return false }
+                if data.isEmpty { state.ended = true } else { state.text += String(decoding: data, as: UTF8.self) }
+                return data.isEmpty
+            }
+            if reachedTheEnd {
+                handle.readabilityHandler = nil
+                end.signal()
+            }
+        }
+    }
+
+    var text: String { state.withLock { $0.text } }
+
+    /// Waits until the writers closed the pipe and everything they wrote was read;
+    /// false when `deadline` came first.
+    func waitForTheEnd(until deadline: DispatchTime) -> Bool {
+        guard end.wait(timeout: deadline) == .success else { return false }
+        end.signal()  // for a later wait
+        return true
     }
 }

@@ -15,26 +15,32 @@ final class ProgressBar: Sendable {
 
     private let label: String
     private let console: Console
-    private let started = Date()
+    /// The clock behind the elapsed time and the ten-a-second limit on redraws.
+    private let now: @Sendable () -> Date
+    private let started: Date
     private let state = StateLock(State())
 
-    private init(label: String, console: Console) {
+    private init(label: String, console: Console, now: @escaping @Sendable () -> Date) {
         self.label = label
         self.console = console
+        self.now = now
+        self.started = now()
     }
 
-    /// A bar, or nil when stderr is not a terminal or the store is small.
-    static func make(_ label: String, storeBytes: Int64, console: Console) -> ProgressBar? {
+    /// A bar, or nil when stderr is not a terminal or the store is small. `now` is the
+    /// clock the bar reads (the system's unless a test gives its own).
+    static func make(_ label: String, storeBytes: Int64, console: Console,
+                     now: @escaping @Sendable () -> Date = { Date() }) -> ProgressBar? {
         guard console.errorIsTerminal, storeBytes >= minimumStoreBytes else { return nil }
-        return ProgressBar(label: label, console: console)
+        return ProgressBar(label: label, console: console, now: now)
     }
 
     /// Redraws with `fraction` (0...1) done, at most ten times a second.
     func update(_ fraction: Double) {
         let due = state.withLock { state -> Bool in
-            let now = Date()
-            guard !state.finished, now.timeIntervalSince(state.lastDrawn) >= 0.1 else { return false }
-            state.lastDrawn = now
+            let time = now()
+            guard !state.finished, time.timeIntervalSince(state.lastDrawn) >= 0.1 else { return false }
+            state.lastDrawn = time
             return true
         }
         guard due else { return }
@@ -70,5 +76,5 @@ final class ProgressBar: Sendable {
         }
     }
 
-    private var elapsed: String { String(format: "%.1f s", Date().timeIntervalSince(started)) }
+    private var elapsed: String { String(format: "%.1f s", now().timeIntervalSince(started)) }
 }

@@ -196,16 +196,19 @@ import Testing
         return FileManager.default.isExecutableFile(atPath: fallback.path) ? fallback : nil
     }
 
-    /// Runs the recorder until it prints `flushing` for the `kills`th time (it is then
-    /// inside a flush, or about to be) and kills it with SIGKILL; nil `kills` lets it
-    /// finish. Returns the lines it printed.
+    /// Runs the recorder, paced: each of its flushes waits for this reader's go. At the
+    /// `kills`th flush it is let go and killed with SIGKILL at once (it is then inside
+    /// that flush, or about to be, or just past it: never further, so it cannot have
+    /// finished); nil `kills` lets it finish. Returns the lines it printed.
     static func runRecorder(_ executable: URL, store: URL, points: Int, batch: Int, killAtFlush kills: Int?) throws -> [String] {
         let process = Process()
         process.executableURL = executable
-        process.arguments = [store.path, "31", String(points), String(batch)]
-        let output = Pipe()
+        process.arguments = [store.path, "31", String(points), String(batch), "--paced"]
+        let output = Pipe(), input = Pipe()
         process.standardOutput = output
+        process.standardInput = input
         try process.run()
+        defer { try? input.fileHandleForWriting.close() }
         var lines: [String] = []
         var buffer = Data()
         var flushes = 0
@@ -219,6 +222,7 @@ import Testing
                 lines.append(line)
                 if line.hasPrefix("flushing") {
                     flushes += 1
+                    try input.fileHandleForWriting.write(contentsOf: Data("go\n".utf8))
                     if let kills, flushes == kills {
                         kill(process.processIdentifier, SIGKILL)
                         break reading
@@ -250,9 +254,9 @@ import Testing
             let recordings = try store.unfinishedRecordings()
             #expect(recordings.count == 1, "round \(round)")
             let flushed = recordings.first?.points.count ?? 0
-            // Every flush reported as returned is there; the one in flight (or a later one:
-            // the process may run ahead of this reader) is there whole or not at all.
-            #expect(flushed >= acknowledged && (flushed % 10 == 0 || flushed == points),
+            // Every flush reported as returned is there; the one in flight is there whole
+            // or not at all, and none after it was let go.
+            #expect(flushed == acknowledged || flushed == inFlight,
                     "round \(round): \(flushed) points, acknowledged \(acknowledged), in flight \(inFlight)")
             print("killed at flush \(kills): acknowledged \(acknowledged), in flight \(inFlight), found \(flushed)")
             #expect(recordings.first?.points == Array(quantized.points.prefix(flushed)), "round \(round)")
