@@ -165,10 +165,10 @@ final class ScanAhead<Note: Sendable>: @unchecked Sendable {
         var bytes = 0
         do {
             while let record = try scanner.next() {
+                hasRead()
                 // A caller waiting for this record gets it now, and makes its note
                 // itself; one that began to wait while the note was made gets the
                 // records read so far.
-                hasRead()
                 let notes = Note.self != Void.self
                 let waiting = notes && callerIsWaiting()
                 records.append((record, waiting ? nil : note(record)))
