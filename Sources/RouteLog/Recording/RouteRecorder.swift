@@ -178,6 +178,7 @@ public final class RouteRecorder: Sendable {
     /// ``RouteStore/summaries()``; compaction later stores it as one record.
     ///
     /// - Parameter metadata: the route's metadata; nil keeps the one given at the start.
+    ///   Metadata without a uuid keeps the recording's.
     /// - Returns: the route's id (the recording's).
     /// - Throws: `.invalidArgument` for bad metadata or a recording without points
     ///   (discard it instead); `.io` (the recording then stays as it was).
@@ -191,7 +192,7 @@ public final class RouteRecorder: Sendable {
             }
             let chunks = waitingChunks(s)
             let finish = RecordingFinishRecord(id: id, chunkCount: s.chunkCount + chunks.count, shape: shape,
-                                               metadata: metadata.map { StoredMetadata($0) } ?? s.metadata, layout: s.layout)
+                                               metadata: metadata.map { StoredMetadata($0.withUUID(s.metadata.uuid)) } ?? s.metadata, layout: s.layout)
             try write(&s, chunks: chunks, finish: finish)
             s.status = .finished(id)
             return id
