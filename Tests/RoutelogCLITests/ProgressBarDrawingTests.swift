@@ -46,6 +46,34 @@ import Testing
                       + "\r\u{1B}[K", "cleared once, at the end")
     }
 
+    /// A wall clock set back (the default clock is `Date()`) does not stop the bar: the
+    /// next update is drawn at once, not only once the clock has passed the time of the
+    /// last drawing again, which after a step back of an hour would leave the line
+    /// frozen for that hour. A clock that jumps far ahead draws too, and nothing after
+    /// finish().
+    @Test func aClockSetBackOrJumpingAheadKeepsTheBarDrawn() {
+        let capture = Capture()
+        let clock = FakeClock()
+        let bar = ProgressBar.make("verifying", storeBytes: 1 << 30, console: capture.console, now: clock.now)!
+        bar.update(0.1)
+        clock.advance(-3_600)
+        bar.update(0.2)  // the clock went back: drawn
+        clock.advance(0.05)
+        bar.update(0.3)  // within a tenth of a second of that: not drawn
+        clock.advance(1e9)
+        bar.update(0.4)
+        bar.finish()
+        clock.advance(1)
+        bar.update(0.9)
+        bar.finish()
+        let lines = capture.text.withLock { $0 }.split(separator: "\r").map(String.init)
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines.first?.contains(" 10%") == true)
+        #expect(lines.dropFirst().first?.contains(" 20%  -3600.0 s") == true, "\(lines)")
+        #expect(lines.dropFirst(2).first?.contains(" 40%") == true, "\(lines)")
+        #expect(lines.last == "\u{1B}[K")
+    }
+
     @Test func workWithoutAFractionShowsTheTimeAndNothingAfter() throws {
         let capture = Capture()
         let bar = ProgressBar.make("compacting", storeBytes: 1 << 30, console: capture.console, now: FakeClock().now)!

@@ -38,8 +38,10 @@ final class ProgressBar: Sendable {
     /// Redraws with `fraction` (0...1) done, at most ten times a second.
     func update(_ fraction: Double) {
         let due = state.withLock { state -> Bool in
-            let time = now()
-            guard !state.finished, time.timeIntervalSince(state.lastDrawn) >= 0.1 else { return false }
+            // A clock set back (the wall clock can be) draws at once, rather than
+            // leaving the line as it is until the clock passes the last drawing again.
+            let time = now(), since = time.timeIntervalSince(state.lastDrawn)
+            guard !state.finished, since >= 0.1 || since < 0 else { return false }
             state.lastDrawn = time
             return true
         }
