@@ -16,6 +16,16 @@ int routelog_crc32c_is_accelerated(void);
 /// The same CRC32C computed with the portable table only (for tests).
 uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t length);
 
+/// out[i] = (double)values[i] / divisor for i < count: each the IEEE quotient a scalar
+/// division gives, computed four at a time with AVX2 when the processor has it.
+void routelog_divide_integers(const int64_t *values, size_t count, double divisor, double *out);
+
+/// 1 when routelog_divide_integers uses AVX2, 0 otherwise.
+int routelog_divide_is_wide(void);
+
+/// The same quotients without AVX2 (for tests).
+void routelog_divide_integers_portable(const int64_t *values, size_t count, double divisor, double *out);
+
 /// The offset of the first `AB 52 4C` (the sync marker's first three bytes) wholly
 /// inside the `count` bytes at `data`, or `count` when there is none.
 size_t routelog_find_sync_prefix(const void *data, size_t count);

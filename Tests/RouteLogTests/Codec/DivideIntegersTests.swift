@@ -1,0 +1,60 @@
+import CRouteLogSystem
+import Foundation
+import Testing
+@testable import RouteLog
+import RouteLogSamples
+
+/// `routelog_divide_integers`, which turns stored integers back into doubles when points
+/// are built, gives bit for bit what one scalar division gives, on the vector path and
+/// on the portable one, for every length (the vector loop's tail included).
+@Suite struct DivideIntegersTests {
+    static let divisors = [FormatConstants.degreeScale, FormatConstants.millisecondsPerSecond,
+                           FormatConstants.centimetreScale, FormatConstants.courseScale, FormatConstants.perMinuteScale, 3.0]
+
+    /// Extremes, ties of rounding, integers past 2^53 (whose conversion rounds), random values.
+    static func values() -> [Int64] {
+        var values: [Int64] = [0, 1, -1, 5, -5, 15, 25, 1_800_000_000, -1_800_000_000, 900_000_000, 1 << 53, (1 << 53) + 1,
+                               -(1 << 53) - 1, (1 << 62) - 1, -(1 << 62), Int64.max, Int64.min, 4_102_444_800_000]
+        var g = SeededGenerator(state: 77)
+        for _ in 0..<20_000 {
+            switch Int.random(in: 0..<3, using: &g) {
+            case 0: values.append(Int64.random(in: -1_800_000_000...1_800_000_000, using: &g))
+            case 1: values.append(Int64.random(in: -(1 << 62)...(1 << 62), using: &g))
+            default: values.append(Int64.random(in: -1000...1000, using: &g) * 5)
+            }
+        }
+        return values
+    }
+
+    @Test(arguments: divisors)
+    func everyQuotientIsTheScalarOne(divisor: Double) {
+        let values = Self.values()
+        var wide = [Double](repeating: .nan, count: values.count), portable = wide
+        routelog_divide_integers(values, values.count, divisor, &wide)
+        routelog_divide_integers_portable(values, values.count, divisor, &portable)
+        var mismatches = 0
+        for i in values.indices {
+            let expected = (Double(values[i]) / divisor).bitPattern
+            if wide[i].bitPattern != expected || portable[i].bitPattern != expected { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test func everyLengthAndOffsetIsCovered() {
+        let values = Self.values()
+        for count in 0...19 {
+            for offset in 0..<4 {
+                var out = [Double](repeating: -7, count: count + 2)
+                values.withUnsafeBufferPointer { v in
+                    out.withUnsafeMutableBufferPointer { o in
+                        routelog_divide_integers(v.baseAddress! + offset, count, 1e7, o.baseAddress! + 1)
+                    }
+                }
+                #expect(out.first == -7 && out.last == -7, "wrote outside 0..<\(count)")
+                for i in 0..<count {
+                    #expect(out[1 + i].bitPattern == (Double(values[offset + i]) / 1e7).bitPattern)
+                }
+            }
+        }
+    }
+}
