@@ -1,35 +1,40 @@
 /// The hot loops of the version 2 decoder, kept apart from the parsing around them.
 extension ColumnDecoderV2 {
     /// Residuals spread over 1, 2 or 4 streams (residual i in stream i mod count).
-    static func decodeValues(_ streams: [StreamCursor], _ k: Int, _ decoder: StreamDecoder,
-                             _ sink: ResidualSink, _ cursor: BlockCursor) throws {
-        if streams.count == 4 {
-            // Four streams as four bit positions in registers (one shared pointer): their
-            // reads are independent, so the CPU overlaps four table lookups instead of
-            // waiting on one at a time.
-            let bytes = streams[0].bytes
-            var p0 = streams[0].position, p1 = streams[1].position, p2 = streams[2].position, p3 = streams[3].position
-            let l0 = streams[0].limit, l1 = streams[1].limit, l2 = streams[2].limit, l3 = streams[3].limit
-            var i = 0
-            while i + 4 <= k {
-                let u0 = try decoder.value(bytes, &p0, l0), u1 = try decoder.value(bytes, &p1, l1)
-                let u2 = try decoder.value(bytes, &p2, l2), u3 = try decoder.value(bytes, &p3, l3)
-                sink.store(u0, at: i)
-                sink.store(u1, at: i + 1)
-                sink.store(u2, at: i + 2)
-                sink.store(u3, at: i + 3)
-                i += 4
-            }
-            if i < k { sink.store(try decoder.value(bytes, &p0, l0), at: i) }
-            if i + 1 < k { sink.store(try decoder.value(bytes, &p1, l1), at: i + 1) }
-            if i + 2 < k { sink.store(try decoder.value(bytes, &p2, l2), at: i + 2) }
-            try checkEnds([StreamCursor(bytes, position: p0, limit: l0), StreamCursor(bytes, position: p1, limit: l1),
-                           StreamCursor(bytes, position: p2, limit: l2), StreamCursor(bytes, position: p3, limit: l3)], cursor)
-        } else {
+    /// Four streams are turned into values as they are decoded (running sums from the
+    /// column's start values, `sums`), which saves a pass over the column; returns
+    /// whether it did so (else the caller integrates).
+    static func decodeValues<Sums: RunningSums>(_ streams: [StreamCursor], _ k: Int, _ decoder: StreamDecoder,
+                                                _ sink: ResidualSink, _ sums: Sums, _ cursor: BlockCursor) throws -> Bool {
+        guard streams.count == 4 else {
             var cursors = streams
             for i in 0..<k { sink.store(try decoder.value(&cursors[i % cursors.count]), at: i) }
             try checkEnds(cursors, cursor)
+            return false
         }
+        // Four streams as four bit positions in registers (one shared pointer): their
+        // reads are independent, so the CPU overlaps four table lookups instead of
+        // waiting on one at a time. The running sums are a chain of their own beside them.
+        let bytes = streams[0].bytes, out = sink.base
+        var sums = sums
+        var p0 = streams[0].position, p1 = streams[1].position, p2 = streams[2].position, p3 = streams[3].position
+        let l0 = streams[0].limit, l1 = streams[1].limit, l2 = streams[2].limit, l3 = streams[3].limit
+        var i = 0
+        while i + 4 <= k {
+            let u0 = try decoder.value(bytes, &p0, l0), u1 = try decoder.value(bytes, &p1, l1)
+            let u2 = try decoder.value(bytes, &p2, l2), u3 = try decoder.value(bytes, &p3, l3)
+            out[i] = sums.next(sink.residual(u0))
+            out[i + 1] = sums.next(sink.residual(u1))
+            out[i + 2] = sums.next(sink.residual(u2))
+            out[i + 3] = sums.next(sink.residual(u3))
+            i += 4
+        }
+        if i < k { out[i] = sums.next(sink.residual(try decoder.value(bytes, &p0, l0))) }
+        if i + 1 < k { out[i + 1] = sums.next(sink.residual(try decoder.value(bytes, &p1, l1))) }
+        if i + 2 < k { out[i + 2] = sums.next(sink.residual(try decoder.value(bytes, &p2, l2))) }
+        try checkEnds([StreamCursor(bytes, position: p0, limit: l0), StreamCursor(bytes, position: p1, limit: l1),
+                       StreamCursor(bytes, position: p2, limit: l2), StreamCursor(bytes, position: p3, limit: l3)], cursor)
+        return true
     }
 
     /// When the runs of a stream could stand for more residuals than it has bits, a
@@ -87,5 +92,36 @@ extension ColumnDecoderV2 {
         default:
             break
         }
+    }
+}
+
+/// Values from residuals as they come, for one column order: the value itself (order
+/// 0), or running sums once (1) or twice (2) from the column's start values. One type
+/// per order, so that each decode loop is made for its order with no branch inside.
+protocol RunningSums {
+    mutating func next(_ residual: Int64) -> Int64
+}
+
+/// Order 0: a residual is the value.
+struct NoSums: RunningSums {
+    @inline(__always) func next(_ residual: Int64) -> Int64 { residual }
+}
+
+/// Order 1: each value is the previous one plus its residual.
+struct FirstSums: RunningSums {
+    var value: Int64
+    @inline(__always) mutating func next(_ residual: Int64) -> Int64 {
+        value &+= residual
+        return value
+    }
+}
+
+/// Order 2: each first difference is the previous one plus the residual.
+struct SecondSums: RunningSums {
+    var value: Int64, delta: Int64
+    @inline(__always) mutating func next(_ residual: Int64) -> Int64 {
+        delta &+= residual
+        value &+= delta
+        return value
     }
 }

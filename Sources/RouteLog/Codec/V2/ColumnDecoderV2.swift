@@ -31,6 +31,7 @@ struct ColumnDecoderV2 {
         if order == 2 && m >= 2 { second = first &+ ResidualToken.unzigzag(try cursor.varint()) }
         let k = m - order
         let values: Int64Column
+        var integrated = false
         if k > 0 {
             let bias = ResidualToken.unzigzag(try cursor.varint())
             let divisorStart = cursor.position
@@ -55,7 +56,13 @@ struct ColumnDecoderV2 {
                 if runs {
                     try Self.decodeRuns(streams[0], k, decoder, residuals, cursor)
                 } else {
-                    try Self.decodeValues(streams, k, decoder, residuals, cursor)
+                    switch order {
+                    case 0: integrated = try Self.decodeValues(streams, k, decoder, residuals, NoSums(), cursor)
+                    case 1: integrated = try Self.decodeValues(streams, k, decoder, residuals, FirstSums(value: first), cursor)
+                    default:
+                        integrated = try Self.decodeValues(streams, k, decoder, residuals,
+                                                           SecondSums(value: second, delta: second &- first), cursor)
+                    }
                 }
             } catch let error as StreamError {
                 throw cursor.fail(error.reason)
@@ -69,7 +76,7 @@ struct ColumnDecoderV2 {
         if order >= 1 && m >= 1 { values.base[0] = first }
         if order == 2 && m >= 2 { values.base[1] = second }
         values.count = m
-        Self.integrate(values, order: order)
+        if !integrated { Self.integrate(values, order: order) }
         cursor.position = end
         return Column(values: values, presence: presence)
     }
@@ -144,7 +151,8 @@ struct ResidualSink {
     let divisor: Int64
 
     @inline(__always)
-    func store(_ u: UInt64, at i: Int) {
-        base[i] = bias &+ ResidualToken.unzigzag(u) &* divisor
-    }
+    func residual(_ u: UInt64) -> Int64 { bias &+ ResidualToken.unzigzag(u) &* divisor }
+
+    @inline(__always)
+    func store(_ u: UInt64, at i: Int) { base[i] = residual(u) }
 }
