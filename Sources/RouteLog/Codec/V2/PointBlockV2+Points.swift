@@ -9,13 +9,14 @@ extension PointBlockV2 {
     }
 
     /// Builds the points a chunk at a time, in two steps. First each column's values for
-    /// the chunk become doubles: the stored integers are divided by their scale (the
-    /// exact result version 1 gives), several quotients per instruction
-    /// (`routelog_divide_integers`), since the divider is what building points waits on.
-    /// Then each point is written once, whole (it is 80 bytes; a pass per optional field
-    /// would write every point seven more times), its optional fields as stored
-    /// (``TrackPoint/absent`` for none), with no `Optional` made per field. Chunks keep
-    /// the doubles in the first-level cache and the scratch memory small.
+    /// the chunk become doubles, one per point: the stored integers are divided by their
+    /// scale (the exact result version 1 gives), several quotients per instruction
+    /// (`routelog_divide_integers`), since the divider is what building points waits
+    /// on; a column with gaps is spread over its points, ``TrackPoint/absent`` in the
+    /// gaps, and a missing column is absent throughout. Then each point is written once,
+    /// whole (it is 80 bytes; a pass per optional field would write every point seven
+    /// more times), from ten doubles, with no branch and no `Optional` per field. Chunks
+    /// keep the doubles in the first-level cache and the scratch memory small.
     static func points(_ columns: Columns) -> [TrackPoint] {
         let n = columns.count
         guard n > 0 else { return [] }
@@ -24,13 +25,13 @@ extension PointBlockV2 {
         let scratch = UnsafeMutablePointer<Double>.allocate(capacity: chunk * 10)
         defer { scratch.deallocate() }
         let lat = scratch, lon = scratch + chunk, seconds = scratch + 2 * chunk
-        var fields = [OptionalField](repeating: OptionalField(), count: 7)
+        let slots = (0..<7).map { scratch + (3 + $0) * chunk }
+        var fields = slots.map { OptionalField(absent: $0, count: chunk) }
         for (tag, column) in columns.optional {
             guard let slot = Self.slot[tag] else { continue }
-            fields[slot] = OptionalField(column, scale: Self.scale[slot], scratch: scratch + (3 + slot) * chunk)
+            fields[slot] = OptionalField(column, scale: Self.scale[slot], scratch: slots[slot])
         }
-        var altitude = fields[0], horizontal = fields[1], vertical = fields[2], speed = fields[3]
-        var course = fields[4], heartRate = fields[5], cadence = fields[6]
+        let s0 = slots[0], s1 = slots[1], s2 = slots[2], s3 = slots[3], s4 = slots[4], s5 = slots[5], s6 = slots[6]
         return withExtendedLifetime(columns) {
             [TrackPoint](unsafeUninitializedCapacity: n) { buffer, initialized in
                 var start = 0
@@ -40,19 +41,12 @@ extension PointBlockV2 {
                     routelog_divide_integers(columns.longitudes.base + start, length, FormatConstants.degreeScale, lon)
                     routelog_divide_integers(columns.times.base + start, length, FormatConstants.millisecondsPerSecond,
                                              seconds)
-                    altitude.fill(from: start, length)
-                    horizontal.fill(from: start, length)
-                    vertical.fill(from: start, length)
-                    speed.fill(from: start, length)
-                    course.fill(from: start, length)
-                    heartRate.fill(from: start, length)
-                    cadence.fill(from: start, length)
+                    for f in fields.indices { fields[f].fill(from: start, length) }
+                    let out = buffer.baseAddress! + start
                     for j in 0..<length {
-                        let i = start + j
-                        (buffer.baseAddress! + i).initialize(to: TrackPoint(
+                        (out + j).initialize(to: TrackPoint(
                             latitude: lat[j], longitude: lon[j], timestamp: Date(timeIntervalSince1970: seconds[j]),
-                            raw: (altitude.next(i), horizontal.next(i), vertical.next(i), speed.next(i),
-                                  course.next(i), heartRate.next(i), cadence.next(i))))
+                            raw: (s0[j], s1[j], s2[j], s3[j], s4[j], s5[j], s6[j])))
                     }
                     start += length
                 }
@@ -76,24 +70,25 @@ extension PointBlockV2 {
     ]
 }
 
-/// Reads one optional field's values point by point: nothing when the block has no
-/// such column, every point's value when it has no presence, else the marked ones. Its
-/// values are divided a chunk at a time into scratch memory the caller owns.
+/// One optional field's doubles for a chunk of points, in scratch memory the caller
+/// owns: each point's value divided by the field's scale, or ``TrackPoint/absent``.
 private struct OptionalField {
     private let source: UnsafePointer<Int64>?
     private let count: Int
     private let presence: [UInt8]?
     private let scale: Double
-    private let scratch: UnsafeMutablePointer<Double>?
-    /// Index of the next stored value; index of the value in scratch[0].
-    private var next = 0, first = 0
+    private let scratch: UnsafeMutablePointer<Double>
+    /// Index of the next stored value (a column with gaps).
+    private var next = 0
 
-    init() {
+    /// A field the block has no column for: absent at every point, filled once.
+    init(absent scratch: UnsafeMutablePointer<Double>, count chunk: Int) {
         source = nil
         count = 0
         presence = nil
         scale = 1
-        scratch = nil
+        self.scratch = scratch
+        scratch.initialize(repeating: TrackPoint.absent, count: chunk)
     }
 
     /// The caller keeps `column` alive while the field is read.
@@ -105,23 +100,31 @@ private struct OptionalField {
         self.scratch = scratch
     }
 
-    /// Divides the values that points start..<start+length can use: those points' own
-    /// values without presence, else the next `length` stored values at most.
-    @inline(__always)
+    /// The doubles of points start..<start+length (start a multiple of 8).
     mutating func fill(from start: Int, _ length: Int) {
-        guard let source, let scratch else { return }
-        first = presence == nil ? start : next
-        let available = min(length, count - first)
-        if available > 0 { routelog_divide_integers(source + first, available, scale, scratch) }
-    }
-
-    /// Point i's value, or ``TrackPoint/absent``.
-    @inline(__always)
-    mutating func next(_ i: Int) -> Double {
-        guard let scratch else { return TrackPoint.absent }
-        guard let presence else { return scratch[i - first] }
-        if presence[i >> 3] & (1 << UInt8(i & 7)) == 0 { return TrackPoint.absent }
-        defer { next += 1 }
-        return scratch[next - first]
+        guard let source else { return }
+        guard let presence else {
+            routelog_divide_integers(source + start, length, scale, scratch)
+            return
+        }
+        // The chunk's stored values, divided at the front of the scratch, then moved out
+        // to their points from the back: a value only moves towards the end, onto a
+        // slot whose own value has moved already.
+        var present = 0
+        for byte in (start >> 3)..<((start + length + 7) >> 3) { present += presence[byte].nonzeroBitCount }
+        present = min(present, count - next)  // the decoder made them equal
+        if present > 0 { routelog_divide_integers(source + next, present, scale, scratch) }
+        next += present
+        var left = present, j = length - 1
+        while j >= 0 {
+            let i = start + j
+            if left > 0 && presence[i >> 3] & (1 << UInt8(i & 7)) != 0 {
+                left -= 1
+                scratch[j] = scratch[left]
+            } else {
+                scratch[j] = TrackPoint.absent
+            }
+            j -= 1
+        }
     }
 }
