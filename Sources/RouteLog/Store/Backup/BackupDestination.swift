@@ -12,6 +12,14 @@ struct BackupDestination {
     /// The destination's real path (``RealPath``): where the backup is written.
     let path: String
     let fileSystem: any FileSystem
+    /// Which directory was checked (nil on a file system that is not the system's): a
+    /// folder on the way renamed and replaced by a link meanwhile would lead the same
+    /// path elsewhere, perhaps into another store whose files the backup would replace
+    /// and remove. ``checkUnmoved()`` compares before every change.
+    let identity: DirectoryIdentity?
+    /// The checked directory held open while the backup writes (``anchored()``): on
+    /// Linux every file goes in through it, whatever happens to the path meanwhile.
+    private(set) var anchor: DirectoryAnchor? = nil
 
     /// Checks the destination `given` (absolute, as the caller gave it: `..` after a
     /// link is the kernel's to resolve) and makes it when missing. Everything after
@@ -47,8 +55,36 @@ struct BackupDestination {
                 throw RouteLogError(.invalidArgument, "the backup destination holds '\(stranger)', which is no store file; give an empty directory, a new path or an earlier backup", path: path)
             }
         }
-        return BackupDestination(path: path, fileSystem: fileSystem)
+        return BackupDestination(path: path, fileSystem: fileSystem, identity: DirectoryIdentity(of: path))
     }
+
+    /// This destination with the checked directory held open (``anchor``): files are
+    /// then made, renamed and removed through it.
+    /// - Throws: `.io` when the path no longer leads to the directory that was checked.
+    func anchored() throws -> BackupDestination {
+        guard let identity else { return self }
+        guard let anchor = DirectoryAnchor(holding: path, expected: identity) else { throw movedError }
+        var anchored = self
+        anchored.anchor = anchor
+        return anchored
+    }
+
+    /// Throws when the path no longer leads to the directory that was checked. Called
+    /// before each file is made, renamed or removed there: what is left is the moment
+    /// between the check and the call. The caller holds the destination's lock, whose
+    /// open directory keeps its inode from being reused meanwhile.
+    /// - Throws: `.io` naming the destination.
+    func checkUnmoved() throws {
+        guard let identity else { return }
+        guard DirectoryIdentity(of: path) == identity else { throw movedError }
+    }
+
+    private var movedError: RouteLogError {
+        RouteLogError(.io, "the backup destination was moved or replaced while the backup ran (the path no longer leads to the directory that was checked); nothing more was written there. Check who changes it, then back up again", path: path)
+    }
+
+    /// `error` naming the destination's own path, not the anchor's.
+    func displayed(_ error: RouteLogError) -> RouteLogError { anchor?.displayed(error) ?? error }
 
     /// `path` without the trailing slashes and `.` parts that make lstat(2) follow a
     /// link at its end: "link/." and "link/" name the link as "link" does.
@@ -78,7 +114,8 @@ struct BackupDestination {
         }
     }
 
-    var files: LogFiles { LogFiles(directory: path, fileSystem: fileSystem) }
+    /// The destination's files, reached through the anchor when there is one.
+    var files: LogFiles { LogFiles(directory: anchor?.path ?? path, fileSystem: fileSystem) }
 
     /// The manifest an earlier backup left, if any.
     func earlierManifest() -> Manifest? {

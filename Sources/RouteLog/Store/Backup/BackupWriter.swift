@@ -12,6 +12,14 @@ struct BackupWriter {
     static let chunk = 1 << 20
 
     func run() throws -> (copied: Int, reused: Int, bytes: Int64) {
+        do {
+            return try write()
+        } catch let error as RouteLogError {
+            throw destination.displayed(error)
+        }
+    }
+
+    private func write() throws -> (copied: Int, reused: Int, bytes: Int64) {
         let files = destination.files
         let earlier = destination.earlierManifest()
         var copied = 0, reused = 0, bytes: Int64 = 0
@@ -35,8 +43,10 @@ struct BackupWriter {
         }
         bytes += snapshot.indexEnd
         try files.syncDirectory()
+        try destination.checkUnmoved()
         try ManifestWriter.write(snapshot.manifest, files: files, onUncertain: { _ in })
-        let names = (try? destination.fileSystem.listDirectory(destination.path)) ?? []
+        try destination.checkUnmoved()
+        let names = (try? destination.fileSystem.listDirectory(files.directory)) ?? []
         files.remove(names, keeping: snapshot.manifest)
         return (copied, reused, bytes)
     }
@@ -79,6 +89,7 @@ struct BackupWriter {
     private func temporary(_ name: String) throws -> DurableFile {
         let path = destination.files.path(name + FormatConstants.temporarySuffix)
         let fileSystem = destination.fileSystem
+        try destination.checkUnmoved()
         try? fileSystem.unlink(path)  // a leftover of an interrupted backup; unlink never follows a link
         return try DurableFile.create(path, fileSystem: fileSystem)
     }
@@ -86,6 +97,7 @@ struct BackupWriter {
     private func finish(_ file: DurableFile, as name: String) throws {
         try file.syncAll()
         let fileSystem = destination.fileSystem
+        try destination.checkUnmoved()
         try fileSystem.checked("rename", file.path) { try fileSystem.rename(file.path, to: destination.files.path(name)) }
     }
 }

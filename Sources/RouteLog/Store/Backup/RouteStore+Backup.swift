@@ -37,9 +37,12 @@ extension RouteStore {
         let written: (copied: Int, reused: Int, bytes: Int64)
         do {
             defer { lock.release() }
+            // The lock is on the directory the path led to when it was taken; from here
+            // on, files go into the checked directory held open.
+            let anchored = try place.anchored()
             snapshot = try BackupSnapshot.take(self)
             try checkIsBackup(of: snapshot, at: target)
-            written = try BackupWriter(snapshot: snapshot, destination: place) {
+            written = try BackupWriter(snapshot: snapshot, destination: anchored) {
                 try self.state.withLock { try $0.checkOpen() }
             }.run()
         }

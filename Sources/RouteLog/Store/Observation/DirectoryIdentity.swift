@@ -12,6 +12,11 @@ struct DirectoryIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
 
+    init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
     /// The identity of the directory at `path` (symbolic links followed), or nil when
     /// nothing, or no directory, is there.
     init?(of path: String) {
