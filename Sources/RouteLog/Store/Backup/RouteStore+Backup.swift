@@ -24,7 +24,10 @@ extension RouteStore {
     ///   among them another store that is not an earlier backup of this one;
     ///   `.locked` when a process has the destination open for writing; `.closed` when
     ///   the store is closed before or while it runs (the destination keeps the earlier
-    ///   backup); `.corrupted` when the written backup does not verify clean; `.io`.
+    ///   backup); `.corrupted` when the written backup does not verify clean; `.io`,
+    ///   among them a destination moved or replaced while the backup writes (the
+    ///   backup goes on into the directory it checked, held open, never where the path
+    ///   leads after; it stops at its next change there).
     @discardableResult
     public func backup(to destination: URL) throws -> BackupReport {
         try state.withLock { try $0.checkOpen() }
