@@ -86,36 +86,65 @@ struct HuffmanDecodeTable {
     let entries: UnsafeMutablePointer<UInt64>
 
     /// Fills `storage` (room for 2^11 entries) for `code`, which must have passed
-    /// ``HuffmanCode/problem()``.
+    /// ``HuffmanCode/problem()``. Made once per column a load decodes, so it allocates
+    /// nothing: the canonical codes are worked out in place, as ``HuffmanCode/codes()``
+    /// gives them (within a length, in symbol order).
     init(_ code: HuffmanCode, storage: UnsafeMutablePointer<UInt64>) {
-        bits = code.maxLength
+        let bits = code.maxLength
+        self.bits = bits
         entries = storage
         let size = 1 << bits
-        storage.update(repeating: Self.slow, count: size)
-        let (codes, lengths) = code.codes()
-        for symbol in 0..<HuffmanCode.symbolCount where lengths[symbol] > 0 {
-            let length = Int(lengths[symbol])
-            let isValue = symbol < FormatConstants.ColumnV2.valueTokens
-            let extra = isValue ? ResidualToken.extraBits(symbol) : symbol - FormatConstants.ColumnV2.valueTokens
-            let base = isValue ? ResidualToken.base(symbol) : UInt64(1) << UInt64(extra)
-            let step = 1 << length
-            var index = Int(codes[symbol])
-            if isValue && length + extra <= bits {
-                // The extra bits are in the window too: each entry holds its whole value.
-                let mask = (UInt64(1) << UInt64(extra)) - 1
-                while index < size {
-                    let u = base + (UInt64(index >> length) & mask)
-                    storage[index] = UInt64(length + extra) | u << Self.baseShift
-                    index += step
+        let maxLength = FormatConstants.ColumnV2.maxCodeLength
+        code.lengths.withUnsafeBufferPointer { lengths in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * (maxLength + 2)) { scratch in
+                let perLength = scratch.baseAddress!, next = perLength + maxLength + 2
+                perLength.initialize(repeating: 0, count: 2 * (maxLength + 2))
+                var used = 0
+                for symbol in 0..<HuffmanCode.symbolCount where lengths[symbol] > 0 {
+                    perLength[Int(lengths[symbol])] += 1
+                    used += 1
                 }
-            } else {
-                let entry = base >= Self.baseLimit
-                    ? UInt64(length) | Self.slow | UInt64(symbol) << Self.baseShift
-                    : UInt64(length) | UInt64(extra) << Self.extraShift | (isValue ? 0 : Self.run) | base << Self.baseShift
-                while index < size {
-                    storage[index] = entry
-                    index += step
+                var first: UInt32 = 0
+                for length in 1...maxLength {
+                    first = (first + perLength[length - 1]) << 1
+                    next[length] = first
                 }
+                // A complete code covers every entry; a single code of one bit covers
+                // half, and the rest must say that no code starts there.
+                if used < 2 { storage.update(repeating: Self.slow, count: size) }
+                for symbol in 0..<HuffmanCode.symbolCount where lengths[symbol] > 0 {
+                    let length = Int(lengths[symbol])
+                    let reversed = HuffmanCode.reversed(next[length], length)
+                    next[length] += 1
+                    fill(symbol: symbol, length: length, code: Int(reversed), size: size)
+                }
+            }
+        }
+    }
+
+    /// Every entry whose low `length` bits are `code`: the symbol's whole value when its
+    /// extra bits fit in the table's width too, else its base and extra-bit count.
+    private func fill(symbol: Int, length: Int, code: Int, size: Int) {
+        let isValue = symbol < FormatConstants.ColumnV2.valueTokens
+        let extra = isValue ? ResidualToken.extraBits(symbol) : symbol - FormatConstants.ColumnV2.valueTokens
+        let base = isValue ? ResidualToken.base(symbol) : UInt64(1) << UInt64(extra)
+        let step = 1 << length
+        var index = code
+        if isValue && length + extra <= bits {
+            // The extra bits are in the window too: each entry holds its whole value.
+            let mask = (UInt64(1) << UInt64(extra)) - 1
+            while index < size {
+                let u = base + (UInt64(index >> length) & mask)
+                entries[index] = UInt64(length + extra) | u << Self.baseShift
+                index += step
+            }
+        } else {
+            let entry = base >= Self.baseLimit
+                ? UInt64(length) | Self.slow | UInt64(symbol) << Self.baseShift
+                : UInt64(length) | UInt64(extra) << Self.extraShift | (isValue ? 0 : Self.run) | base << Self.baseShift
+            while index < size {
+                entries[index] = entry
+                index += step
             }
         }
     }
