@@ -12,6 +12,18 @@ extension ColumnDecoderV2 {
             try checkEnds(cursors, cursor)
             return false
         }
+        // The fast loop, whose outcome is the checked loop's whenever no read began at
+        // or past its stream's end; otherwise (a damaged block) the checked loop runs
+        // again from the start and gives its own error.
+        if let ends = try? decodeFourInsideCopy(streams, k, decoder, sink, sums, cursor),
+           ends.0 <= streams[0].limit, ends.1 <= streams[1].limit, ends.2 <= streams[2].limit, ends.3 <= streams[3].limit {
+            let bytes = streams[0].bytes
+            try checkEnds([StreamCursor(bytes, position: ends.0, limit: streams[0].limit),
+                           StreamCursor(bytes, position: ends.1, limit: streams[1].limit),
+                           StreamCursor(bytes, position: ends.2, limit: streams[2].limit),
+                           StreamCursor(bytes, position: ends.3, limit: streams[3].limit)], cursor)
+            return true
+        }
         // Four streams as four bit positions in registers (one shared pointer): their
         // reads are independent, so the CPU overlaps four table lookups instead of
         // waiting on one at a time. The running sums are a chain of their own beside them.
@@ -35,6 +47,54 @@ extension ColumnDecoderV2 {
         try checkEnds([StreamCursor(bytes, position: p0, limit: l0), StreamCursor(bytes, position: p1, limit: l1),
                        StreamCursor(bytes, position: p2, limit: l2), StreamCursor(bytes, position: p3, limit: l3)], cursor)
         return true
+    }
+
+    /// Iterations of four values between two checks of the streams' positions.
+    static let unchecked = 8
+
+    /// The four-stream loop with a check of the four positions every ``unchecked``
+    /// iterations instead of before every read: while each position is far enough from
+    /// the copy's end that `unchecked` values (at most 72 bits each) cannot take an
+    /// 8-byte window past it, the reads go unchecked. Near the end, and for the last
+    /// values, each read is checked as in the plain loop. Returns the four end positions;
+    /// a position past its stream's end means that some read began there, and the
+    /// caller decodes again the checked way.
+    private static func decodeFourInsideCopy<Sums: RunningSums>(
+        _ streams: [StreamCursor], _ k: Int, _ decoder: StreamDecoder, _ sink: ResidualSink, _ sums: Sums,
+        _ cursor: BlockCursor
+    ) throws -> (Int, Int, Int, Int) {
+        let bytes = streams[0].bytes, out = sink.base
+        var sums = sums
+        var p0 = streams[0].position, p1 = streams[1].position, p2 = streams[2].position, p3 = streams[3].position
+        // The copy holds the column's bytes and at least `padding` more: a read that
+        // begins at bit `reach + 72 × unchecked` or before stays inside it.
+        let reach = (cursor.end + BlockCursor.padding - 8) * 8 - StreamDecoder.longestValueBits * unchecked
+        var i = 0
+        while i + 4 * unchecked <= k && p0 <= reach && p1 <= reach && p2 <= reach && p3 <= reach {
+            for _ in 0..<unchecked {
+                let u0 = try decoder.valueInsideCopy(bytes, &p0), u1 = try decoder.valueInsideCopy(bytes, &p1)
+                let u2 = try decoder.valueInsideCopy(bytes, &p2), u3 = try decoder.valueInsideCopy(bytes, &p3)
+                out[i] = sums.next(sink.residual(u0))
+                out[i + 1] = sums.next(sink.residual(u1))
+                out[i + 2] = sums.next(sink.residual(u2))
+                out[i + 3] = sums.next(sink.residual(u3))
+                i += 4
+            }
+        }
+        let l0 = streams[0].limit, l1 = streams[1].limit, l2 = streams[2].limit, l3 = streams[3].limit
+        while i + 4 <= k {
+            let u0 = try decoder.value(bytes, &p0, l0), u1 = try decoder.value(bytes, &p1, l1)
+            let u2 = try decoder.value(bytes, &p2, l2), u3 = try decoder.value(bytes, &p3, l3)
+            out[i] = sums.next(sink.residual(u0))
+            out[i + 1] = sums.next(sink.residual(u1))
+            out[i + 2] = sums.next(sink.residual(u2))
+            out[i + 3] = sums.next(sink.residual(u3))
+            i += 4
+        }
+        if i < k { out[i] = sums.next(sink.residual(try decoder.value(bytes, &p0, l0))) }
+        if i + 1 < k { out[i + 1] = sums.next(sink.residual(try decoder.value(bytes, &p1, l1))) }
+        if i + 2 < k { out[i + 2] = sums.next(sink.residual(try decoder.value(bytes, &p2, l2))) }
+        return (p0, p1, p2, p3)
     }
 
     /// When the runs of a stream could stand for more residuals than it has bits, a

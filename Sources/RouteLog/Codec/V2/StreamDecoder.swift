@@ -98,6 +98,28 @@ struct StreamDecoder {
         return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< extra) &- 1))
     }
 
+    /// ``value(_:_:_:)`` without the check that the position is inside the stream: for a
+    /// caller that has made sure every 8-byte window it reads stays inside the block's
+    /// padded copy, and that checks the streams' ends after (a read past a stream's end
+    /// reads the next stream's bits, harmless, and is caught then).
+    @inline(__always)
+    func valueInsideCopy(_ bytes: UnsafePointer<UInt8>, _ position: inout Int) throws -> UInt64 {
+        let window = UInt64(littleEndian: UnsafeRawPointer(bytes + (position &>> 3)).loadUnaligned(as: UInt64.self))
+            &>> UInt64(truncatingIfNeeded: position & 7)
+        let entry = entries[Int(truncatingIfNeeded: window & mask)]
+        if entry & Table.slow != 0 {
+            var c = StreamCursor(bytes, position: position, limit: .max)
+            defer { position = c.position }
+            return try slowValue(entry, &c)
+        }
+        let length = entry & Table.lengthMask, extra = (entry &>> Table.extraShift) & Table.lengthMask
+        position &+= Int(truncatingIfNeeded: length &+ extra)
+        return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< extra) &- 1))
+    }
+
+    /// The most bits one value takes: an 11-bit code and 61 extra bits.
+    static let longestValueBits = 72
+
     /// The next token when runs are allowed: a value (run 0) or a run of zero values.
     @inline(__always)
     func valueOrRun(_ c: inout StreamCursor) throws -> (u: UInt64, run: Int) {
