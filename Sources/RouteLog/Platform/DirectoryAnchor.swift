@@ -26,9 +26,16 @@ final class DirectoryAnchor: @unchecked Sendable {
 
     /// Holds the directory at `realPath` when it is still `expected`; nil when the path
     /// leads to no directory, through a link at its end, or to another directory.
-    init?(holding realPath: String, expected: DirectoryIdentity) {
+    /// - Throws: `.io` with the errno when the directory could not be opened for another
+    ///   reason (no descriptor left, no permission).
+    init?(holding realPath: String, expected: DirectoryIdentity) throws {
         let fd = open(realPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            let code = errno
+            // Gone, a file, or a link in its place: no longer the checked directory.
+            if [ENOENT, ENOTDIR, ELOOP].contains(code) { return nil }
+            throw RouteLogError.io("open directory", path: realPath, errno: code)
+        }
         var info = stat()
         guard fstat(fd, &info) == 0,
               DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) == expected else {

@@ -44,9 +44,18 @@ struct BackupDestination {
         if fileSystem.isSymbolicLink(lastPartNamed(by: given)) == true {
             throw RouteLogError(.invalidArgument, "the backup destination is a symbolic link; give the directory it points to, or a new path", path: path)
         }
-        switch fileSystem.isDirectory(path) {
+        var isDirectory = fileSystem.isDirectory(path)
+        if isDirectory == nil {
+            do {
+                try fileSystem.checked("mkdir", path) { try fileSystem.makeDirectory(path) }
+            } catch let error as RouteLogError where error.errno == EEXIST {
+                // Another backup (or anyone) made it meanwhile: look at what is there.
+                isDirectory = fileSystem.isDirectory(path)
+            }
+        }
+        switch isDirectory {
         case nil:
-            try fileSystem.checked("mkdir", path) { try fileSystem.makeDirectory(path) }
+            break  // made here: empty
         case false?:
             throw RouteLogError(.invalidArgument, "the backup destination is a file, not a directory; give a new path or a directory", path: path)
         case true?:
@@ -63,7 +72,7 @@ struct BackupDestination {
     /// - Throws: `.io` when the path no longer leads to the directory that was checked.
     func anchored() throws -> BackupDestination {
         guard let identity else { return self }
-        guard let anchor = DirectoryAnchor(holding: path, expected: identity) else { throw movedError }
+        guard let anchor = try DirectoryAnchor(holding: path, expected: identity) else { throw movedError }
         var anchored = self
         anchored.anchor = anchor
         return anchored
@@ -113,6 +122,10 @@ struct BackupDestination {
             folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
         }
     }
+
+    /// The directory to open the destination's store at: through the anchor when there
+    /// is one, so that what is read is what is written.
+    var readingPath: String { anchor?.path ?? path }
 
     /// The destination's files, reached through the anchor when there is one.
     var files: LogFiles { LogFiles(directory: anchor?.path ?? path, fileSystem: fileSystem) }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes a snapshot into a destination as a store of its own: each segment up to its
 /// committed end (kept when an earlier backup left an equal one), the index up to its
 /// snapshot end, then the manifest, switched in atomically last, so that an
@@ -44,7 +50,16 @@ struct BackupWriter {
         bytes += snapshot.indexEnd
         try files.syncDirectory()
         try destination.checkUnmoved()
-        try ManifestWriter.write(snapshot.manifest, files: files, onUncertain: { _ in })
+        var uncertain = false
+        do {
+            try ManifestWriter.write(snapshot.manifest, files: files, onUncertain: { _ in uncertain = true })
+        } catch let error as RouteLogError where uncertain {
+            // The store's advice (reopen to recover) is not a backup's: the destination
+            // holds the earlier backup or this one, whole either way.
+            let reason = error.errno.map { String(cString: strerror($0)) } ?? "the rename or the directory sync failed"
+            throw RouteLogError(.io, "the backup's manifest could not be made durable (\(reason)); the destination holds the earlier backup or this one: back up again",
+                                path: error.path, errno: error.errno)
+        }
         try destination.checkUnmoved()
         let names = (try? destination.fileSystem.listDirectory(files.directory)) ?? []
         files.remove(names, keeping: snapshot.manifest)

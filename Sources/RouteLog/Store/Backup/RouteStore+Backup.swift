@@ -38,22 +38,34 @@ extension RouteStore {
         let lock = try StoreLock.acquire(in: target, fileSystem: fileSystem, protection: options.fileProtection)
         let snapshot: BackupSnapshot
         let written: (copied: Int, reused: Int, bytes: Int64)
+        // The lock is on the directory the path led to when it was taken; from here on,
+        // the destination is read, written and verified through the checked directory
+        // held open, never by a path that may lead elsewhere meanwhile.
+        let anchored: BackupDestination
         do {
             defer { lock.release() }
-            // The lock is on the directory the path led to when it was taken; from here
-            // on, files go into the checked directory held open.
-            let anchored = try place.anchored()
+            anchored = try place.anchored()
             snapshot = try BackupSnapshot.take(self)
-            try checkIsBackup(of: snapshot, at: target)
+            do {
+                try checkIsBackup(of: snapshot, at: target, reading: anchored.readingPath)
+            } catch let error as RouteLogError {
+                throw anchored.displayed(error)
+            }
             written = try BackupWriter(snapshot: snapshot, destination: anchored) {
                 try self.state.withLock { try $0.checkOpen() }
             }.run()
         }
-        let copy = try RouteStore(at: URL(fileURLWithPath: target), options: Options(mode: .readOnly))
+        let copy: RouteStore, verification: VerificationReport
+        do {
+            copy = try RouteStore(at: URL(fileURLWithPath: anchored.readingPath), options: Options(mode: .readOnly))
+            verification = try copy.verify()
+        } catch let error as RouteLogError {
+            throw anchored.displayed(error)
+        }
         defer { try? copy.close() }
-        let verification = try copy.verify()
         guard verification.isClean else {
-            throw RouteLogError(.corrupted, "the backup does not verify clean: \(verification.problems.count) problem(s), the first: \(verification.problems[0])", path: target)
+            let first = anchored.displayed(RouteLogError(.corrupted, "\(verification.problems[0])")).message
+            throw RouteLogError(.corrupted, "the backup does not verify clean: \(verification.problems.count) problem(s), the first: \(first)", path: target)
         }
         return BackupReport(segmentsCopied: written.copied, segmentsReused: written.reused, bytesCopied: written.bytes,
                             routeCount: try copy.count, verification: verification)
@@ -75,9 +87,11 @@ extension RouteStore {
     /// a route id this store never gave, or an id this store gave to another route (its
     /// uuid differs). Such a store would be overwritten, losing what only it holds.
     /// - Throws: `.invalidArgument` naming the route; what opening the destination throws.
-    func checkIsBackup(of snapshot: BackupSnapshot, at target: String) throws {
-        guard fileSystem.isDirectory(target + "/" + FormatConstants.manifestName) == false else { return }
-        let earlier = try RouteStore(at: URL(fileURLWithPath: target), options: Options(mode: .readOnly))
+    /// `reading` is where to read the destination (its held directory); `target` is the
+    /// path messages name.
+    func checkIsBackup(of snapshot: BackupSnapshot, at target: String, reading: String) throws {
+        guard fileSystem.isDirectory(reading + "/" + FormatConstants.manifestName) == false else { return }
+        let earlier = try RouteStore(at: URL(fileURLWithPath: reading), options: Options(mode: .readOnly))
         defer { try? earlier.close() }
         let mine = Dictionary(uniqueKeysWithValues: try summaries().map { ($0.id, $0.uuid) })
         for route in try earlier.summaries() {
