@@ -63,7 +63,9 @@ final class DirectoryAnchor: @unchecked Sendable {
     func displayed(_ error: RouteLogError) -> RouteLogError {
         guard isPinned else { return error }
         func shown(_ text: String) -> String {
-            text == path ? realPath : text.replacingOccurrences(of: path + "/", with: realPath + "/")
+            if text == path || text == path + "/." { return realPath }
+            return text.replacingOccurrences(of: path + "/./", with: realPath + "/")
+                .replacingOccurrences(of: path + "/", with: realPath + "/")
         }
         return RouteLogError(error.code, shown(error.message), path: error.path.map(shown), offset: error.offset,
                              errno: error.errno, pid: error.pid)

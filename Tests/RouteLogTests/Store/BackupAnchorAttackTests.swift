@@ -84,7 +84,8 @@ final class AttackFileSystem: ForwardingFileSystem, @unchecked Sendable {
         fs.hook.withLock {
             $0 = { call, path in
                 let p = phase.withLock { $0 }
-                if p == 0, path == destination.path + "/" + FormatConstants.lockName {
+                if p == 0, path.hasSuffix("/" + FormatConstants.lockName),
+                   path.hasPrefix(destination.path + "/") || path.hasPrefix("/proc/self/fd/") {
                     phase.withLock { $0 = 1 }
                 } else if p == 1, call == "isDirectory", path.hasSuffix("/" + FormatConstants.manifestName) {
                     // checkIsBackup's first look by path: show it the decoy.
@@ -251,6 +252,26 @@ final class AttackFileSystem: ForwardingFileSystem, @unchecked Sendable {
             }
         }
         #expect(!seen.contains { $0.contains("moved or replaced") }, "EMFILE reported as a moved destination")
+    }
+
+    /// A destination another handle writes: its lock, taken through the held directory,
+    /// gives `.locked` naming the destination's own path.
+    @Test func aDestinationHeldForWritingIsLockedAndNamedByItsPath() throws {
+        let dir = TemporaryDirectory()
+        var routes = RandomRoutes(seed: 11)
+        let store = try RouteStore(at: dir.store("main.routelog"))
+        defer { try? store.close() }
+        try store.save(routes.next())
+        let destination = dir.store("held.routelog")
+        let holder = try RouteStore(at: destination)
+        defer { try? holder.close() }
+        let real = try #require(RealPath.resolve(destination.path))
+        #expect {
+            try store.backup(to: destination)
+        } throws: { error in
+            guard let error = error as? RouteLogError else { return false }
+            return error.code == .locked && error.path == real && !"\(error)".contains("/proc/self")
+        }
     }
 
     /// Two stores back up into one destination at the same time, many rounds, the first

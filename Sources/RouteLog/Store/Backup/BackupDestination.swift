@@ -127,6 +127,11 @@ struct BackupDestination {
     /// is one, so that what is read is what is written.
     var readingPath: String { anchor?.path ?? path }
 
+    /// The directory to take the destination's lock in. Through the anchor, it ends in
+    /// `/.`: the lock opens its directory without following a link at the end, and the
+    /// anchor's own path is one (the kernel's link to the open directory).
+    var lockingPath: String { anchor.map { $0.isPinned ? $0.path + "/." : $0.path } ?? path }
+
     /// The destination's files, reached through the anchor when there is one.
     var files: LogFiles { LogFiles(directory: anchor?.path ?? path, fileSystem: fileSystem) }
 

@@ -34,17 +34,21 @@ extension RouteStore {
         // Not standardized: `..` after a symbolic link goes where the kernel says.
         let place = try BackupDestination.prepare(destination.path, source: directory, fileSystem: fileSystem)
         let target = place.path
+        // From here on the destination is locked, read, written and verified through the
+        // checked directory held open, never by a path that may lead elsewhere meanwhile.
+        let anchored = try place.anchored()
         // The destination's lock: no app writes it and no other backup runs into it meanwhile.
-        let lock = try StoreLock.acquire(in: target, fileSystem: fileSystem, protection: options.fileProtection)
+        let lock: StoreLock
+        do {
+            lock = try StoreLock.acquire(in: anchored.lockingPath, fileSystem: fileSystem, protection: options.fileProtection)
+        } catch let error as RouteLogError {
+            throw anchored.displayed(error)
+        }
         let snapshot: BackupSnapshot
         let written: (copied: Int, reused: Int, bytes: Int64)
-        // The lock is on the directory the path led to when it was taken; from here on,
-        // the destination is read, written and verified through the checked directory
-        // held open, never by a path that may lead elsewhere meanwhile.
-        let anchored: BackupDestination
         do {
             defer { lock.release() }
-            anchored = try place.anchored()
+            try anchored.checkUnmoved()
             snapshot = try BackupSnapshot.take(self)
             do {
                 try checkIsBackup(of: snapshot, at: target, reading: anchored.readingPath)
