@@ -58,6 +58,20 @@ final class DirectoryAnchor: @unchecked Sendable {
 
     deinit { _ = close(descriptor) }
 
+    /// Whether the held directory is `directory` or lies inside it: its parents, walked
+    /// up through ``path`` (so through the descriptor where it is pinned), up to the root.
+    func isInside(_ directory: DirectoryIdentity) -> Bool {
+        var folder = path
+        for _ in 0..<4096 {
+            guard let here = DirectoryIdentity(of: folder) else { return false }
+            if here == directory { return true }
+            let parent = folder + "/.."
+            if DirectoryIdentity(of: parent) == here { return false }  // the root is its own parent
+            folder = parent
+        }
+        return false
+    }
+
     /// `error` with the pinned path replaced by the directory's own, so that messages
     /// name the place the caller knows.
     func displayed(_ error: RouteLogError) -> RouteLogError {

@@ -84,4 +84,44 @@ import Testing
         // The source store goes on.
         try store.save(routes.next())
     }
+
+    /// A folder on the way swapped, after the destination's path was checked and before
+    /// the directory is held, so that the path leads into the store's own `lost/`
+    /// directory: the checks that follow look at the held directory, find it inside the
+    /// store, and refuse it. Nothing in `lost/` is touched.
+    @Test func aParentSwappedBeforeTheHoldIntoTheStoreIsRefused() throws {
+        let dir = TemporaryDirectory()
+        var routes = RandomRoutes(seed: 616)
+        let storeURL = dir.store("main.routelog")
+        let fs = AttackFileSystem()  // hooks isDirectory too, the last look by path
+        let store = try RouteStore(at: storeURL, options: .init(), fileSystem: fs)
+        defer { try? store.close() }
+        try store.save((0..<6).map { _ in routes.next() })
+        // What the store moved aside once: kept for whoever looks.
+        let lost = storeURL.appendingPathComponent(LostAndFound.directoryName)
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+        try Data([1, 2, 3, 4]).write(to: lost.appendingPathComponent(FormatConstants.segmentName(99)))
+        let lostBefore = try Self.contents(lost)
+        let parent = dir.url.appendingPathComponent("parent")
+        let destination = parent.appendingPathComponent(LostAndFound.directoryName)
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        let swapped = StateLock(false)
+        fs.hook.withLock {
+            $0 = { call, path in
+                guard call == "isDirectory", path == destination.path,
+                      swapped.withLock({ done in defer { done = true }; return !done }) else { return }
+                try? FileManager.default.moveItem(at: parent, to: dir.url.appendingPathComponent("parent-away"))
+                try? FileManager.default.createSymbolicLink(at: parent, withDestinationURL: storeURL)
+            }
+        }
+        defer { fs.hook.withLock { $0 = nil } }
+        #expect {
+            try store.backup(to: destination)
+        } throws: { error in
+            (error as? RouteLogError)?.code == .invalidArgument && "\(error)".contains("inside it")
+        }
+        #expect(swapped.withLock { $0 }, "the swap happened")
+        #expect(try Self.contents(lost) == lostBefore)
+        #expect(try store.count == 6)
+    }
 }

@@ -53,25 +53,34 @@ struct BackupDestination {
                 isDirectory = fileSystem.isDirectory(path)
             }
         }
-        switch isDirectory {
-        case nil:
-            break  // made here: empty
-        case false?:
+        if isDirectory == false {
             throw RouteLogError(.invalidArgument, "the backup destination is a file, not a directory; give a new path or a directory", path: path)
-        case true?:
-            let names = try fileSystem.checked("list", path) { try fileSystem.listDirectory(path) }
-            if let stranger = names.first(where: { !StoreFiles.isStoreFile($0) }) {
-                throw RouteLogError(.invalidArgument, "the backup destination holds '\(stranger)', which is no store file; give an empty directory, a new path or an earlier backup", path: path)
-            }
         }
-        return BackupDestination(path: path, fileSystem: fileSystem, identity: DirectoryIdentity(of: path))
+        // The directory is held from here on, and what is looked at is what is held: a
+        // folder on the way swapped after the checks above leads the hold elsewhere only
+        // to a directory that passes the checks below itself.
+        let destination = try BackupDestination(path: path, fileSystem: fileSystem, identity: DirectoryIdentity(of: path)).anchored()
+        if let anchor = destination.anchor, let store = DirectoryIdentity(of: source), anchor.isInside(store) {
+            throw RouteLogError(.invalidArgument, "the backup destination is the store's directory or inside it; give a path outside the store's directory", path: given)
+        }
+        let looked = destination.readingPath
+        let names: [String]
+        do {
+            names = try fileSystem.checked("list", looked) { try fileSystem.listDirectory(looked) }
+        } catch let error as RouteLogError {
+            throw destination.displayed(error)
+        }
+        if let stranger = names.first(where: { !StoreFiles.isStoreFile($0) }) {
+            throw RouteLogError(.invalidArgument, "the backup destination holds '\(stranger)', which is no store file; give an empty directory, a new path or an earlier backup", path: path)
+        }
+        return destination
     }
 
     /// This destination with the checked directory held open (``anchor``): files are
     /// then made, renamed and removed through it.
     /// - Throws: `.io` when the path no longer leads to the directory that was checked.
     func anchored() throws -> BackupDestination {
-        guard let identity else { return self }
+        guard anchor == nil, let identity else { return self }
         guard let anchor = try DirectoryAnchor(holding: path, expected: identity) else { throw movedError }
         var anchored = self
         anchored.anchor = anchor
