@@ -15,23 +15,38 @@ extension ColumnDecoderV2 {
         // The fast loop, whose outcome is the checked loop's whenever no read began at
         // or past its stream's end; otherwise (a damaged block) the checked loop runs
         // again from the start and gives its own error.
-        if let ends = try? decodeFourInsideCopy(streams, k, decoder, sink, sums, cursor),
-           ends.0 <= streams[0].limit, ends.1 <= streams[1].limit, ends.2 <= streams[2].limit, ends.3 <= streams[3].limit {
-            let bytes = streams[0].bytes
-            try checkEnds([StreamCursor(bytes, position: ends.0, limit: streams[0].limit),
-                           StreamCursor(bytes, position: ends.1, limit: streams[1].limit),
-                           StreamCursor(bytes, position: ends.2, limit: streams[2].limit),
-                           StreamCursor(bytes, position: ends.3, limit: streams[3].limit)], cursor)
-            return true
+        let limits = (streams[0].limit, streams[1].limit, streams[2].limit, streams[3].limit)
+        var ends: (Int, Int, Int, Int)
+        if let fast = try? decodeFourInsideCopy(streams, k, decoder, sink, sums, cursor),
+           fast.0 <= limits.0, fast.1 <= limits.1, fast.2 <= limits.2, fast.3 <= limits.3 {
+            ends = fast
+        } else {
+            var sums = sums
+            ends = (streams[0].position, streams[1].position, streams[2].position, streams[3].position)
+            try decodeFourChecked(streams[0].bytes, &ends, limits, from: 0, k, decoder, sink, &sums)
         }
-        // Four streams as four bit positions in registers (one shared pointer): their
-        // reads are independent, so the CPU overlaps four table lookups instead of
-        // waiting on one at a time. The running sums are a chain of their own beside them.
-        let bytes = streams[0].bytes, out = sink.base
-        var sums = sums
-        var p0 = streams[0].position, p1 = streams[1].position, p2 = streams[2].position, p3 = streams[3].position
-        let l0 = streams[0].limit, l1 = streams[1].limit, l2 = streams[2].limit, l3 = streams[3].limit
-        var i = 0
+        let bytes = streams[0].bytes
+        try checkEnds([StreamCursor(bytes, position: ends.0, limit: limits.0), StreamCursor(bytes, position: ends.1, limit: limits.1),
+                       StreamCursor(bytes, position: ends.2, limit: limits.2), StreamCursor(bytes, position: ends.3, limit: limits.3)],
+                      cursor)
+        return true
+    }
+
+    /// Values `first..<k` from four streams at `positions` (residual i in stream i mod
+    /// 4), each read checked against its stream's end. Four bit positions in registers,
+    /// one shared pointer: their reads are independent, so the CPU overlaps four table
+    /// lookups instead of waiting on one at a time. The running sums are a chain of
+    /// their own beside them.
+    @inline(__always)
+    private static func decodeFourChecked<Sums: RunningSums>(
+        _ bytes: UnsafePointer<UInt8>, _ positions: inout (Int, Int, Int, Int), _ limits: (Int, Int, Int, Int),
+        from first: Int, _ k: Int, _ decoder: StreamDecoder, _ sink: ResidualSink, _ sums: inout Sums
+    ) throws {
+        let out = sink.base
+        var (p0, p1, p2, p3) = positions
+        defer { positions = (p0, p1, p2, p3) }
+        let (l0, l1, l2, l3) = limits
+        var i = first
         while i + 4 <= k {
             let u0 = try decoder.value(bytes, &p0, l0), u1 = try decoder.value(bytes, &p1, l1)
             let u2 = try decoder.value(bytes, &p2, l2), u3 = try decoder.value(bytes, &p3, l3)
@@ -44,9 +59,6 @@ extension ColumnDecoderV2 {
         if i < k { out[i] = sums.next(sink.residual(try decoder.value(bytes, &p0, l0))) }
         if i + 1 < k { out[i + 1] = sums.next(sink.residual(try decoder.value(bytes, &p1, l1))) }
         if i + 2 < k { out[i + 2] = sums.next(sink.residual(try decoder.value(bytes, &p2, l2))) }
-        try checkEnds([StreamCursor(bytes, position: p0, limit: l0), StreamCursor(bytes, position: p1, limit: l1),
-                       StreamCursor(bytes, position: p2, limit: l2), StreamCursor(bytes, position: p3, limit: l3)], cursor)
-        return true
     }
 
     /// Iterations of four values between two checks of the streams' positions.
@@ -81,20 +93,10 @@ extension ColumnDecoderV2 {
                 i += 4
             }
         }
-        let l0 = streams[0].limit, l1 = streams[1].limit, l2 = streams[2].limit, l3 = streams[3].limit
-        while i + 4 <= k {
-            let u0 = try decoder.value(bytes, &p0, l0), u1 = try decoder.value(bytes, &p1, l1)
-            let u2 = try decoder.value(bytes, &p2, l2), u3 = try decoder.value(bytes, &p3, l3)
-            out[i] = sums.next(sink.residual(u0))
-            out[i + 1] = sums.next(sink.residual(u1))
-            out[i + 2] = sums.next(sink.residual(u2))
-            out[i + 3] = sums.next(sink.residual(u3))
-            i += 4
-        }
-        if i < k { out[i] = sums.next(sink.residual(try decoder.value(bytes, &p0, l0))) }
-        if i + 1 < k { out[i + 1] = sums.next(sink.residual(try decoder.value(bytes, &p1, l1))) }
-        if i + 2 < k { out[i + 2] = sums.next(sink.residual(try decoder.value(bytes, &p2, l2))) }
-        return (p0, p1, p2, p3)
+        var positions = (p0, p1, p2, p3)
+        try decodeFourChecked(bytes, &positions, (streams[0].limit, streams[1].limit, streams[2].limit, streams[3].limit),
+                              from: i, k, decoder, sink, &sums)
+        return positions
     }
 
     /// When the runs of a stream could stand for more residuals than it has bits, a
