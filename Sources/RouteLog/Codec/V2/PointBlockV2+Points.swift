@@ -58,16 +58,10 @@ extension PointBlockV2 {
     /// Points built per chunk: 10 columns of 256 doubles fill 20 KiB.
     private static let chunkPoints = 256
 
-    private static let slot: [FormatConstants.ColumnTag: Int] = [
-        .altitude: 0, .horizontalAccuracy: 1, .verticalAccuracy: 2, .speed: 3, .course: 4, .heartRate: 5, .cadence: 6,
-    ]
-
-    /// Each slot's scale (format-spec.md, "Quantization").
-    private static let scale: [Double] = [
-        FormatConstants.centimetreScale, FormatConstants.centimetreScale, FormatConstants.centimetreScale,
-        FormatConstants.centimetreScale, FormatConstants.courseScale, FormatConstants.perMinuteScale,
-        FormatConstants.perMinuteScale,
-    ]
+    /// The optional fields in the order `TrackPoint` keeps them (altitude ... cadence),
+    /// which is ``PointField/optional``'s: each tag's slot, and each slot's scale.
+    private static let slot = Dictionary(uniqueKeysWithValues: PointField.optional.enumerated().map { ($1.tag, $0) })
+    private static let scale: [Double] = PointField.optional.map(\.scale)
 }
 
 /// One optional field's doubles for a chunk of points, in scratch memory the caller

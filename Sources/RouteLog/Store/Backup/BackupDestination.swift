@@ -89,8 +89,8 @@ struct BackupDestination {
 
     /// Throws when the path no longer leads to the directory that was checked. Called
     /// before each file is made, renamed or removed there: what is left is the moment
-    /// between the check and the call. The caller holds the destination's lock, whose
-    /// open directory keeps its inode from being reused meanwhile.
+    /// between the check and the call. The anchor's open directory keeps its inode from
+    /// being reused meanwhile, so an equal identity is the same directory.
     /// - Throws: `.io` naming the destination.
     func checkUnmoved() throws {
         guard let identity else { return }

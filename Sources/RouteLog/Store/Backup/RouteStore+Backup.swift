@@ -32,11 +32,10 @@ extension RouteStore {
     public func backup(to destination: URL) throws -> BackupReport {
         try state.withLock { try $0.checkOpen() }
         // Not standardized: `..` after a symbolic link goes where the kernel says.
-        let place = try BackupDestination.prepare(destination.path, source: directory, fileSystem: fileSystem)
-        let target = place.path
         // From here on the destination is locked, read, written and verified through the
-        // checked directory held open, never by a path that may lead elsewhere meanwhile.
-        let anchored = try place.anchored()
+        // checked directory `prepare` holds open, never by a path that may lead elsewhere.
+        let anchored = try BackupDestination.prepare(destination.path, source: directory, fileSystem: fileSystem)
+        let target = anchored.path
         // The destination's lock: no app writes it and no other backup runs into it meanwhile.
         let lock: StoreLock
         do {
@@ -62,11 +61,15 @@ extension RouteStore {
         let copy: RouteStore, verification: VerificationReport
         do {
             copy = try RouteStore(at: URL(fileURLWithPath: anchored.readingPath), options: Options(mode: .readOnly))
-            verification = try copy.verify()
         } catch let error as RouteLogError {
             throw anchored.displayed(error)
         }
         defer { try? copy.close() }
+        do {
+            verification = try copy.verify()
+        } catch let error as RouteLogError {
+            throw anchored.displayed(error)
+        }
         guard verification.isClean else {
             let first = anchored.displayed(RouteLogError(.corrupted, "\(verification.problems[0])")).message
             throw RouteLogError(.corrupted, "the backup does not verify clean: \(verification.problems.count) problem(s), the first: \(first)", path: target)
