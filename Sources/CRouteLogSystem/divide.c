@@ -5,6 +5,7 @@
 // bottleneck of building points (eight quotients a point, one every few cycles), so the
 // width of the vectors is what this file is for.
 #include "CRouteLogSystem.h"
+#include "processor_features.h"
 
 static void divide_portable(const int64_t *values, size_t count, double divisor, double *out) {
     // Compilers vectorize this loop for the baseline of the target (SSE2 on x86-64,
@@ -13,7 +14,6 @@ static void divide_portable(const int64_t *values, size_t count, double divisor,
 }
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 
 // Four quotients per instruction. AVX2 has no instruction that converts four 64-bit
@@ -30,29 +30,11 @@ static void divide_avx2(const int64_t *values, size_t count, double divisor, dou
     for (; i < count; i++) out[i] = (double)values[i] / divisor;
 }
 
-static int has_avx2(void) {
-    static int cached = -1;
-    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (v < 0) {
-        // AVX2 in the processor (leaf 7, EBX bit 5) and the YMM registers saved by the
-        // system (OSXSAVE, then XCR0's SSE and AVX state bits).
-        unsigned eax, ebx, ecx, edx;
-        v = 0;
-        if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_OSXSAVE) && (ecx & bit_AVX)) {
-            unsigned xcr0_low, xcr0_high;
-            __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
-            if ((xcr0_low & 0x6) == 0x6 && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_AVX2)) v = 1;
-        }
-        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-    }
-    return v;
-}
-
 void routelog_divide_integers(const int64_t *values, size_t count, double divisor, double *out) {
-    if (has_avx2()) divide_avx2(values, count, divisor, out);
+    if (routelog_has_avx2()) divide_avx2(values, count, divisor, out);
     else divide_portable(values, count, divisor, out);
 }
-int routelog_divide_is_wide(void) { return has_avx2(); }
+int routelog_divide_is_wide(void) { return routelog_has_avx2(); }
 #else
 void routelog_divide_integers(const int64_t *values, size_t count, double divisor, double *out) {
     divide_portable(values, count, divisor, out);

@@ -26,6 +26,19 @@ int routelog_divide_is_wide(void);
 /// The same quotients without AVX2 (for tests).
 void routelog_divide_integers_portable(const int64_t *values, size_t count, double divisor, double *out);
 
+/// The index strictly between a and b (b > a + 1) of the point farthest from the
+/// segment from point a to point b, x and y on a plane: the first of the largest when
+/// several are as far, never one whose distance is NaN (a + 1 when every one is).
+/// Points are compared by squared distance times the segment's squared length; four at
+/// a time with AVX2 when the processor has it, the same index either way.
+size_t routelog_farthest_point(const double *x, const double *y, size_t a, size_t b);
+
+/// 1 when routelog_farthest_point uses AVX2, 0 otherwise.
+int routelog_farthest_point_is_wide(void);
+
+/// The same index without AVX2 (for tests).
+size_t routelog_farthest_point_portable(const double *x, const double *y, size_t a, size_t b);
+
 /// The offset of the first `AB 52 4C` (the sync marker's first three bytes) wholly
 /// inside the `count` bytes at `data`, or `count` when there is none.
 size_t routelog_find_sync_prefix(const void *data, size_t count);
@@ -33,6 +46,18 @@ size_t routelog_find_sync_prefix(const void *data, size_t count);
 /// Asks the processor to bring the cache line at `address` in for reading: a hint, no
 /// fault on any address. For loops that know the next slot they will touch.
 static inline void routelog_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+
+/// value × scale rounded to the nearest integer, ties away from zero; beyond ±4.6e18
+/// clamped to ±2^62, NaN to 0 (format-spec.md, "Quantization"). Inline, so that a Swift
+/// loop gets one plain conversion where `Int64(Double)` checks again for a range this
+/// has already checked.
+static inline int64_t routelog_scaled(double value, double scale) {
+    double v = value * scale;
+    if (!(v > -4.6e18 && v < 4.6e18)) return v != v ? 0 : (v < 0 ? -((int64_t)1 << 62) : (int64_t)1 << 62);
+    // Adding the largest double below 0.5, with v's sign, then truncating rounds ties
+    // away from zero: one add and one conversion, where round() is a call.
+    return (int64_t)(v + __builtin_copysign(0.49999999999999994, v));
+}
 
 /// Gives the pages of freed heap memory back to the system: malloc_trim(0) with glibc,
 /// nothing elsewhere (Apple's allocator returns freed large blocks itself).

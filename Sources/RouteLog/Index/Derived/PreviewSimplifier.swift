@@ -1,4 +1,5 @@
 import Foundation
+import CRouteLogSystem
 
 /// Douglas-Peucker on a local plane in metres: which points of a line to keep so that
 /// no dropped point is further than a tolerance from the kept line (format-spec.md,
@@ -58,42 +59,16 @@ struct PreviewSimplifier {
         return d.isFinite ? d : 0
     }
 
-    /// The farthest point strictly between `a` and `b`, and its distance. Shaped for
-    /// speed (it is most of a save's CPU): points are ranked by their squared distance
-    /// times the segment's squared length (the squared cross product inside the
-    /// segment), which needs no division and no square root per point; the winner's
-    /// distance is then measured by ``distance(_:_:_:)``.
+    /// The farthest point strictly between `a` and `b`, and its distance. The scan is
+    /// most of a save's derived-field CPU, so it is ``routelog_farthest_point`` (four
+    /// points at a time where the processor can): it ranks points by their squared
+    /// distance times the segment's squared length, with no division and no square root
+    /// per point; the winner's distance is then measured by ``distance(_:_:_:)``.
     func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
         guard b - a > 1 else { return nil }
         let best = x.withUnsafeBufferPointer { x in
             y.withUnsafeBufferPointer { y in
-                let ax = x[a], ay = y[a], bx = x[b], by = y[b], dx = bx - ax, dy = by - ay
-                let length2 = dx * dx + dy * dy
-                @inline(__always) func key(_ i: Int) -> Double {
-                    let ix = x[i] - ax, iy = y[i] - ay
-                    let dot = ix * dx + iy * dy
-                    if length2 == 0 { return ix * ix + iy * iy }
-                    if dot <= 0 { return (ix * ix + iy * iy) * length2 }  // nearest to a
-                    if dot >= length2 {
-                        let jx = x[i] - bx, jy = y[i] - by
-                        return (jx * jx + jy * jy) * length2  // nearest to b
-                    }
-                    let cross = ix * dy - iy * dx
-                    return cross * cross
-                }
-                // Two trackers, over odd and even offsets: each keeps the first largest
-                // of its own points, and the comparisons of one do not wait on the other's.
-                var best0 = a + 1, key0 = -1.0, best1 = a + 2, key1 = -1.0
-                var i = a + 1
-                while i + 1 < b {
-                    let k0 = key(i), k1 = key(i + 1)
-                    if k0 > key0 { (best0, key0) = (i, k0) }
-                    if k1 > key1 { (best1, key1) = (i + 1, k1) }
-                    i += 2
-                }
-                if i < b, case let k0 = key(i), k0 > key0 { (best0, key0) = (i, k0) }
-                // The first of the largest, as one scan in order would find it.
-                return key1 > key0 || (key1 == key0 && best1 < best0) ? best1 : best0
+                Int(routelog_farthest_point(x.baseAddress!, y.baseAddress!, a, b))
             }
         }
         return (best, distance(best, a, b))

@@ -1,0 +1,11 @@
+// What the processor offers beyond the target's baseline, asked once and kept. Shared
+// by the C files that choose a wider path at run time; not part of the module's API.
+#ifndef ROUTELOG_PROCESSOR_FEATURES_H
+#define ROUTELOG_PROCESSOR_FEATURES_H
+
+#if defined(__x86_64__)
+/// 1 when the processor has AVX2 and the system saves its registers, else 0.
+int routelog_has_avx2(void);
+#endif
+
+#endif
