@@ -1,4 +1,5 @@
 import Foundation
+import CRouteLogSystem
 
 /// The fixed precision of every stored value (format-spec.md, "Quantization").
 /// `value(of:)` and `integer(of:)` are exact inverses on quantized values, so
@@ -26,16 +27,11 @@ enum Quantization {
     /// `value × scale` rounded to the nearest integer, ties away from zero. Values
     /// beyond ±4.6e18 (or not finite) are clamped: validation refuses them before they
     /// are stored, and quantizing must never trap.
+    /// One definition, in C (``routelog_scaled``), so that the conversion is not checked
+    /// a second time: QuantizationRoundingTests checks it against the standard library's
+    /// rounding.
     @inline(__always)
-    static func scaled(_ value: Double, _ scale: Double) -> Int64 {
-        let v = value * scale
-        guard v > -4.6e18 && v < 4.6e18 else { return v.isNaN ? 0 : (v < 0 ? -(1 << 62) : 1 << 62) }
-        // Adding the largest double below 0.5, with v's sign, then truncating rounds
-        // ties away from zero (QuantizationRoundingTests checks it against the standard
-        // library's rounding): one add and one conversion, no branch on the data, where
-        // libm's round() is a call.
-        return Int64(v + Double(signOf: v, magnitudeOf: 0.49999999999999994))
-    }
+    static func scaled(_ value: Double, _ scale: Double) -> Int64 { routelog_scaled(value, scale) }
 
     static func coordinate(_ c: Coordinate) -> Coordinate {
         Coordinate(latitude: degrees(degrees(c.latitude)), longitude: degrees(degrees(c.longitude)))

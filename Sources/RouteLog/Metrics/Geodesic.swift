@@ -33,6 +33,14 @@ public enum Geodesic {
     /// ``distance(_:_:)`` on bare degrees (the save path reads them from points).
     @inline(__always)
     static func distance(_ latA: Double, _ lonA: Double, _ latB: Double, _ lonB: Double) -> Double {
+        // A short step first, with no branch on whether the points are equal: a step
+        // that stands still is a short one of 0 m (both deltas 0 give +0 exactly),
+        // and a save measures every step, where a mispredicted branch costs more than
+        // the formula.
+        let latStep = latB - latA, lonStep = lonB - lonA, midLatitude = (latA + latB) / 2
+        if latStep.magnitude <= shortStep, lonStep.magnitude <= shortStep, midLatitude.magnitude <= 90 {
+            return shortDistance(latStep, lonStep, midLatitude: midLatitude)
+        }
         if latA == latB && lonA == lonB { return 0 }
         let a = Coordinate(latitude: latA, longitude: lonA), b = Coordinate(latitude: latB, longitude: lonB)
         let latDelta = b.latitude - a.latitude

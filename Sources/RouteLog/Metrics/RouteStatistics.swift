@@ -23,13 +23,17 @@ struct RouteStatistics: Equatable, Sendable {
         guard n > 1 else { return }
         var breaks = SegmentBreaks(segmentStarts)
         var distance = 0.0, moving = 0.0
+        let minimumSpeed = RouteMetrics.defaultMinimumMovingSpeed
         for i in 1..<n {
             if breaks.isBreak(i) { continue }  // the step into a segment start is not travelled
             let length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i])
-            guard length.isFinite else { continue }
-            distance += length
             let seconds = time[i] - time[i - 1]
-            if RouteMetrics.isMoving(length, seconds, RouteMetrics.defaultMinimumMovingSpeed) { moving += seconds }
+            // Sums without a branch on the data: whether a step moved is as good as
+            // random in a walk with pauses, and the branch waited on the square root.
+            // Adding +0 leaves a sum of non-negative terms as it was, to the bit.
+            let finite = length.isFinite
+            distance += finite ? length : 0
+            moving += finite && RouteMetrics.isMoving(length, seconds, minimumSpeed) ? seconds : 0
         }
         self.distance = distance
         movingTime = moving

@@ -74,10 +74,24 @@ struct ColumnEncoderV2 {
     /// u = zigzag((r - bias) / divisor) for every residual, into `residuals`, with its
     /// token counted into `counts`; false when some residual is not a multiple of the
     /// divisor (the samples missed it).
+    ///
+    /// Two passes, each shaped for speed: the differences alone first (a loop the
+    /// compiler turns into vector subtractions), then one value at a time for what needs
+    /// a table (the token) and a counter. Together they had more live values than
+    /// registers, and the loop spilled.
     private func computeResiduals(_ v: UnsafeBufferPointer<Int64>, _ model: inout ResidualModel) -> Bool {
-        let u = residuals, bias = model.bias, order = model.order, m = v.count
         let h = counts, tokens = V2.valueTokens, table = ResidualToken.exponentTable, t = tokenBytes
         h.update(repeating: 0, count: 4 * tokens)
+        let u = residuals, bias = UInt64(bitPattern: model.bias), order = model.order, k = v.count - order
+        guard k > 0, let start = v.baseAddress else { return true }
+        // Wrapping differences are the same bits on UInt64 as on Int64.
+        start.withMemoryRebound(to: UInt64.self, capacity: v.count) { w in
+            switch order {
+            case 0: for j in 0..<k { u[j] = w[j] &- bias }
+            case 1: for j in 0..<k { u[j] = (w[j + 1] &- w[j]) &- bias }
+            default: for j in 0..<k { u[j] = ((w[j + 2] &- w[j + 1]) &- (w[j + 1] &- w[j])) &- bias }
+            }
+        }
         // Four histograms in turn: consecutive values often share a token, and adding to
         // one counter back to back waits on the previous store every time.
         @inline(__always) func count(_ value: UInt64, _ i: Int) {
@@ -87,23 +101,12 @@ struct ColumnEncoderV2 {
             h[((i & 3) &* tokens) &+ token] &+= 1
         }
         if model.divisor == 1 {
-            // One loop per order: no branch inside, and the difference is a few adds.
-            switch order {
-            case 0: for j in 0..<m { count(ResidualToken.zigzag(v[j] &- bias), j) }
-            case 1: for j in 1..<m { count(ResidualToken.zigzag((v[j] &- v[j - 1]) &- bias), j - 1) }
-            default: for j in 2..<m { count(ResidualToken.zigzag(((v[j] &- v[j - 1]) &- (v[j - 1] &- v[j - 2])) &- bias), j - 2) }
-            }
+            for j in 0..<k { count(ResidualToken.zigzag(Int64(bitPattern: u[j])), j) }
         } else {
             let division = ExactDivision(model.divisor)
-            for j in order..<m {
-                let r: Int64
-                switch order {
-                case 0: r = v[j]
-                case 1: r = v[j] &- v[j - 1]
-                default: r = (v[j] &- v[j - 1]) &- (v[j - 1] &- v[j - 2])
-                }
-                guard let q = division.quotient(r &- bias) else { return false }
-                count(ResidualToken.zigzag(q), j - order)
+            for j in 0..<k {
+                guard let q = division.quotient(Int64(bitPattern: u[j])) else { return false }
+                count(ResidualToken.zigzag(q), j)
             }
         }
         for t in 0..<tokens { h[t] = h[t] &+ h[tokens + t] &+ h[2 * tokens + t] &+ h[3 * tokens + t] }

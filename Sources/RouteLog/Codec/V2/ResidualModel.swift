@@ -118,8 +118,9 @@ struct ExactDivision {
     /// `x / divisor` when `x` is a multiple of it, else nil.
     @inline(__always)
     func quotient(_ x: Int64) -> Int64? {
-        guard x & ((1 << shift) - 1) == 0 else { return nil }
-        let q = (x >> shift) &* oddInverse
+        // Masking shifts: the shift is 0...62, and the checked ones branch on it.
+        guard x & ((1 &<< shift) &- 1) == 0 else { return nil }
+        let q = (x &>> shift) &* oddInverse
         return q >= smallest && q <= largest ? q : nil
     }
 }
