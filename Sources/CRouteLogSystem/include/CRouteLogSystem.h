@@ -59,6 +59,52 @@ static inline int64_t routelog_scaled(double value, double scale) {
     return (int64_t)(v + __builtin_copysign(0.49999999999999994, v));
 }
 
+/// Metres per degree of latitude and of longitude on the WGS84 ellipsoid at latitude φ,
+/// M(φ)·π/180 and N(φ)·cos φ·π/180, as polynomials in φ² (φ in radians, |φ| ≤ π/2),
+/// highest power first. The coefficients are a least-squares fit at 3,000 Chebyshev
+/// nodes to the exact expressions, M = a(1 - e²)/(1 - e² sin²φ)^(3/2) and
+/// N = a/(1 - e² sin²φ)^(1/2), computed with 40-digit arithmetic. Evaluated in doubles
+/// by Horner's rule, both stay within 5e-15 of the exact value (relative to its largest
+/// value) on every latitude; Geodesic.exactShortDistance and the accuracy tests check it.
+#define ROUTELOG_SHORT_STEP_LATITUDE_TERMS -5.658196768749568e-07, 9.169268464512905e-06, \
+    -3.7989299625016445e-06, -0.0016794612376222168, 0.026550816991306073, -0.14451676820205006, \
+    -1.7386331620677937, 43.2267816196751, -360.82181729270957, 1110.3393291827026, 110574.2758215948
+#define ROUTELOG_SHORT_STEP_LONGITUDE_TERMS 9.61396098135164e-07, -3.063842378008177e-05, \
+    0.0004314527319338828, -0.00190454382943943, -0.048105726246324636, 1.186548170359169, \
+    -11.334652171588964, -62.59565513570375, 4329.676660380222, -55287.13791080382, 111319.49079327367
+#define ROUTELOG_SHORT_STEP_TERM_COUNT 11
+
+/// Metres of a short step (format-spec.md has none: this is how a save measures): the
+/// plane tangent at the mid-latitude, scaled by the meridional and prime-vertical radii
+/// there. For |midLatitude| ≤ 90; the same roundings on every processor (no fused
+/// multiply-add), so a distance is the same to the bit wherever it is measured.
+static inline double routelog_short_step_length(double lat_delta, double lon_delta, double mid_latitude) {
+#pragma clang fp contract(off)
+    static const double lat_terms[ROUTELOG_SHORT_STEP_TERM_COUNT] = {ROUTELOG_SHORT_STEP_LATITUDE_TERMS};
+    static const double lon_terms[ROUTELOG_SHORT_STEP_TERM_COUNT] = {ROUTELOG_SHORT_STEP_LONGITUDE_TERMS};
+    double phi = mid_latitude * (3.14159265358979323846 / 180.0);
+    double t = phi * phi, a = lat_terms[0], b = lon_terms[0];
+    for (int k = 1; k < ROUTELOG_SHORT_STEP_TERM_COUNT; k++) {
+        a = a * t + lat_terms[k];
+        b = b * t + lon_terms[k];
+    }
+    double north = a * lat_delta, east = b * lon_delta;
+    return __builtin_sqrt(north * north + east * east);
+}
+
+/// lengths[i] for i in 1..<count: metres of the step from point i - 1 to point i
+/// (degrees in lat and lon) when it is short (both differences at most 0.02 degree, the
+/// mid-latitude within ±90), as routelog_short_step_length gives it; -1 for any other
+/// step, which the caller measures another way. lengths[0] is not written. Four steps
+/// at a time with AVX2 when the processor has it, the same bits either way.
+void routelog_short_step_lengths(const double *lat, const double *lon, size_t count, double *lengths);
+
+/// 1 when routelog_short_step_lengths uses AVX2, 0 otherwise.
+int routelog_short_step_lengths_is_wide(void);
+
+/// The same lengths without AVX2 (for tests).
+void routelog_short_step_lengths_portable(const double *lat, const double *lon, size_t count, double *lengths);
+
 /// Gives the pages of freed heap memory back to the system: malloc_trim(0) with glibc,
 /// nothing elsewhere (Apple's allocator returns freed large blocks itself).
 void routelog_give_back_freed_memory(void);

@@ -93,6 +93,8 @@ final class TrackScratch {
     let longitudes: UnsafeMutablePointer<Double>
     /// Seconds since Foundation's reference date, as `Date` keeps them.
     let times: UnsafeMutablePointer<Double>
+    /// Room for the measuring pass's step lengths.
+    let lengths: UnsafeMutablePointer<Double>
     let count: Int
 
     init(count: Int) {
@@ -100,6 +102,7 @@ final class TrackScratch {
         latitudes = .allocate(capacity: max(1, count))
         longitudes = .allocate(capacity: max(1, count))
         times = .allocate(capacity: max(1, count))
+        lengths = .allocate(capacity: max(1, count))
     }
 
     @inline(__always)
@@ -113,6 +116,7 @@ final class TrackScratch {
         latitudes.deallocate()
         longitudes.deallocate()
         times.deallocate()
+        lengths.deallocate()
     }
 }
 

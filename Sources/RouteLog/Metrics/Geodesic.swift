@@ -1,3 +1,4 @@
+import CRouteLogSystem
 import Foundation
 
 /// Distances on the WGS84 ellipsoid: the length of the shortest path (geodesic)
@@ -67,21 +68,19 @@ public enum Geodesic {
     /// latitude, M·π/180, and of longitude, N·cos φ·π/180.
     ///
     /// Every save measures every step of its route, so this is shaped for speed: both
-    /// factors are polynomials in φ² (``ShortStepScale``, within 5e-15 of the formulas
-    /// on every latitude) instead of a sine, a cosine, a square root and a division.
+    /// factors are polynomials in φ² (``routelog_short_step_length``, within 5e-15 of
+    /// the formulas on every latitude) instead of a sine, a cosine, a square root and a
+    /// division. One definition in C, which the save's four-at-a-time path shares.
     @inline(__always)
     static func shortDistance(_ latDelta: Double, _ lonDelta: Double, midLatitude: Double) -> Double {
         guard midLatitude.magnitude <= 90 else {
             return exactShortDistance(latDelta, lonDelta, midLatitude: midLatitude)
         }
-        let phi = midLatitude * (Double.pi / 180)
-        let scale = ShortStepScale.metresPerDegree(phiSquared: phi * phi)
-        let north = scale.latitude * latDelta, east = scale.longitude * lonDelta
-        return (north * north + east * east).squareRoot()
+        return routelog_short_step_length(latDelta, lonDelta, midLatitude)
     }
 
     /// The short-step formula with the radii computed directly (for latitudes outside
-    /// -90...90, which valid points never have, and to check ``ShortStepScale``).
+    /// -90...90, which valid points never have, and to check the polynomials).
     static func exactShortDistance(_ latDelta: Double, _ lonDelta: Double, midLatitude: Double) -> Double {
         let radians = Double.pi / 180
         let phi = midLatitude * radians

@@ -1,3 +1,4 @@
+import CRouteLogSystem
 import Foundation
 
 /// What a save measures about a route besides its points, right after the pass that
@@ -24,9 +25,14 @@ struct RouteStatistics: Equatable, Sendable {
         var breaks = SegmentBreaks(segmentStarts)
         var distance = 0.0, moving = 0.0
         let minimumSpeed = RouteMetrics.defaultMinimumMovingSpeed
+        // Every short step's length at once (four at a time where the processor can),
+        // the same bits as Geodesic.distance gives; the others are measured here.
+        let lengths = track.lengths
+        routelog_short_step_lengths(lat, lon, n, lengths)
         for i in 1..<n {
             if breaks.isBreak(i) { continue }  // the step into a segment start is not travelled
-            let length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i])
+            var length = lengths[i]
+            if length < 0 { length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
             let seconds = time[i] - time[i - 1]
             // Sums without a branch on the data: whether a step moved is as good as
             // random in a walk with pauses, and the branch waited on the square root.
