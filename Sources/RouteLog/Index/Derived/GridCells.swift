@@ -12,18 +12,22 @@ struct GridCells: Equatable, Sendable {
     static let finestLevel: UInt8 = 16
     static let maxCells = 256
 
-    /// The row of a latitude in stored units (1e-7 degree) at `level`.
+    /// The row of a latitude in stored units (1e-7 degree) at `level` (at most 16).
+    /// Wrapping arithmetic: a stored latitude is within ±9e8, so nothing overflows, and
+    /// a save computes this for every point (the checked operations branch on each).
+    @inline(__always)
     static func row(_ lat: Int64, level: UInt8) -> UInt32 {
-        let rows = Int64(1) << Int64(level)
-        let r = (lat + 900_000_000) * rows / 1_800_000_000
-        return UInt32(max(0, min(rows - 1, r)))
+        let rows = Int64(1) &<< Int64(level)
+        let r = (lat &+ 900_000_000) &* rows / 1_800_000_000
+        return UInt32(truncatingIfNeeded: max(0, min(rows &- 1, r)))
     }
 
-    /// The column of a longitude in stored units at `level`.
+    /// The column of a longitude in stored units at `level` (within ±1.8e9, as above).
+    @inline(__always)
     static func column(_ lon: Int64, level: UInt8) -> UInt32 {
-        let columns = Int64(1) << Int64(level + 1)
-        let c = (lon + 1_800_000_000) * columns / 3_600_000_000
-        return UInt32(max(0, min(columns - 1, c)))
+        let columns = Int64(1) &<< Int64(level &+ 1)
+        let c = (lon &+ 1_800_000_000) &* columns / 3_600_000_000
+        return UInt32(truncatingIfNeeded: max(0, min(columns &- 1, c)))
     }
 
     static func id(row: UInt32, column: UInt32, level: UInt8) -> UInt32 { row << UInt32(level + 1) | column }
