@@ -59,6 +59,45 @@ static inline int64_t routelog_scaled(double value, double scale) {
     return (int64_t)(v + __builtin_copysign(0.49999999999999994, v));
 }
 
+/// What routelog_quantize_field found in one field of a run of points.
+typedef struct {
+    /// Smallest and largest stored integer of the present values (INT64_MAX and
+    /// INT64_MIN when no value is present).
+    int64_t min, max;
+    /// Points whose value has the absent bit pattern.
+    size_t absent;
+    /// 1 when every present value x has low <= x <= high (a NaN never does).
+    int in_range;
+} routelog_field_summary;
+
+/// One field for routelog_quantize_fields: the `field`-th double of each point; each
+/// value x becomes values[i] = routelog_scaled(x + offset, scale), and raw[i] = x when
+/// raw is not NULL. Values are checked against low...high. In an optional field, a
+/// value whose bits are `absent_bits` is absent (0, counted, neither checked nor in
+/// min and max); in a required one it is a NaN like any other.
+typedef struct {
+    size_t field;
+    int optional;
+    double offset, scale, low, high;
+    int64_t *values;
+    double *raw;
+} routelog_field_spec;
+
+/// The fields of `count` points laid out as `stride` doubles each, each field as its
+/// spec says, with what was found in each into summaries[k]. A few hundred points at a
+/// time, every field of them while they are in the cache; four points at a time with
+/// AVX2 when the processor has it, the same integers either way.
+void routelog_quantize_fields(const double *points, size_t count, size_t stride, const routelog_field_spec *specs,
+                              size_t field_count, uint64_t absent_bits, routelog_field_summary *summaries);
+
+/// 1 when routelog_quantize_fields uses AVX2, 0 otherwise.
+int routelog_quantize_fields_is_wide(void);
+
+/// The same without AVX2 (for tests).
+void routelog_quantize_fields_portable(const double *points, size_t count, size_t stride,
+                                       const routelog_field_spec *specs, size_t field_count, uint64_t absent_bits,
+                                       routelog_field_summary *summaries);
+
 /// Metres per degree of latitude and of longitude on the WGS84 ellipsoid at latitude φ,
 /// M(φ)·π/180 and N(φ)·cos φ·π/180, as polynomials in φ² (φ in radians, |φ| ≤ π/2),
 /// highest power first. The coefficients are a least-squares fit at 3,000 Chebyshev

@@ -1,3 +1,5 @@
+import CRouteLogSystem
+
 /// A route's points as stored integers, one column per field, made in a single pass
 /// over the points that also validates them and, for a save, keeps what measuring the
 /// route needs: a 3,600-point route is 288 KB of `TrackPoint`s, and walking it
@@ -21,8 +23,11 @@ struct PointColumns {
     ///   - validating: checks every point as ``RouteValidation/validate(_:index:)`` does
     ///     (the points must be valid otherwise).
     ///   - segmentStarts: when given, also measures the route (``statistics``).
+    ///   - layout: how to read the points a field at a time; nil reads them point by
+    ///     point (the same columns; tests compare the two).
     /// - Throws: ``RouteLogError/Code/invalidArgument`` naming the first bad point.
-    init(_ points: [TrackPoint], validating: Bool, measuring segmentStarts: [Int]? = nil) throws {
+    init(_ points: [TrackPoint], validating: Bool, measuring segmentStarts: [Int]? = nil,
+         layout: TrackPointLayout? = TrackPointLayout.current) throws {
         let n = points.count
         count = n
         latitudes = Int64Column(capacity: n)
@@ -30,45 +35,75 @@ struct PointColumns {
         times = Int64Column(capacity: n)
         let cm = FormatConstants.centimetreScale, perMinute = FormatConstants.perMinuteScale
         let metric = FormatConstants.metricLimit, perMinuteLimit = FormatConstants.perMinuteLimit
-        var altitude = OptionalSink(cm, metric, n), horizontal = OptionalSink(cm, metric, n)
-        var vertical = OptionalSink(cm, metric, n), speed = OptionalSink(cm, metric, n)
-        var course = OptionalSink(FormatConstants.courseScale, metric, n)
-        var heartRate = OptionalSink(perMinute, perMinuteLimit, n, nonNegative: true)
-        var cadence = OptionalSink(perMinute, perMinuteLimit, n, nonNegative: true)
+        let altitude = OptionalSink(cm, metric, n), horizontal = OptionalSink(cm, metric, n)
+        let vertical = OptionalSink(cm, metric, n), speed = OptionalSink(cm, metric, n)
+        let course = OptionalSink(FormatConstants.courseScale, metric, n)
+        let heartRate = OptionalSink(perMinute, perMinuteLimit, n, nonNegative: true)
+        let cadence = OptionalSink(perMinute, perMinuteLimit, n, nonNegative: true)
         // The app's own coordinates and times, for measuring (distances are of the
         // points as given, before quantization).
         let track = segmentStarts == nil ? nil : TrackScratch(count: n)
         defer { track?.deallocate() }
         let lat = latitudes.base, lon = longitudes.base, time = times.base
         var south = Int64.max, north = Int64.min, west = Int64.max, east = Int64.min
-        // Validity is gathered as bits, without a branch per check, and looked at once:
-        // only a route with a bad point pays for finding which one.
         var valid: UInt8 = 1
-        points.withUnsafeBufferPointer { p in
-            for i in 0..<n {
-                let point = p[i]
-                let seconds = point.timestamp.timeIntervalSinceReferenceDate
-                let y = Quantization.degrees(point.latitude), x = Quantization.degrees(point.longitude)
-                let ms = Quantization.milliseconds(point.timestamp)
-                valid &= bit(point.latitude.magnitude <= 90) & bit(point.longitude.magnitude <= 180)
-                    & bit(seconds >= -Self.referenceDateSince1970) & bit(ms < FormatConstants.latestTimestampMs)
-                lat[i] = y
-                lon[i] = x
-                time[i] = ms
-                south = Swift.min(south, y); north = Swift.max(north, y)
-                west = Swift.min(west, x); east = Swift.max(east, x)
-                valid &= altitude.take(point.rawAltitude, i) & horizontal.take(point.rawHorizontalAccuracy, i)
-                    & vertical.take(point.rawVerticalAccuracy, i) & speed.take(point.rawSpeed, i) & course.take(point.rawCourse, i)
-                    & heartRate.take(point.rawHeartRate, i) & cadence.take(point.rawCadence, i)
-                track?.set(i, point.latitude, point.longitude, seconds)
+        var sinks = [altitude, horizontal, vertical, speed, course, heartRate, cadence]
+        if let layout {
+            // Every field, a few hundred points at a time, four points at a time where the
+            // processor can (``routelog_quantize_fields``): one loop over all the fields
+            // had more live values than the processor has registers.
+            let degrees = FormatConstants.degreeScale, ref = Self.referenceDateSince1970
+            var specs = [
+                routelog_field_spec(field: layout.latitude, optional: 0, offset: 0, scale: degrees, low: -90, high: 90,
+                                    values: lat, raw: track?.latitudes),
+                routelog_field_spec(field: layout.longitude, optional: 0, offset: 0, scale: degrees, low: -180, high: 180,
+                                    values: lon, raw: track?.longitudes),
+                routelog_field_spec(field: layout.time, optional: 0, offset: ref, scale: FormatConstants.millisecondsPerSecond,
+                                    low: -ref, high: .infinity, values: time, raw: track?.times),
+            ]
+            for (k, field) in layout.optional.enumerated() { specs.append(sinks[k].spec(field: field)) }
+            var summaries = [routelog_field_summary](repeating: routelog_field_summary(), count: specs.count)
+            points.withUnsafeBufferPointer { p in
+                guard let start = p.baseAddress else { return }
+                UnsafeRawPointer(start).withMemoryRebound(to: Double.self, capacity: n * layout.stride) { d in
+                    routelog_quantize_fields(d, n, layout.stride, specs, specs.count, TrackPoint.absentBitPattern, &summaries)
+                    for s in summaries.prefix(3) { valid &= bit(s.in_range != 0) }
+                    valid &= bit(summaries[2].max < FormatConstants.latestTimestampMs)
+                    (south, north, west, east) = (summaries[0].min, summaries[0].max, summaries[1].min, summaries[1].max)
+                    for (k, field) in layout.optional.enumerated() {
+                        valid &= sinks[k].finishGathering(summaries[3 + k], d, field: field, stride: layout.stride, count: n)
+                    }
+                }
+            }
+        } else {
+            // Validity is gathered as bits, without a branch per check, and looked at
+            // once: only a route with a bad point pays for finding which one.
+            points.withUnsafeBufferPointer { p in
+                for i in 0..<n {
+                    let point = p[i]
+                    let seconds = point.timestamp.timeIntervalSinceReferenceDate
+                    let y = Quantization.degrees(point.latitude), x = Quantization.degrees(point.longitude)
+                    let ms = Quantization.milliseconds(point.timestamp)
+                    valid &= bit(point.latitude.magnitude <= 90) & bit(point.longitude.magnitude <= 180)
+                        & bit(seconds >= -Self.referenceDateSince1970) & bit(ms < FormatConstants.latestTimestampMs)
+                    lat[i] = y
+                    lon[i] = x
+                    time[i] = ms
+                    south = Swift.min(south, y); north = Swift.max(north, y)
+                    west = Swift.min(west, x); east = Swift.max(east, x)
+                    let raw = (point.rawAltitude, point.rawHorizontalAccuracy, point.rawVerticalAccuracy, point.rawSpeed,
+                               point.rawCourse, point.rawHeartRate, point.rawCadence)
+                    valid &= sinks[0].take(raw.0, i) & sinks[1].take(raw.1, i) & sinks[2].take(raw.2, i)
+                        & sinks[3].take(raw.3, i) & sinks[4].take(raw.4, i) & sinks[5].take(raw.5, i) & sinks[6].take(raw.6, i)
+                    track?.set(i, point.latitude, point.longitude, seconds)
+                }
             }
         }
         latitudes.count = n
         longitudes.count = n
         times.count = n
-        let sinks = [(Tag.altitude, altitude), (.horizontalAccuracy, horizontal), (.verticalAccuracy, vertical),
-                     (.speed, speed), (.course, course), (.heartRate, heartRate), (.cadence, cadence)]
-        optional = sinks.compactMap { tag, sink in sink.finish().map { (tag, $0.values, $0.bitmap) } }
+        let tags: [Tag] = [.altitude, .horizontalAccuracy, .verticalAccuracy, .speed, .course, .heartRate, .cadence]
+        optional = zip(tags, sinks).compactMap { tag, sink in sink.finish().map { (tag, $0.values, $0.bitmap) } }
         if validating && valid == 0 {
             for (i, point) in points.enumerated() { try RouteValidation.validate(point, index: i) }
         }
@@ -152,6 +187,29 @@ private struct OptionalSink {
         if let bitmap { bitmap[i >> 3] |= 1 << UInt8(i & 7) }
         // As RouteValidation: finite and within ±limit (0...limit for rates).
         return nonNegative ? bit(value >= 0) & bit(value <= limit) : bit(value.magnitude <= limit)
+    }
+
+    /// What ``routelog_quantize_fields`` is to do with this field, the `field`-th double
+    /// of each point: every value into the sink's memory, in place.
+    func spec(field: Int) -> routelog_field_spec {
+        routelog_field_spec(field: field, optional: 1, offset: 0, scale: scale, low: nonNegative ? 0 : -limit, high: limit,
+                            values: values, raw: nil)
+    }
+
+    /// Takes the field ``spec(field:)`` described, from what quantizing it found; returns
+    /// 1 when every value is valid (or absent). A field every point has is already in
+    /// place, and one no point has is no column; a field with gaps is taken again point
+    /// by point, for its bitmap.
+    mutating func finishGathering(_ s: routelog_field_summary, _ points: UnsafePointer<Double>, field: Int, stride: Int,
+                                  count n: Int) -> UInt8 {
+        if s.absent == 0 {
+            present = n
+            return bit(s.in_range != 0)
+        }
+        if s.absent == n { return 1 }
+        var valid: UInt8 = 1
+        for i in 0..<n { valid &= take(points[i * stride + field], i) }
+        return valid
     }
 
     /// The first gap: every point before this one had a value.

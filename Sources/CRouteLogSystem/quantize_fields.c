@@ -1,0 +1,153 @@
+// A save's first pass over its points, a few hundred at a time and a field at a time: each
+// value to its stored integer (format-spec.md, "Quantization"), its range checked, the smallest and largest
+// integers kept (a route's bounding box), absent values counted. Every point of every
+// save goes through here, so the width of the vectors is what this file is for. The
+// AVX2 path gives the integers routelog_scaled gives: the same additions and
+// multiplications, the same rounding (ties away from zero), and the conversion done
+// exactly where the value is below 2^51, by routelog_scaled itself elsewhere.
+#include <string.h>
+#include "CRouteLogSystem.h"
+#include "processor_features.h"
+
+#pragma clang fp contract(off)
+
+static inline int is_absent(double x, uint64_t absent_bits) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits == absent_bits;
+}
+
+// Points from..count-1 of one field, added to *summary.
+static void quantize_portable(const double *points, size_t from, size_t count, size_t stride,
+                              const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
+    const size_t field = spec->field;
+    const double offset = spec->offset, scale = spec->scale, low = spec->low, high = spec->high;
+    int64_t *values = spec->values;
+    double *raw = spec->raw;
+    for (size_t i = from; i < count; i++) {
+        double x = points[i * stride + field];
+        if (raw) raw[i] = x;
+        if (spec->optional && is_absent(x, absent_bits)) {
+            values[i] = 0;
+            summary->absent++;
+            continue;
+        }
+        int64_t v = routelog_scaled(x + offset, scale);
+        values[i] = v;
+        if (!(x >= low && x <= high)) summary->in_range = 0;
+        if (v < summary->min) summary->min = v;
+        if (v > summary->max) summary->max = v;
+    }
+}
+
+static routelog_field_summary empty_summary(void) {
+    routelog_field_summary s = {INT64_MAX, INT64_MIN, 0, 1};
+    return s;
+}
+
+// Points this many at a time, every field of them: a point is 80 bytes, and reading
+// one field of every point, then the next, would bring each point into the cache once
+// per field.
+enum { chunk_points = 256 };
+
+typedef void (*chunk_quantizer)(const double *points, size_t from, size_t count, size_t stride,
+                                const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary);
+
+static void quantize_in_chunks(chunk_quantizer quantize, const double *points, size_t count, size_t stride,
+                               const routelog_field_spec *specs, size_t field_count, uint64_t absent_bits,
+                               routelog_field_summary *summaries) {
+    for (size_t k = 0; k < field_count; k++) summaries[k] = empty_summary();
+    for (size_t from = 0; from < count; from += chunk_points) {
+        size_t to = count - from < chunk_points ? count : from + chunk_points;
+        for (size_t k = 0; k < field_count; k++) quantize(points, from, to, stride, &specs[k], absent_bits, &summaries[k]);
+    }
+}
+
+void routelog_quantize_fields_portable(const double *points, size_t count, size_t stride,
+                                       const routelog_field_spec *specs, size_t field_count, uint64_t absent_bits,
+                                       routelog_field_summary *summaries) {
+    quantize_in_chunks(quantize_portable, points, count, stride, specs, field_count, absent_bits, summaries);
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+__attribute__((target("avx2")))
+static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
+                          const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
+    const size_t field = spec->field;
+    const double offset = spec->offset, scale = spec->scale, low = spec->low, high = spec->high;
+    int64_t *values = spec->values;
+    double *raw = spec->raw;
+    const __m256d vscale = _mm256_set1_pd(scale), voffset = _mm256_set1_pd(offset), vlow = _mm256_set1_pd(low),
+                  vhigh = _mm256_set1_pd(high), sign = _mm256_set1_pd(-0.0),
+                  below_half = _mm256_set1_pd(0.49999999999999994), exact_limit = _mm256_set1_pd(2251799813685248.0),
+                  magic = _mm256_set1_pd(6755399441055744.0);  // 2^52 + 2^51
+    const __m256i absent = _mm256_set1_epi64x((long long)absent_bits), magic_bits = _mm256_castpd_si256(magic),
+                  may_be_absent = _mm256_set1_epi64x(spec->optional ? -1 : 0);
+    __m256i vmin = _mm256_set1_epi64x(INT64_MAX), vmax = _mm256_set1_epi64x(INT64_MIN);
+    __m256d out_of_range = _mm256_setzero_pd();
+    __m256i absent_lanes = _mm256_setzero_si256();
+    const double *p = points + field;
+    size_t i = from;
+    for (; i + 4 <= count; i += 4) {
+        __m256d x = _mm256_set_pd(p[(i + 3) * stride], p[(i + 2) * stride], p[(i + 1) * stride], p[i * stride]);
+        if (raw) _mm256_storeu_pd(raw + i, x);
+        __m256i is_absent_lane = _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_castpd_si256(x), absent), may_be_absent);
+        __m256d present = _mm256_castsi256_pd(_mm256_xor_si256(is_absent_lane, _mm256_set1_epi64x(-1)));
+        __m256d v = _mm256_mul_pd(_mm256_add_pd(x, voffset), vscale);
+        // Ties away from zero: add the largest double below 0.5 with v's sign, truncate.
+        __m256d w = _mm256_add_pd(v, _mm256_or_pd(_mm256_and_pd(v, sign), below_half));
+        __m256d t = _mm256_round_pd(w, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        // Exact below 2^51: t + 2^52 + 2^51 holds t in its low bits.
+        __m256d exact = _mm256_cmp_pd(_mm256_andnot_pd(sign, t), exact_limit, _CMP_LT_OQ);
+        __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(t, magic)), magic_bits);
+        q = _mm256_andnot_si256(is_absent_lane, q);
+        if (_mm256_movemask_pd(_mm256_or_pd(exact, _mm256_castsi256_pd(is_absent_lane))) != 0xF) {
+            // A value at 2^51 or beyond, or NaN: routelog_scaled's own clamping.
+            int64_t lanes[4];
+            _mm256_storeu_si256((__m256i *)lanes, q);
+            for (int l = 0; l < 4; l++) {
+                double xl = p[(i + l) * stride];
+                if (!(spec->optional && is_absent(xl, absent_bits))) lanes[l] = routelog_scaled(xl + offset, scale);
+            }
+            q = _mm256_loadu_si256((const __m256i *)lanes);
+        }
+        _mm256_storeu_si256((__m256i *)(values + i), q);
+        __m256d in_range = _mm256_and_pd(_mm256_cmp_pd(x, vlow, _CMP_GE_OQ), _mm256_cmp_pd(x, vhigh, _CMP_LE_OQ));
+        out_of_range = _mm256_or_pd(out_of_range, _mm256_andnot_pd(in_range, present));
+        absent_lanes = _mm256_sub_epi64(absent_lanes, is_absent_lane);  // -(-1) per absent lane
+        // Smallest and largest of the present lanes (absent ones leave them as they were).
+        __m256i low_q = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmin), _mm256_castsi256_pd(q), present));
+        __m256i high_q = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmax), _mm256_castsi256_pd(q), present));
+        vmin = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmin), _mm256_castsi256_pd(low_q),
+                                                     _mm256_castsi256_pd(_mm256_cmpgt_epi64(vmin, low_q))));
+        vmax = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmax), _mm256_castsi256_pd(high_q),
+                                                     _mm256_castsi256_pd(_mm256_cmpgt_epi64(high_q, vmax))));
+    }
+    int64_t mins[4], maxs[4], absents[4];
+    _mm256_storeu_si256((__m256i *)mins, vmin);
+    _mm256_storeu_si256((__m256i *)maxs, vmax);
+    _mm256_storeu_si256((__m256i *)absents, absent_lanes);
+    for (int l = 0; l < 4; l++) {
+        if (mins[l] < summary->min) summary->min = mins[l];
+        if (maxs[l] > summary->max) summary->max = maxs[l];
+        summary->absent += (size_t)absents[l];
+    }
+    if (_mm256_movemask_pd(out_of_range) != 0) summary->in_range = 0;
+    quantize_portable(points, i, count, stride, spec, absent_bits, summary);
+}
+
+void routelog_quantize_fields(const double *points, size_t count, size_t stride, const routelog_field_spec *specs,
+                              size_t field_count, uint64_t absent_bits, routelog_field_summary *summaries) {
+    quantize_in_chunks(routelog_has_avx2() ? quantize_avx2 : quantize_portable, points, count, stride, specs,
+                       field_count, absent_bits, summaries);
+}
+int routelog_quantize_fields_is_wide(void) { return routelog_has_avx2(); }
+#else
+void routelog_quantize_fields(const double *points, size_t count, size_t stride, const routelog_field_spec *specs,
+                              size_t field_count, uint64_t absent_bits, routelog_field_summary *summaries) {
+    routelog_quantize_fields_portable(points, count, stride, specs, field_count, absent_bits, summaries);
+}
+int routelog_quantize_fields_is_wide(void) { return 0; }
+#endif

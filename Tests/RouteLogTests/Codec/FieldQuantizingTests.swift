@@ -1,0 +1,158 @@
+import CRouteLogSystem
+import Foundation
+import Testing
+@testable import RouteLog
+import RouteLogSamples
+
+/// A save's first pass reads its points a field at a time (``routelog_quantize_fields``
+/// through ``TrackPointLayout``). It gives exactly what reading them point by point
+/// gives: the same stored integers, presence bitmaps, bounding box, measures and the
+/// same error for a bad point. The vector path and the portable one give the same
+/// integers and summaries for every value, including those past 2^51, NaNs, infinities,
+/// negative zero, and the absent pattern where a value is required.
+@Suite struct FieldQuantizingTests {
+    struct Gathered: Equatable {
+        var lat: [Int64], lon: [Int64], time: [Int64]
+        var optional: [String]
+        var box: [Int64]
+        var statistics: RouteStatistics?
+    }
+
+    static func gather(_ route: Route, layout: TrackPointLayout?, validating: Bool = true) -> Result<Gathered, RouteLogError> {
+        do {
+            let c = try PointColumns(route.points, validating: validating, measuring: route.segmentStarts, layout: layout)
+            return .success(Gathered(
+                lat: Array(c.latitudes.buffer), lon: Array(c.longitudes.buffer), time: Array(c.times.buffer),
+                optional: c.optional.map { "\($0.tag) \(Array($0.values.buffer)) \($0.bitmap.map { "\($0)" } ?? "all")" },
+                box: [c.south, c.north, c.west, c.east], statistics: c.statistics))
+        } catch let error as RouteLogError {
+            return .failure(error)
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return .failure(RouteLogError(.io, "\(error)"))
+        }
+    }
+
+    static func expectSame(_ route: Route, _ label: String) {
+        let fast = gather(route, layout: TrackPointLayout.current), slow = gather(route, layout: nil)
+        switch (fast, slow) {
+        case let (.success(a), .success(b)): #expect(a == b, "\(label)")
+        case let (.failure(a), .failure(b)): #expect(a.message == b.message, "\(label)")
+        default: Issue.record("\(label): one path threw, the other did not: \(fast) against \(slow)")
+        }
+        // Without validating, the columns of valid and invalid points alike.
+        if case let .success(a) = gather(route, layout: TrackPointLayout.current, validating: false),
+           case let .success(b) = gather(route, layout: nil, validating: false) {
+            #expect(a == b, "\(label), not validating")
+        }
+    }
+
+    @Test func thisPlatformReadsPointsAFieldAtATime() throws {
+        let layout = try #require(TrackPointLayout.current)
+        #expect(layout.stride == MemoryLayout<TrackPoint>.stride / 8)
+        #expect(Set([layout.latitude, layout.longitude, layout.time] + layout.optional).count == 10)
+    }
+
+    @Test func walksAndRandomRoutesGiveTheSameColumns() {
+        for seed in 1...4 { Self.expectSame(Fixtures.sampleWalk(seed: UInt64(seed), points: [3600, 1, 257, 1023][seed - 1]), "walk \(seed)") }
+        var routes = RandomRoutes(seed: 0xF1E1D)
+        for i in 0..<150 { Self.expectSame(routes.next(), "random route \(i)") }
+    }
+
+    /// Every field of some points given a hostile value, one at a time and together.
+    @Test func hostileValuesGiveTheSameColumnsOrTheSameError() {
+        let hostile: [Double] = [.nan, .infinity, -.infinity, -0.0, 0.5, -0.5, 2.5e-324, 1e300, -1e300,
+                                 4.6e18, -4.6e18, 4.6e11, 2.25e15, -2.25e15, 90, -90, 90.0000001, 180, -180.00000001,
+                                 1e7, -1e7, 1e7 + 1, 1e6, 1e6 + 0.1, Double(bitPattern: TrackPoint.absentBitPattern),
+                                 0.00000005, -0.00000005, 0.0005, -0.0005, 978_307_200, -978_307_200, -978_307_200.001]
+        var g = SeededGenerator(state: 0xBAD)
+        let walk = Fixtures.sampleWalk(seed: 7, points: 37)
+        let setters: [(inout TrackPoint, Double) -> Void] = [
+            { $0.latitude = $1 }, { $0.longitude = $1 }, { $0.timestamp = Date(timeIntervalSince1970: $1) },
+            { $0.timestamp = Date(timeIntervalSinceReferenceDate: $1) },
+            { $0.rawAltitude = $1 }, { $0.rawHorizontalAccuracy = $1 }, { $0.rawVerticalAccuracy = $1 },
+            { $0.rawSpeed = $1 }, { $0.rawCourse = $1 }, { $0.rawHeartRate = $1 }, { $0.rawCadence = $1 },
+        ]
+        for (f, set) in setters.enumerated() {
+            for value in hostile {
+                for index in [0, 3, 36] {
+                    var route = walk
+                    set(&route.points[index], value)
+                    Self.expectSame(route, "field \(f) = \(value) at point \(index)")
+                }
+            }
+        }
+        for round in 0..<300 {
+            var route = walk
+            for _ in 0..<Int.random(in: 1...6, using: &g) {
+                let set = setters[Int.random(in: 0..<setters.count, using: &g)]
+                set(&route.points[Int.random(in: 0..<route.points.count, using: &g)],
+                    hostile[Int.random(in: 0..<hostile.count, using: &g)])
+            }
+            Self.expectSame(route, "round \(round)")
+        }
+    }
+
+    /// The kernel alone: both paths, every count around the four-point loop and the
+    /// chunk of points, every value of the hostile list in every lane.
+    @Test func bothPathsGiveTheSameIntegersAndSummaries() {
+        var g = SeededGenerator(state: 0x5EED)
+        let special: [Double] = [.nan, .infinity, -.infinity, -0.0, 0, 0.49999999999999994, -0.49999999999999994, 0.5, -0.5,
+                                 1.5, -1.5, 2.25e15, -2.25e15, 2.2517998136852485e15, 4.6e18, -4.6e18, 4.7e18, -1e300,
+                                 Double(bitPattern: TrackPoint.absentBitPattern), .leastNonzeroMagnitude, 123456.789,
+                                 // Scaled to either side of 2^51, where the exact conversion ends.
+                                 225_179_981.3, 225_179_981.5, 300_000_000.7, -300_000_000.3, 449_999_999.9,
+                                 2_250_000_000_000.7, 3_000_000_000_000.7, -3_000_000_000_000.3]
+        let stride = 3
+        for count in Array(0...13) + [255, 256, 257, 600] {
+            var points = [Double](repeating: 0, count: max(1, count * stride))
+            for i in 0..<points.count {
+                points[i] = Bool.random(using: &g) ? special[Int.random(in: 0..<special.count, using: &g)]
+                    : Double.random(in: -1e5...1e5, using: &g)
+            }
+            var outputs: [[Int64]] = [], raws: [[Double]] = [], results: [[routelog_field_summary]] = []
+            for wide in [true, false] {
+                var first = [Int64](repeating: 99, count: count + 1), second = first
+                var raw = [Double](repeating: 99, count: count + 1)
+                var summaries = [routelog_field_summary](repeating: routelog_field_summary(), count: 2)
+                first.withUnsafeMutableBufferPointer { v0 in
+                    second.withUnsafeMutableBufferPointer { v1 in
+                        raw.withUnsafeMutableBufferPointer { r in
+                            let specs = [
+                                routelog_field_spec(field: 1, optional: 1, offset: 0, scale: 1e7, low: -90, high: 90, values: v0.baseAddress, raw: r.baseAddress),
+                                routelog_field_spec(field: 2, optional: 0, offset: 978_307_200, scale: 1000, low: -978_307_200, high: .infinity,
+                                                    values: v1.baseAddress, raw: nil),
+                            ]
+                            if wide {
+                                routelog_quantize_fields(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &summaries)
+                            } else {
+                                routelog_quantize_fields_portable(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &summaries)
+                            }
+                        }
+                    }
+                }
+                let values = [first, second]
+                // Nothing written past the points.
+                #expect(values[0][count] == 99 && values[1][count] == 99 && raw[count] == 99)
+                outputs.append(values[0] + values[1])
+                raws.append(raw)
+                results.append(summaries)
+            }
+            #expect(outputs[0] == outputs[1], "count \(count)")
+            #expect(raws[0].map(\.bitPattern) == raws[1].map(\.bitPattern), "count \(count)")
+            for k in 0..<2 {
+                let a = results[0][k], b = results[1][k]
+                #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range, "count \(count), field \(k)")
+            }
+            // And each integer is routelog_scaled's, absent values 0.
+            for i in 0..<count {
+                let x = points[i * stride + 1]
+                let expected = x.bitPattern == TrackPoint.absentBitPattern ? 0 : routelog_scaled(x, 1e7)
+                #expect(outputs[1][i] == expected, "count \(count), point \(i): \(x)")
+                // The required field takes the absent pattern as the NaN it is.
+                let t = points[i * stride + 2]
+                #expect(outputs[1][count + 1 + i] == routelog_scaled(t + 978_307_200, 1000), "count \(count), point \(i): \(t)")
+            }
+        }
+    }
+}
