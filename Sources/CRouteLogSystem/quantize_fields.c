@@ -75,12 +75,10 @@ void routelog_quantize_fields_portable(const double *points, size_t count, size_
 __attribute__((target("avx2")))
 static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
                           const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
-    const size_t field = spec->field;
-    const double offset = spec->offset, scale = spec->scale, low = spec->low, high = spec->high;
     int64_t *values = spec->values;
     double *raw = spec->raw;
-    const __m256d vscale = _mm256_set1_pd(scale), voffset = _mm256_set1_pd(offset), vlow = _mm256_set1_pd(low),
-                  vhigh = _mm256_set1_pd(high), sign = _mm256_set1_pd(-0.0),
+    const __m256d vscale = _mm256_set1_pd(spec->scale), voffset = _mm256_set1_pd(spec->offset),
+                  vlow = _mm256_set1_pd(spec->low), vhigh = _mm256_set1_pd(spec->high), sign = _mm256_set1_pd(-0.0),
                   below_half = _mm256_set1_pd(0.49999999999999994), exact_limit = _mm256_set1_pd(2251799813685248.0),
                   magic = _mm256_set1_pd(6755399441055744.0);  // 2^52 + 2^51
     const __m256i absent = _mm256_set1_epi64x((long long)absent_bits), magic_bits = _mm256_castpd_si256(magic),
@@ -88,7 +86,7 @@ static void quantize_avx2(const double *points, size_t from, size_t count, size_
     __m256i vmin = _mm256_set1_epi64x(INT64_MAX), vmax = _mm256_set1_epi64x(INT64_MIN);
     __m256d out_of_range = _mm256_setzero_pd();
     __m256i absent_lanes = _mm256_setzero_si256();
-    const double *p = points + field;
+    const double *p = points + spec->field;
     size_t i = from;
     for (; i + 4 <= count; i += 4) {
         __m256d x = _mm256_set_pd(p[(i + 3) * stride], p[(i + 2) * stride], p[(i + 1) * stride], p[i * stride]);
@@ -109,7 +107,7 @@ static void quantize_avx2(const double *points, size_t from, size_t count, size_
             _mm256_storeu_si256((__m256i *)lanes, q);
             for (int l = 0; l < 4; l++) {
                 double xl = p[(i + l) * stride];
-                if (!(spec->optional && is_absent(xl, absent_bits))) lanes[l] = routelog_scaled(xl + offset, scale);
+                if (!(spec->optional && is_absent(xl, absent_bits))) lanes[l] = routelog_scaled(xl + spec->offset, spec->scale);
             }
             q = _mm256_loadu_si256((const __m256i *)lanes);
         }

@@ -61,7 +61,7 @@ import RouteLogSamples
 
     /// Every field of some points given a hostile value, one at a time and together.
     @Test func hostileValuesGiveTheSameColumnsOrTheSameError() {
-        let hostile: [Double] = [.nan, .infinity, -.infinity, -0.0, 0.5, -0.5, 2.5e-324, 1e300, -1e300,
+        let hostile: [Double] = [.nan, .infinity, -.infinity, -0.0, 0.5, -0.5, .leastNonzeroMagnitude, 1e300, -1e300,
                                  4.6e18, -4.6e18, 4.6e11, 2.25e15, -2.25e15, 90, -90, 90.0000001, 180, -180.00000001,
                                  1e7, -1e7, 1e7 + 1, 1e6, 1e6 + 0.1, Double(bitPattern: TrackPoint.absentBitPattern),
                                  0.00000005, -0.00000005, 0.0005, -0.0005, 978_307_200, -978_307_200, -978_307_200.001]

@@ -63,9 +63,7 @@ import RouteLogSamples
 
     @Test func theVectorPathIsTheOneInUseWhereTheProcessorHasIt() {
         #if arch(x86_64)
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
-        #expect((routelog_short_step_lengths_is_wide() == 1) == flags.split(separator: " ").contains("avx2"))
+        #expect((routelog_short_step_lengths_is_wide() == 1) == TestProcessor.hasAVX2)
         #else
         #expect(routelog_short_step_lengths_is_wide() == 0)
         #endif

@@ -78,25 +78,7 @@ import Testing
     /// The farthest point of a span as one scan in order finds it: the first of the
     /// points with the largest key.
     static func referenceFarthest(_ s: PreviewSimplifier, _ a: Int, _ b: Int) -> Int? {
-        guard b - a > 1 else { return nil }
-        let x = s.x, y = s.y, dx = x[b] - x[a], dy = y[b] - y[a], length2 = dx * dx + dy * dy
-        var best = a + 1, bestKey = -1.0
-        for i in (a + 1)..<b {
-            let ix = x[i] - x[a], iy = y[i] - y[a], dot = ix * dx + iy * dy
-            let key: Double
-            if length2 == 0 {
-                key = ix * ix + iy * iy
-            } else if dot <= 0 {
-                key = (ix * ix + iy * iy) * length2
-            } else if dot >= length2 {
-                let jx = x[i] - x[b], jy = y[i] - y[b]
-                key = (jx * jx + jy * jy) * length2
-            } else {
-                key = (ix * dy - iy * dx) * (ix * dy - iy * dx)
-            }
-            if key > bestKey { (best, bestKey) = (i, key) }
-        }
-        return best
+        b - a > 1 ? FarthestPointKernelTests.reference(s.x, s.y, a, b) : nil
     }
 
     @Test func farthestPicksTheFirstOfEqualPoints() {

@@ -5,8 +5,8 @@ import Testing
 import RouteLogSamples
 
 /// `routelog_farthest_point`, the scan under the preview's Douglas-Peucker, gives the
-/// index one scan in order gives (DerivedFieldsFastPathTests.referenceFarthest's keys,
-/// the first of the largest) on the vector path and on the portable one: every span
+/// index one scan in order gives (``reference(_:_:_:_:)``, the first of the largest)
+/// on the vector path and on the portable one: every span
 /// length around the four-lane loop and its tail, equal points, zero-length chords,
 /// collinear lines, NaN and infinite coordinates, and planes far from the origin.
 @Suite struct FarthestPointKernelTests {
@@ -87,9 +87,7 @@ import RouteLogSamples
 
     @Test func theVectorPathIsTheOneInUseWhereTheProcessorHasIt() throws {
         #if arch(x86_64)
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
-        #expect((routelog_farthest_point_is_wide() == 1) == flags.split(separator: " ").contains("avx2"))
+        #expect((routelog_farthest_point_is_wide() == 1) == TestProcessor.hasAVX2)
         #else
         #expect(routelog_farthest_point_is_wide() == 0)
         #endif

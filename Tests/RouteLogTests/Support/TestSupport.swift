@@ -210,3 +210,14 @@ extension RouteStore.Options {
         return options
     }
 }
+
+/// What the processor running the tests reports, from /proc/cpuinfo (Linux), for the
+/// tests that check which path a C kernel chose.
+enum TestProcessor {
+    /// True when the first processor's flags include avx2 (false where /proc is absent).
+    static let hasAVX2: Bool = {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
+        return flags.split(separator: " ").contains("avx2")
+    }()
+}
