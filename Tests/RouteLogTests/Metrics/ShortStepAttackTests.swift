@@ -31,23 +31,15 @@ import RouteLogSamples
     /// count lengths, then the guard cells.
     static func lengths(_ lat: [Double], _ lon: [Double], offset: Int, wide: Bool, guarded: Bool) -> [Double] {
         let n = lat.count, extra = guarded ? 4 : 0
-        let pLat = UnsafeMutablePointer<Double>.allocate(capacity: offset + n)
-        let pLon = UnsafeMutablePointer<Double>.allocate(capacity: offset + n)
         let out = UnsafeMutablePointer<Double>.allocate(capacity: offset + n + extra)
-        defer {
-            pLat.deallocate()
-            pLon.deallocate()
-            out.deallocate()
-        }
-        pLat.initialize(repeating: .nan, count: offset)
-        pLon.initialize(repeating: .nan, count: offset)
-        (pLat + offset).initialize(from: lat, count: n)
-        (pLon + offset).initialize(from: lon, count: n)
+        defer { out.deallocate() }
         out.initialize(repeating: sentinel, count: offset + n + extra)
-        if wide {
-            routelog_short_step_lengths(pLat + offset, pLon + offset, n, out + offset)
-        } else {
-            routelog_short_step_lengths_portable(pLat + offset, pLon + offset, n, out + offset)
+        withExactlySizedBuffers(lat, lon, offset: offset) { pLat, pLon in
+            if wide {
+                routelog_short_step_lengths(pLat, pLon, n, out + offset)
+            } else {
+                routelog_short_step_lengths_portable(pLat, pLon, n, out + offset)
+            }
         }
         for i in 0..<offset { #expect(out[i] == sentinel, "a length written before the buffer") }
         return (0..<(n + extra)).map { out[offset + $0] }

@@ -20,32 +20,13 @@ import RouteLogSamples
         ("portable", { routelog_farthest_point_portable($0, $1, $2, $3) }),
     ]
 
-    /// Calls `body` with copies of `x` and `y` that start `offset` doubles into
-    /// allocations holding exactly `offset + count` doubles: the last point is the
-    /// allocation's last double.
-    static func withExactBuffers<R>(_ x: [Double], _ y: [Double], offset: Int,
-                                    _ body: (UnsafePointer<Double>, UnsafePointer<Double>) -> R) -> R {
-        let n = x.count
-        let px = UnsafeMutablePointer<Double>.allocate(capacity: offset + n)
-        let py = UnsafeMutablePointer<Double>.allocate(capacity: offset + n)
-        defer {
-            px.deallocate()
-            py.deallocate()
-        }
-        px.initialize(repeating: .nan, count: offset)
-        py.initialize(repeating: .nan, count: offset)
-        (px + offset).initialize(from: x, count: n)
-        (py + offset).initialize(from: y, count: n)
-        return body(px + offset, py + offset)
-    }
-
     /// Both paths on span a...b, from exactly sized buffers at `offset`, against the
     /// reference (and against `expected` when given).
     static func check(_ x: [Double], _ y: [Double], _ a: Int, _ b: Int, offset: Int = 0, expected: Int? = nil,
                       _ label: @autoclosure () -> String) {
         let reference = FarthestPointKernelTests.reference(x, y, a, b)
         if let expected { #expect(reference == expected, "\(label()): the reference itself, span \(a)...\(b)") }
-        withExactBuffers(x, y, offset: offset) { px, py in
+        withExactlySizedBuffers(x, y, offset: offset) { px, py in
             for path in paths {
                 let got = path.run(px, py, a, b)
                 #expect(got == reference, "\(label()): span \(a)...\(b), offset \(offset), \(path.name) gave \(got), not \(reference)")

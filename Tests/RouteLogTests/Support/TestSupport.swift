@@ -221,3 +221,22 @@ enum TestProcessor {
         return flags.split(separator: " ").contains("avx2")
     }()
 }
+
+/// Calls `body` with copies of `x` and `y` that start `offset` doubles into allocations
+/// holding exactly `offset + count` doubles (NaN before the copy): the last value is the
+/// allocation's last double, so a C kernel that reads past it is caught under
+/// AddressSanitizer.
+func withExactlySizedBuffers<R>(_ x: [Double], _ y: [Double], offset: Int,
+                                _ body: (UnsafePointer<Double>, UnsafePointer<Double>) -> R) -> R {
+    let px = UnsafeMutablePointer<Double>.allocate(capacity: offset + x.count)
+    let py = UnsafeMutablePointer<Double>.allocate(capacity: offset + y.count)
+    defer {
+        px.deallocate()
+        py.deallocate()
+    }
+    px.initialize(repeating: .nan, count: offset)
+    py.initialize(repeating: .nan, count: offset)
+    (px + offset).initialize(from: x, count: x.count)
+    (py + offset).initialize(from: y, count: y.count)
+    return body(px + offset, py + offset)
+}
