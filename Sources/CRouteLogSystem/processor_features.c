@@ -21,4 +21,19 @@ int routelog_has_avx2(void) {
     }
     return v;
 }
+
+int routelog_has_bmi2(void) {
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        // BMI1 and BMI2 in leaf 7 (EBX bits 3 and 8), LZCNT in leaf 0x80000001 (ECX bit 5).
+        unsigned eax, ebx, ecx, edx;
+        v = 0;
+        if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_BMI) && (ebx & bit_BMI2) &&
+            __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) && (ecx & bit_LZCNT))
+            v = 1;
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
 #endif

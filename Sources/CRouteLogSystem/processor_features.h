@@ -6,6 +6,10 @@
 #if defined(__x86_64__)
 /// 1 when the processor has AVX2 and the system saves its registers, else 0.
 int routelog_has_avx2(void);
+
+/// 1 when the processor has BMI1, BMI2 and LZCNT (one-instruction variable shifts, bit
+/// fields and leading zero counts), else 0.
+int routelog_has_bmi2(void);
 #endif
 
 #endif

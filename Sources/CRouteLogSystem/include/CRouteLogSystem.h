@@ -144,6 +144,73 @@ int routelog_short_step_lengths_is_wide(void);
 /// The same lengths without AVX2 (for tests).
 void routelog_short_step_lengths_portable(const double *lat, const double *lon, size_t count, double *lengths);
 
+/// Exact division by a column's divisor (Codec/V2/ResidualModel.swift, ExactDivision):
+/// shift is its trailing zero bits, odd_inverse the inverse of its odd part modulo 2^64,
+/// smallest and largest the quotients that fit.
+typedef struct {
+    int64_t shift, odd_inverse, smallest, largest;
+} routelog_exact_division;
+
+/// A save's tokens of a version 2 column (format-spec.md, "PointBlock", "Tokens"): u[j]
+/// holds residual j minus the bias (two's complement bits) and becomes u = zigzag of it
+/// divided by the divisor (division NULL: by 1); tokens[j] is u's token, and counts[t]
+/// how many values have token t. counts has room for 4 × 256 (four histograms, summed
+/// into the first 256). Returns 1, or 0 when some residual is not a multiple of the
+/// divisor (then u, tokens and counts are of no use). With LZCNT when the processor has
+/// it, the same either way.
+int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
+                                uint32_t *counts);
+
+/// The same without LZCNT (for tests).
+int routelog_tokenize_residuals_portable(uint64_t *u, size_t k, const routelog_exact_division *division,
+                                         uint8_t *tokens, uint32_t *counts);
+
+/// Adds to costs[order] the bits of zigzag(r - biases[order]) for the residuals r of
+/// orders 0, 1 and 2 at values[from..<to] (from >= 2: the two values before it start
+/// the differences), wrapping: how a save compares a column's orders.
+void routelog_order_costs(const int64_t *values, size_t from, size_t to, const int64_t *biases, int64_t *costs);
+
+/// The same without LZCNT (for tests).
+void routelog_order_costs_portable(const int64_t *values, size_t from, size_t to, const int64_t *biases,
+                                   int64_t *costs);
+
+/// A version 2 column being read from four streams (format-spec.md, "PointBlock",
+/// "Version 2"; residual i in stream i mod 4), for routelog_decode_four_streams.
+typedef struct {
+    /// The block's copy, which every position counts from (in bits).
+    const uint8_t *bytes;
+    /// The four streams' bit positions; updated.
+    int64_t positions[4];
+    /// The last position from which ROUTELOG_FOUR_STREAM_GROUPS_PER_CHECK values of at
+    /// most 72 bits each keep every 8-byte window inside the copy.
+    int64_t reach;
+    /// The column's decode table (Codec/V2/HuffmanCode.swift, HuffmanDecodeTable) and
+    /// the mask of its width.
+    const uint64_t *entries;
+    uint64_t mask;
+    /// Residual r = bias + divisor × unzigzag(u), wrapping.
+    int64_t bias, divisor;
+    /// 0, 1 or 2: a value is r, or a running sum once or twice from value and delta
+    /// (the last value and the last first difference; updated).
+    int order;
+    int64_t value, delta;
+} routelog_four_streams;
+
+/// Groups of four values decoded between two checks of the positions against the reach.
+#define ROUTELOG_FOUR_STREAM_GROUPS_PER_CHECK 8
+
+/// Decodes values into out[0...] four at a time, as long as a whole batch of groups is
+/// left in k and every position is at most the reach. Returns how many values it wrote
+/// (a multiple of 4), with the positions and sums after them. A window where no code
+/// starts stops it: it then returns 0 with every position INT64_MAX (the caller's
+/// checked loop finds the damage). Reads may pass a stream's end into the next stream's
+/// bits: the caller checks the ends after. With BMI2 when the processor has it, the same
+/// values either way.
+size_t routelog_decode_four_streams(routelog_four_streams *streams, int64_t *out, size_t k);
+
+/// The same without BMI2 (for tests).
+size_t routelog_decode_four_streams_portable(routelog_four_streams *streams, int64_t *out, size_t k);
+
 /// Gives the pages of freed heap memory back to the system: malloc_trim(0) with glibc,
 /// nothing elsewhere (Apple's allocator returns freed large blocks itself).
 void routelog_give_back_freed_memory(void);

@@ -1,3 +1,5 @@
+import CRouteLogSystem
+
 /// The hot loops of the version 2 decoder, kept apart from the parsing around them.
 extension ColumnDecoderV2 {
     /// Residuals spread over 1, 2 or 4 streams (residual i in stream i mod count).
@@ -5,7 +7,8 @@ extension ColumnDecoderV2 {
     /// column's start values, `sums`), which saves a pass over the column; returns
     /// whether it did so (else the caller integrates).
     static func decodeValues<Sums: RunningSums>(_ streams: [StreamCursor], _ k: Int, _ decoder: StreamDecoder,
-                                                _ sink: ResidualSink, _ sums: Sums, _ cursor: BlockCursor) throws -> Bool {
+                                                _ loop: FourStreamLoop, _ sink: ResidualSink, _ sums: Sums,
+                                                _ cursor: BlockCursor) throws -> Bool {
         guard streams.count == 4 else {
             var cursors = streams
             for i in 0..<k { sink.store(try decoder.value(&cursors[i % cursors.count]), at: i) }
@@ -17,7 +20,7 @@ extension ColumnDecoderV2 {
         // again from the start and gives its own error.
         let limits = (streams[0].limit, streams[1].limit, streams[2].limit, streams[3].limit)
         var ends: (Int, Int, Int, Int)
-        if let fast = try? decodeFourInsideCopy(streams, k, decoder, sink, sums, cursor),
+        if let fast = try? decodeFourInsideCopy(streams, k, decoder, loop, sink, sums, cursor),
            fast.0 <= limits.0, fast.1 <= limits.1, fast.2 <= limits.2, fast.3 <= limits.3 {
             ends = fast
         } else {
@@ -61,41 +64,35 @@ extension ColumnDecoderV2 {
         if i + 2 < k { out[i + 2] = sums.next(sink.residual(try decoder.value(bytes, &p2, l2))) }
     }
 
-    /// Iterations of four values between two checks of the streams' positions.
-    static let unchecked = 8
-
-    /// The four-stream loop with a check of the four positions every ``unchecked``
-    /// iterations instead of before every read: while each position is far enough from
-    /// the copy's end that `unchecked` values (at most 72 bits each) cannot take an
-    /// 8-byte window past it, the reads go unchecked. Near the end, and for the last
-    /// values, each read is checked as in the plain loop. Returns the four end positions;
-    /// a position past its stream's end means that some read began there, and the
-    /// caller decodes again the checked way.
+    /// The four-stream loop with a check of the four positions every few groups of four
+    /// values instead of before every read (`routelog_decode_four_streams`, in C: the
+    /// loop every value of a long column goes through, kept in registers, with
+    /// one-instruction shifts where the processor has them). While each position is far
+    /// enough from the copy's end that a batch of groups (at most 72 bits a value) cannot
+    /// take an 8-byte window past it, the reads go unchecked. Near the end, for the last
+    /// values, and from a value the table marks slow, each read is checked as in the
+    /// plain loop. Returns the four end positions; a position past its stream's end means
+    /// that some read began there, and the caller decodes again the checked way.
     private static func decodeFourInsideCopy<Sums: RunningSums>(
-        _ streams: [StreamCursor], _ k: Int, _ decoder: StreamDecoder, _ sink: ResidualSink, _ sums: Sums,
-        _ cursor: BlockCursor
+        _ streams: [StreamCursor], _ k: Int, _ decoder: StreamDecoder, _ loop: FourStreamLoop, _ sink: ResidualSink,
+        _ sums: Sums, _ cursor: BlockCursor
     ) throws -> (Int, Int, Int, Int) {
-        let bytes = streams[0].bytes, out = sink.base
-        var sums = sums
-        var p0 = streams[0].position, p1 = streams[1].position, p2 = streams[2].position, p3 = streams[3].position
         // The copy holds the column's bytes and at least `padding` more: a read that
-        // begins at bit `reach + 72 × unchecked` or before stays inside it.
-        let reach = (cursor.end + BlockCursor.padding - 8) * 8 - StreamDecoder.longestValueBits * unchecked
-        var i = 0
-        while i + 4 * unchecked <= k && p0 <= reach && p1 <= reach && p2 <= reach && p3 <= reach {
-            for _ in 0..<unchecked {
-                let u0 = try decoder.valueInsideCopy(bytes, &p0), u1 = try decoder.valueInsideCopy(bytes, &p1)
-                let u2 = try decoder.valueInsideCopy(bytes, &p2), u3 = try decoder.valueInsideCopy(bytes, &p3)
-                out[i] = sums.next(sink.residual(u0))
-                out[i + 1] = sums.next(sink.residual(u1))
-                out[i + 2] = sums.next(sink.residual(u2))
-                out[i + 3] = sums.next(sink.residual(u3))
-                i += 4
-            }
-        }
-        var positions = (p0, p1, p2, p3)
-        try decodeFourChecked(bytes, &positions, (streams[0].limit, streams[1].limit, streams[2].limit, streams[3].limit),
-                              from: i, k, decoder, sink, &sums)
+        // begins at bit `reach + 72 × groups` or before stays inside it.
+        let groups = Int(ROUTELOG_FOUR_STREAM_GROUPS_PER_CHECK)
+        let reach = (cursor.end + BlockCursor.padding - 8) * 8 - StreamDecoder.longestValueBits * groups
+        var state = routelog_four_streams(
+            bytes: streams[0].bytes,
+            positions: (Int64(streams[0].position), Int64(streams[1].position),
+                        Int64(streams[2].position), Int64(streams[3].position)),
+            reach: Int64(reach), entries: decoder.entries, mask: decoder.mask, bias: sink.bias,
+            divisor: sink.divisor, order: Sums.order, value: sums.state.value, delta: sums.state.delta)
+        let done = loop(&state, sink.base, k)
+        var rest = Sums(value: state.value, delta: state.delta)
+        var positions = (Int(state.positions.0), Int(state.positions.1), Int(state.positions.2), Int(state.positions.3))
+        try decodeFourChecked(streams[0].bytes, &positions,
+                              (streams[0].limit, streams[1].limit, streams[2].limit, streams[3].limit),
+                              from: done, k, decoder, sink, &rest)
         return positions
     }
 
@@ -160,18 +157,31 @@ extension ColumnDecoderV2 {
 /// Values from residuals as they come, for one column order: the value itself (order
 /// 0), or running sums once (1) or twice (2) from the column's start values. One type
 /// per order, so that each decode loop is made for its order with no branch inside.
+/// `value` and `delta` (the last value and first difference) pass the sums to the C loop
+/// and back.
 protocol RunningSums {
+    static var order: Int32 { get }
+    var state: (value: Int64, delta: Int64) { get }
+    init(value: Int64, delta: Int64)
     mutating func next(_ residual: Int64) -> Int64
 }
 
 /// Order 0: a residual is the value.
 struct NoSums: RunningSums {
+    static let order: Int32 = 0
+    var state: (value: Int64, delta: Int64) { (0, 0) }
+    init() {}
+    init(value: Int64, delta: Int64) {}
     @inline(__always) func next(_ residual: Int64) -> Int64 { residual }
 }
 
 /// Order 1: each value is the previous one plus its residual.
 struct FirstSums: RunningSums {
+    static let order: Int32 = 1
     var value: Int64
+    var state: (value: Int64, delta: Int64) { (value, 0) }
+    init(value: Int64) { self.value = value }
+    init(value: Int64, delta: Int64) { self.value = value }
     @inline(__always) mutating func next(_ residual: Int64) -> Int64 {
         value &+= residual
         return value
@@ -180,7 +190,9 @@ struct FirstSums: RunningSums {
 
 /// Order 2: each first difference is the previous one plus the residual.
 struct SecondSums: RunningSums {
+    static let order: Int32 = 2
     var value: Int64, delta: Int64
+    var state: (value: Int64, delta: Int64) { (value, delta) }
     @inline(__always) mutating func next(_ residual: Int64) -> Int64 {
         delta &+= residual
         value &+= delta

@@ -1,3 +1,5 @@
+import CRouteLogSystem
+
 /// Reads one version 2 column body (format-spec.md, "PointBlock", "Version 2"), trusting
 /// nothing: every count is checked against the bytes before memory is set aside for it.
 struct ColumnDecoderV2 {
@@ -5,6 +7,8 @@ struct ColumnDecoderV2 {
 
     /// Room for one decode table of the longest code; reused by every column.
     let tableStorage: UnsafeMutablePointer<UInt64>
+    /// The C loop that reads four streams at a time (`routelog_decode_four_streams`).
+    let fourStreams: FourStreamLoop
 
     /// A decoded column: its values, and which points have one (nil: every point).
     struct Column {
@@ -57,10 +61,12 @@ struct ColumnDecoderV2 {
                     try Self.decodeRuns(streams[0], k, decoder, residuals, cursor)
                 } else {
                     switch order {
-                    case 0: integrated = try Self.decodeValues(streams, k, decoder, residuals, NoSums(), cursor)
-                    case 1: integrated = try Self.decodeValues(streams, k, decoder, residuals, FirstSums(value: first), cursor)
+                    case 0: integrated = try Self.decodeValues(streams, k, decoder, fourStreams, residuals, NoSums(), cursor)
+                    case 1:
+                        integrated = try Self.decodeValues(streams, k, decoder, fourStreams, residuals,
+                                                           FirstSums(value: first), cursor)
                     default:
-                        integrated = try Self.decodeValues(streams, k, decoder, residuals,
+                        integrated = try Self.decodeValues(streams, k, decoder, fourStreams, residuals,
                                                            SecondSums(value: second, delta: second &- first), cursor)
                     }
                 }
@@ -143,6 +149,9 @@ struct ColumnDecoderV2 {
         }
     }
 }
+
+/// The shape of `routelog_decode_four_streams` and of its portable twin.
+typealias FourStreamLoop = @convention(c) (UnsafeMutablePointer<routelog_four_streams>?, UnsafeMutablePointer<Int64>?, Int) -> Int
 
 /// Where decoded residuals go: r = bias + divisor × unzigzag(u), wrapping.
 struct ResidualSink {

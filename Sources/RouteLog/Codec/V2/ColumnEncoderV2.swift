@@ -1,3 +1,5 @@
+import CRouteLogSystem
+
 /// Writes one version 2 column (format-spec.md, "PointBlock", "Version 2"): start
 /// values, residuals as canonical Huffman tokens with extra bits, in one stream or four.
 struct ColumnEncoderV2 {
@@ -7,7 +9,7 @@ struct ColumnEncoderV2 {
     /// reused by every column.
     private let residuals: UnsafeMutablePointer<UInt64>
     private let streamBytes: UnsafeMutablePointer<UInt8>
-    /// Four token histograms, filled in turn (see ``computeResiduals(_:_:)``).
+    /// Four token histograms, filled in turn, summed into the first (`routelog_tokenize_residuals`).
     private let counts: UnsafeMutablePointer<UInt32>
     /// Each residual's token, so that writing does not work it out again.
     private let tokenBytes: UnsafeMutablePointer<UInt8>
@@ -76,11 +78,11 @@ struct ColumnEncoderV2 {
     /// divisor (the samples missed it).
     ///
     /// Two passes, each shaped for speed: the differences alone first (a loop the
-    /// compiler turns into vector subtractions), then ``tokenize(_:_:)`` for what needs
-    /// a table (the token) and a counter. Together they had more live values than
-    /// registers, and the loop spilled.
+    /// compiler turns into vector subtractions), then `routelog_tokenize_residuals` (C:
+    /// the token needs the place of the top bit, one instruction where the processor has
+    /// LZCNT) for what needs a table and a counter. Together they had more live values
+    /// than registers, and the loop spilled.
     private func computeResiduals(_ v: UnsafeBufferPointer<Int64>, _ model: inout ResidualModel) -> Bool {
-        counts.update(repeating: 0, count: 4 * V2.valueTokens)
         let u = residuals, bias = UInt64(bitPattern: model.bias), order = model.order, k = v.count - order
         guard k > 0, let start = v.baseAddress else { return true }
         // Wrapping differences are the same bits on UInt64 as on Int64.
@@ -91,54 +93,11 @@ struct ColumnEncoderV2 {
             default: for j in 0..<k { u[j] = ((w[j + 2] &- w[j + 1]) &- (w[j + 1] &- w[j])) &- bias }
             }
         }
-        if model.divisor == 1 {
-            tokenize(k) { $0 }
-            return true
+        guard model.divisor != 1 else {
+            return routelog_tokenize_residuals(u, k, nil, tokenBytes, counts) == 1
         }
-        let division = ExactDivision(model.divisor)
-        var exact = true
-        tokenize(k) { r in
-            guard let q = division.quotient(r) else {
-                exact = false
-                return 0
-            }
-            return q
-        }
-        return exact
-    }
-
-    /// u = zigzag(quotient(r)) for the k differences in `residuals`, in place, each
-    /// token into `tokenBytes` and counted into `counts`. Four values an iteration, each
-    /// counted into a histogram of its own (added up at the end): consecutive values
-    /// often share a token, and adding to one counter back to back waits on the
-    /// previous store every time.
-    @inline(__always)
-    private func tokenize(_ k: Int, _ quotient: (Int64) -> Int64) {
-        let u = residuals, h = counts, tokens = V2.valueTokens, table = ResidualToken.exponentTable, t = tokenBytes
-        let h1 = h + tokens, h2 = h + 2 * tokens, h3 = h + 3 * tokens
-        @inline(__always) func value(_ j: Int) -> UInt64 { ResidualToken.zigzag(quotient(Int64(bitPattern: u[j]))) }
-        var j = 0
-        while j + 4 <= k {
-            let u0 = value(j), u1 = value(j + 1), u2 = value(j + 2), u3 = value(j + 3)
-            let t0 = ResidualToken.token(u0, table), t1 = ResidualToken.token(u1, table)
-            let t2 = ResidualToken.token(u2, table), t3 = ResidualToken.token(u3, table)
-            (u[j], u[j + 1], u[j + 2], u[j + 3]) = (u0, u1, u2, u3)
-            (t[j], t[j + 1]) = (UInt8(truncatingIfNeeded: t0), UInt8(truncatingIfNeeded: t1))
-            (t[j + 2], t[j + 3]) = (UInt8(truncatingIfNeeded: t2), UInt8(truncatingIfNeeded: t3))
-            h[t0] &+= 1
-            h1[t1] &+= 1
-            h2[t2] &+= 1
-            h3[t3] &+= 1
-            j += 4
-        }
-        while j < k {
-            let v = value(j), token = ResidualToken.token(v, table)
-            u[j] = v
-            t[j] = UInt8(truncatingIfNeeded: token)
-            h[token] &+= 1
-            j += 1
-        }
-        for t in 0..<tokens { h[t] = h[t] &+ h1[t] &+ h2[t] &+ h3[t] }
+        var division = ExactDivision(model.divisor).spec
+        return routelog_tokenize_residuals(u, k, &division, tokenBytes, counts) == 1
     }
 
     /// Residual i into stream i mod `count`, each stream in its own region of the scratch.

@@ -70,17 +70,26 @@ struct HuffmanCode {
 /// u = base + (the extra bits). When a token's extra bits fit in the window too, the
 /// entry already holds the whole value (no extra bits left).
 ///
-/// Entry layout: bits 0-5 code bits to consume, bits 6-11 extra bits, bit 12 a run
-/// token (base + extra is the run's length), bit 13 "decode by hand" (no code starts
-/// here, or a value too large for the base field), bits 16-63 the base.
+/// Entry layout: bits 0-6 the bits the token takes (code and extra bits), bits 7-12
+/// the code's bits, bit 13 a run token (base + extra is the run's length), bit 14
+/// "decode by hand" (no code starts here, or a value too large for the base field),
+/// bits 16-63 the base. The token's whole length comes first, on its own, because a
+/// stream's next position waits on it: one mask and one add after the table load.
 struct HuffmanDecodeTable {
-    static let lengthMask: UInt64 = 0x3F
-    static let extraShift: UInt64 = 6
-    static let run: UInt64 = 1 << 12
-    static let slow: UInt64 = 1 << 13
+    static let totalMask: UInt64 = 0x7F
+    static let codeShift: UInt64 = 7
+    static let codeMask: UInt64 = 0x3F
+    static let run: UInt64 = 1 << 13
+    static let slow: UInt64 = 1 << 14
     static let baseShift: UInt64 = 16
     /// Bases from 2^48 on do not fit: those (absurd) values are decoded by hand.
     static let baseLimit: UInt64 = 1 << 48
+
+    /// An entry's fields (see the layout above).
+    @inline(__always)
+    static func entry(total: Int, code: Int, base: UInt64, flags: UInt64 = 0) -> UInt64 {
+        UInt64(total) | UInt64(code) << codeShift | flags | base << baseShift
+    }
 
     let bits: Int
     let entries: UnsafeMutablePointer<UInt64>
@@ -111,7 +120,7 @@ struct HuffmanDecodeTable {
                 }
                 // A complete code covers every entry; a single code of one bit covers
                 // half, and the rest must say that no code starts there.
-                if used < 2 { storage.update(repeating: Self.slow, count: size) }
+                if used < 2 { storage.update(repeating: Self.slow, count: size) }  // total and code 0: no code
                 for symbol in 0..<HuffmanCode.symbolCount where lengths[symbol] > 0 {
                     let length = Int(lengths[symbol])
                     let reversed = HuffmanCode.reversed(next[length], length)
@@ -135,13 +144,13 @@ struct HuffmanDecodeTable {
             let mask = (UInt64(1) << UInt64(extra)) - 1
             while index < size {
                 let u = base + (UInt64(index >> length) & mask)
-                entries[index] = UInt64(length + extra) | u << Self.baseShift
+                entries[index] = Self.entry(total: length + extra, code: length + extra, base: u)
                 index += step
             }
         } else {
             let entry = base >= Self.baseLimit
-                ? UInt64(length) | Self.slow | UInt64(symbol) << Self.baseShift
-                : UInt64(length) | UInt64(extra) << Self.extraShift | (isValue ? 0 : Self.run) | base << Self.baseShift
+                ? Self.entry(total: length, code: length, base: UInt64(symbol), flags: Self.slow)
+                : Self.entry(total: length + extra, code: length, base: base, flags: isValue ? 0 : Self.run)
             while index < size {
                 entries[index] = entry
                 index += step

@@ -1,3 +1,4 @@
+import CRouteLogSystem
 import Foundation
 
 /// How a version 2 column turns values into residuals: the delta order, the bias and
@@ -34,13 +35,13 @@ struct ResidualModel: Equatable {
         }
         let biases = [rounded(sums.0 / Double(max(1, counts.0))), rounded(sums.1 / Double(max(1, counts.1))),
                       rounded(sums.2 / Double(max(1, counts.2)))]
-        var costs = (0, 0, 0)
-        for window in windows where window.count > 2 {
-            for j in (window.lowerBound + 2)..<window.upperBound {
-                let d1 = values[j] &- values[j - 1]
-                costs.0 += 64 &- ResidualToken.zigzag(values[j] &- biases[0]).leadingZeroBitCount
-                costs.1 += 64 &- ResidualToken.zigzag(d1 &- biases[1]).leadingZeroBitCount
-                costs.2 += 64 &- ResidualToken.zigzag((d1 &- (values[j - 1] &- values[j - 2])) &- biases[2]).leadingZeroBitCount
+        var costs: (Int64, Int64, Int64) = (0, 0, 0)
+        biases.withUnsafeBufferPointer { b in
+            withUnsafeMutableBytes(of: &costs) { c in
+                let into = c.baseAddress!.assumingMemoryBound(to: Int64.self)
+                for window in windows where window.count > 2 {
+                    routelog_order_costs(values.baseAddress!, window.lowerBound + 2, window.upperBound, b.baseAddress!, into)
+                }
             }
         }
         // Ties go to the lower order: fewer start values, and noise is not doubled.
@@ -113,6 +114,11 @@ struct ExactDivision {
         oddInverse = inverse
         smallest = Int64.min / odd
         largest = Int64.max / odd
+    }
+
+    /// The same division for the C tokenizer.
+    var spec: routelog_exact_division {
+        routelog_exact_division(shift: shift, odd_inverse: oddInverse, smallest: smallest, largest: largest)
     }
 
     /// `x / divisor` when `x` is a multiple of it, else nil.

@@ -60,7 +60,7 @@ struct StreamDecoder {
     }
 
     /// The next token: its value u, or for a run token the run's length. Shaped for
-    /// speed: one table entry gives code length, extra-bit count and base alike for
+    /// speed: one table entry gives the token's bits, code length and base alike for
     /// every token, so there is no branch on the value; only entries marked slow (no
     /// code, or a value of 2^48 or more) leave the path.
     @inline(__always)
@@ -69,9 +69,9 @@ struct StreamDecoder {
         let window = c.window
         let entry = entries[Int(truncatingIfNeeded: window & mask)]
         if entry & Table.slow != 0 { return (try slowValue(entry, &c), entry) }
-        let length = entry & Table.lengthMask, extra = (entry &>> Table.extraShift) & Table.lengthMask
-        let value = (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< extra) &- 1))
-        c.position &+= Int(truncatingIfNeeded: length &+ extra)
+        let total = entry & Table.totalMask, length = (entry &>> Table.codeShift) & Table.codeMask
+        let value = (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< (total &- length)) &- 1))
+        c.position &+= Int(truncatingIfNeeded: total)
         return (value, entry)
     }
 
@@ -93,9 +93,9 @@ struct StreamDecoder {
             defer { position = c.position }
             return try slowValue(entry, &c)
         }
-        let length = entry & Table.lengthMask, extra = (entry &>> Table.extraShift) & Table.lengthMask
-        position &+= Int(truncatingIfNeeded: length &+ extra)
-        return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< extra) &- 1))
+        let total = entry & Table.totalMask, length = (entry &>> Table.codeShift) & Table.codeMask
+        position &+= Int(truncatingIfNeeded: total)
+        return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< (total &- length)) &- 1))
     }
 
     /// ``value(_:_:_:)`` without the check that the position is inside the stream: for a
@@ -112,9 +112,9 @@ struct StreamDecoder {
             defer { position = c.position }
             return try slowValue(entry, &c)
         }
-        let length = entry & Table.lengthMask, extra = (entry &>> Table.extraShift) & Table.lengthMask
-        position &+= Int(truncatingIfNeeded: length &+ extra)
-        return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< extra) &- 1))
+        let total = entry & Table.totalMask, length = (entry &>> Table.codeShift) & Table.codeMask
+        position &+= Int(truncatingIfNeeded: total)
+        return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< (total &- length)) &- 1))
     }
 
     /// The most bits one value takes: an 11-bit code and 61 extra bits.
@@ -130,7 +130,7 @@ struct StreamDecoder {
     /// A window that starts no code, or a value token whose base does not fit an entry.
     @inline(never)
     func slowValue(_ entry: UInt64, _ c: inout StreamCursor) throws -> UInt64 {
-        let length = Int(entry & Table.lengthMask), symbol = Int(entry &>> Table.baseShift)
+        let length = Int(entry & Table.totalMask), symbol = Int(entry &>> Table.baseShift)
         guard length > 0 else { throw StreamError.noCode }
         let extra = ResidualToken.extraBits(symbol)
         var u = ResidualToken.base(symbol)

@@ -1,0 +1,128 @@
+// The tokens of a version 2 column's residuals (format-spec.md, "PointBlock", "Tokens"),
+// as a save works them out: every value of every column goes through this loop once,
+// and the choice of a column's order through the cost loop below. Both need the
+// position of a value's top bit; with LZCNT that is one instruction, where the
+// baseline's BSR takes several on some processors. The outcome is the same either way.
+#include "CRouteLogSystem.h"
+#include "processor_features.h"
+
+#define VALUE_TOKENS 256
+
+// u itself below 16; else 4e + the two bits under the top bit (e = the top bit's place).
+static inline __attribute__((always_inline)) unsigned token_of(uint64_t u) {
+    unsigned e = 63 - (unsigned)__builtin_clzll(u | 1);
+    unsigned small = e < 4;
+    unsigned shift = small ? 0 : e - 2, mask = small ? 15 : 3, base = small ? 0 : 4 * e;
+    return base + (unsigned)((u >> shift) & mask);
+}
+
+static inline __attribute__((always_inline)) uint64_t zigzag(int64_t value) {
+    return ((uint64_t)value << 1) ^ (uint64_t)(value >> 63);
+}
+
+// The quotient of x by the divisor when x is a multiple of it (Codec/V2/ResidualModel.swift,
+// ExactDivision, has the reasoning); 0 in *exact when it is not.
+static inline __attribute__((always_inline)) int64_t quotient(const routelog_exact_division *d, int64_t x,
+                                                              int *exact) {
+    if (x & (((int64_t)1 << d->shift) - 1)) *exact = 0;
+    int64_t q = (int64_t)((uint64_t)(x >> d->shift) * (uint64_t)d->odd_inverse);
+    if (q < d->smallest || q > d->largest) *exact = 0;
+    return q;
+}
+
+// Four values an iteration, each counted into a histogram of its own (added up at the
+// end): consecutive values often share a token, and adding to one counter back to back
+// waits on the previous store every time.
+static inline __attribute__((always_inline)) int tokenize(uint64_t *u, size_t k,
+                                                          const routelog_exact_division *division,
+                                                          uint8_t *tokens, uint32_t *counts) {
+    uint32_t *h0 = counts, *h1 = counts + VALUE_TOKENS, *h2 = counts + 2 * VALUE_TOKENS, *h3 = counts + 3 * VALUE_TOKENS;
+    for (size_t t = 0; t < 4 * VALUE_TOKENS; t++) counts[t] = 0;
+    int exact = 1;
+#define ROUTELOG_U(j) zigzag(division ? quotient(division, (int64_t)u[j], &exact) : (int64_t)u[j])
+    size_t j = 0;
+    for (; j + 4 <= k; j += 4) {
+        uint64_t u0 = ROUTELOG_U(j), u1 = ROUTELOG_U(j + 1), u2 = ROUTELOG_U(j + 2), u3 = ROUTELOG_U(j + 3);
+        unsigned t0 = token_of(u0), t1 = token_of(u1), t2 = token_of(u2), t3 = token_of(u3);
+        u[j] = u0, u[j + 1] = u1, u[j + 2] = u2, u[j + 3] = u3;
+        tokens[j] = (uint8_t)t0, tokens[j + 1] = (uint8_t)t1, tokens[j + 2] = (uint8_t)t2, tokens[j + 3] = (uint8_t)t3;
+        h0[t0]++, h1[t1]++, h2[t2]++, h3[t3]++;
+    }
+    for (; j < k; j++) {
+        uint64_t v = ROUTELOG_U(j);
+        unsigned t = token_of(v);
+        u[j] = v;
+        tokens[j] = (uint8_t)t;
+        h0[t]++;
+    }
+#undef ROUTELOG_U
+    for (size_t t = 0; t < VALUE_TOKENS; t++) h0[t] += h1[t] + h2[t] + h3[t];
+    return exact;
+}
+
+static int tokenize_any(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
+                        uint32_t *counts) {
+    return division ? tokenize(u, k, division, tokens, counts) : tokenize(u, k, 0, tokens, counts);
+}
+
+// Bits of zigzag(r - bias) for each order's residuals r at values[from..<to], added to
+// costs (values[from - 2] and values[from - 1] start the differences).
+static inline __attribute__((always_inline)) void order_costs(const int64_t *v, size_t from, size_t to,
+                                                              const int64_t *biases, int64_t *costs) {
+    int64_t c0 = 0, c1 = 0, c2 = 0;
+    for (size_t j = from; j < to; j++) {
+        int64_t d1 = (int64_t)((uint64_t)v[j] - (uint64_t)v[j - 1]);
+        int64_t d0 = (int64_t)((uint64_t)v[j - 1] - (uint64_t)v[j - 2]);
+        int64_t d2 = (int64_t)((uint64_t)d1 - (uint64_t)d0);
+        uint64_t z0 = zigzag((int64_t)((uint64_t)v[j] - (uint64_t)biases[0]));
+        uint64_t z1 = zigzag((int64_t)((uint64_t)d1 - (uint64_t)biases[1]));
+        uint64_t z2 = zigzag((int64_t)((uint64_t)d2 - (uint64_t)biases[2]));
+        c0 += z0 ? 64 - __builtin_clzll(z0) : 0;
+        c1 += z1 ? 64 - __builtin_clzll(z1) : 0;
+        c2 += z2 ? 64 - __builtin_clzll(z2) : 0;
+    }
+    costs[0] += c0, costs[1] += c1, costs[2] += c2;
+}
+
+int routelog_tokenize_residuals_portable(uint64_t *u, size_t k, const routelog_exact_division *division,
+                                         uint8_t *tokens, uint32_t *counts) {
+    return tokenize_any(u, k, division, tokens, counts);
+}
+
+void routelog_order_costs_portable(const int64_t *values, size_t from, size_t to, const int64_t *biases,
+                                   int64_t *costs) {
+    order_costs(values, from, to, biases, costs);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("lzcnt,bmi,bmi2")))
+static int tokenize_lzcnt(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
+                          uint32_t *counts) {
+    return division ? tokenize(u, k, division, tokens, counts) : tokenize(u, k, 0, tokens, counts);
+}
+
+__attribute__((target("lzcnt,bmi,bmi2")))
+static void order_costs_lzcnt(const int64_t *values, size_t from, size_t to, const int64_t *biases, int64_t *costs) {
+    order_costs(values, from, to, biases, costs);
+}
+
+int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
+                                uint32_t *counts) {
+    return routelog_has_bmi2() ? tokenize_lzcnt(u, k, division, tokens, counts)
+                               : tokenize_any(u, k, division, tokens, counts);
+}
+
+void routelog_order_costs(const int64_t *values, size_t from, size_t to, const int64_t *biases, int64_t *costs) {
+    if (routelog_has_bmi2()) order_costs_lzcnt(values, from, to, biases, costs);
+    else order_costs(values, from, to, biases, costs);
+}
+#else
+int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
+                                uint32_t *counts) {
+    return tokenize_any(u, k, division, tokens, counts);
+}
+
+void routelog_order_costs(const int64_t *values, size_t from, size_t to, const int64_t *biases, int64_t *costs) {
+    order_costs(values, from, to, biases, costs);
+}
+#endif

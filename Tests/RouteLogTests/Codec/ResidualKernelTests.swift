@@ -1,0 +1,198 @@
+import CRouteLogSystem
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// The C loops of the version 2 codec: the save's tokenizer and order costs, and the
+/// load's four-stream loop. Each has a path for processors with LZCNT and BMI2 and a
+/// portable one; the tests run on one kind of processor, so both paths are called
+/// directly and compared, with each other and with the Swift definitions (ResidualToken,
+/// ExactDivision), on values of every size, divisors that divide and that do not, and
+/// damaged streams.
+@Suite struct ResidualKernelTests {
+    /// Random 64-bit patterns of every magnitude: small, near powers of two, huge.
+    static func patterns(_ count: Int, _ g: inout SeededGenerator) -> [UInt64] {
+        (0..<count).map { i in
+            let e = UInt64.random(in: 0...63, using: &g)
+            switch i % 4 {
+            case 0: return UInt64.random(in: 0...40, using: &g)
+            case 1: return (1 << e) &- UInt64.random(in: 0...2, using: &g)
+            case 2: return UInt64.random(in: 0 ... .max, using: &g) >> UInt64.random(in: 0...63, using: &g)
+            default: return 0 &- UInt64.random(in: 0...1000, using: &g)  // small negative residuals
+            }
+        }
+    }
+
+    /// What the tokenizer must give, from the Swift definitions.
+    static func expectedTokens(_ residuals: [UInt64], divisor: Int64) -> (u: [UInt64], tokens: [UInt8], counts: [UInt32])? {
+        let division = ExactDivision(divisor)
+        var u: [UInt64] = [], tokens: [UInt8] = [], counts = [UInt32](repeating: 0, count: 256)
+        for r in residuals {
+            guard let q = divisor == 1 ? Int64(bitPattern: r) : division.quotient(Int64(bitPattern: r)) else { return nil }
+            let value = ResidualToken.zigzag(q), token = ResidualToken.token(value)
+            u.append(value)
+            tokens.append(UInt8(token))
+            counts[token] += 1
+        }
+        return (u, tokens, counts)
+    }
+
+    typealias Tokenizer = (UnsafeMutablePointer<UInt64>?, Int, UnsafePointer<routelog_exact_division>?,
+                           UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt32>?) -> Int32
+
+    static func tokenize(_ residuals: [UInt64], divisor: Int64, with tokenizer: Tokenizer)
+        -> (exact: Bool, u: [UInt64], tokens: [UInt8], counts: [UInt32]) {
+        var u = residuals, tokens = [UInt8](repeating: 0xEE, count: residuals.count)
+        // Garbage in the histograms: the tokenizer clears them itself.
+        var counts = [UInt32](repeating: 7, count: 4 * 256)
+        var spec = ExactDivision(divisor).spec
+        let exact = u.withUnsafeMutableBufferPointer { uu in
+            tokens.withUnsafeMutableBufferPointer { t in
+                counts.withUnsafeMutableBufferPointer { c in
+                    divisor == 1 ? tokenizer(uu.baseAddress, uu.count, nil, t.baseAddress, c.baseAddress)
+                        : tokenizer(uu.baseAddress, uu.count, &spec, t.baseAddress, c.baseAddress)
+                }
+            }
+        }
+        return (exact == 1, u, tokens, Array(counts.prefix(256)))
+    }
+
+    @Test func bothTokenizersGiveTheSwiftTokens() {
+        var g = SeededGenerator(state: 4141)
+        for round in 0..<300 {
+            let n = [0, 1, 2, 3, 4, 5, 7, 255, 256, 257, 3599][round % 11]
+            let divisor: Int64 = [1, 1, 1000, 6, 1 << 40, 3 << 20][round % 6]
+            var residuals = Self.patterns(n, &g)
+            // Multiples of the divisor, but for one value in some rounds.
+            if divisor != 1 {
+                residuals = residuals.map { UInt64(bitPattern: Int64(bitPattern: $0 >> 24) &* divisor) }
+                if round % 5 == 0, !residuals.isEmpty { residuals[Int.random(in: 0..<n, using: &g)] &+= 1 }
+            }
+            let expected = Self.expectedTokens(residuals, divisor: divisor)
+            for (name, tokenizer) in [("dispatched", routelog_tokenize_residuals as Tokenizer),
+                                      ("portable", routelog_tokenize_residuals_portable as Tokenizer)] {
+                let got = Self.tokenize(residuals, divisor: divisor, with: tokenizer)
+                guard let expected else {
+                    #expect(!got.exact, "\(name), round \(round): a residual that is no multiple of \(divisor) went through")
+                    continue
+                }
+                #expect(got.exact, "\(name), round \(round)")
+                #expect(got.u == expected.u, "\(name), round \(round): u")
+                #expect(got.tokens == expected.tokens, "\(name), round \(round): tokens")
+                #expect(got.counts == expected.counts, "\(name), round \(round): counts")
+            }
+        }
+    }
+
+    @Test func bothCostLoopsGiveTheSwiftCosts() {
+        var g = SeededGenerator(state: 4242)
+        for round in 0..<300 {
+            let values = Self.patterns(Int.random(in: 2...300, using: &g), &g).map { Int64(bitPattern: $0) }
+            let biases = (0..<3).map { _ in Int64.random(in: -1000...1000, using: &g) }
+            let from = Int.random(in: 2...values.count, using: &g), to = Int.random(in: from...values.count, using: &g)
+            var expected: [Int64] = [0, 0, 0]
+            for j in from..<to {
+                let d1 = values[j] &- values[j - 1], d2 = d1 &- (values[j - 1] &- values[j - 2])
+                for (order, r) in [values[j], d1, d2].enumerated() {
+                    expected[order] += Int64(64 - ResidualToken.zigzag(r &- biases[order]).leadingZeroBitCount)
+                }
+            }
+            for (name, costs) in [("dispatched", routelog_order_costs), ("portable", routelog_order_costs_portable)] {
+                var got: [Int64] = [5, 6, 7]
+                costs(values, from, to, biases, &got)
+                #expect(got == [5 + expected[0], 6 + expected[1], 7 + expected[2]], "\(name), round \(round)")
+            }
+        }
+    }
+
+    /// What a decode gave: the column's values, or the error's description.
+    enum Outcome: Equatable {
+        case values([Int64])
+        case failure(String)
+    }
+
+    /// A block of `values` as the optional altitude column (the required ones all 0),
+    /// decoded with `loop`.
+    static func decode(_ column: [UInt8], count: Int, damage: [(offset: Int, xor: UInt8)] = [],
+                       with loop: @escaping FourStreamLoop) -> Outcome {
+        let zeros = [Int64](repeating: 0, count: count)
+        var out = ByteWriter()
+        out.u8(FormatConstants.Compression.columnsV2.rawValue)
+        out.varint(count)
+        out.varint(4)
+        zeros.withUnsafeBufferPointer { z in
+            let encoder = ColumnEncoderV2(capacity: count)
+            defer { encoder.deallocate() }
+            for tag in [FormatConstants.ColumnTag.latitude, .longitude, .time] {
+                encoder.encode(tag: tag, values: z, presence: nil, to: &out)
+            }
+        }
+        let start = out.count
+        out.append(contentsOf: column)
+        var block = out.bytes
+        for (offset, xor) in damage { block[start + offset % column.count] ^= xor }
+        do {
+            let columns = try PointBlockV2.decodeColumns(block[...], fourStreams: loop)
+            guard let values = columns.optional.first?.column.values else { return .failure("no altitude column") }
+            return .values((0..<values.count).map { values.base[$0] })
+        } catch {
+            return .failure("\(error)")
+        }
+    }
+
+    @Test func bothFourStreamLoopsReadEveryColumnAlike() throws {
+        var g = SeededGenerator(state: 4343)
+        for round in 0..<240 {
+            let n = [256, 257, 259, 300, 1000, 3600][round % 6]
+            // Steps of a few sizes, and in some rounds values past 2^48 (bases an entry
+            // cannot hold: decoded by hand inside the loop).
+            let scale: Int64 = [1, 100, 1 << 20, 1 << 50][round % 4]
+            var value: Int64 = 0
+            let values = (0..<n).map { _ -> Int64 in
+                value &+= Int64.random(in: -50...50, using: &g) &* scale
+                return value
+            }
+            let order = round % 3
+            let model = round % 2 == 0 ? ResidualModel(order: order, bias: 0, divisor: 1) : nil
+            let (column, _) = EncoderV2EdgeTests.both(values, model: model)
+            let dispatched = Self.decode(column, count: n, with: routelog_decode_four_streams)
+            let portable = Self.decode(column, count: n, with: routelog_decode_four_streams_portable)
+            #expect(dispatched == .values(values), "round \(round)")
+            #expect(portable == .values(values), "round \(round)")
+            // Damage: the same values or the same error from both.
+            for _ in 0..<4 {
+                let damage = (0..<Int.random(in: 1...3, using: &g)).map { _ in
+                    (offset: Int.random(in: 0..<column.count, using: &g), xor: UInt8.random(in: 1...255, using: &g))
+                }
+                let a = Self.decode(column, count: n, damage: damage, with: routelog_decode_four_streams)
+                let b = Self.decode(column, count: n, damage: damage, with: routelog_decode_four_streams_portable)
+                #expect(a == b, "round \(round), damage \(damage)")
+            }
+        }
+    }
+
+    @Test func aWindowWithNoCodeStopsTheLoop() {
+        // A one-symbol code (a single 1-bit code, "0"): every window whose low bit is 1
+        // starts no code. Stream 1 meets one at its 9th value, in the second batch.
+        var code = HuffmanCode()
+        code.lengths[3] = 1
+        let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 << FormatConstants.ColumnV2.maxCodeLength)
+        defer { storage.deallocate() }
+        let table = HuffmanDecodeTable(code, storage: storage)
+        let bytes = [UInt8](repeating: 0, count: 65) + [0x01] + [UInt8](repeating: 0, count: 200)
+        for loop in [routelog_decode_four_streams as FourStreamLoop, routelog_decode_four_streams_portable] {
+            bytes.withUnsafeBufferPointer { b in
+                var state = routelog_four_streams(
+                    bytes: b.baseAddress, positions: (0, 64 * 8, 128 * 8, 192 * 8), reach: 1 << 20,
+                    entries: table.entries, mask: (1 << UInt64(table.bits)) - 1, bias: 0, divisor: 1, order: 0,
+                    value: 0, delta: 0)
+                var out = [Int64](repeating: -1, count: 80)
+                let done = out.withUnsafeMutableBufferPointer { loop(&state, $0.baseAddress, 64) }
+                #expect(done == 0)
+                #expect(state.positions == (.max, .max, .max, .max))
+                // Nothing past k was written.
+                #expect(out.suffix(16).allSatisfy { $0 == -1 })
+            }
+        }
+    }
+}
