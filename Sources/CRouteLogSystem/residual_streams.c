@@ -1,6 +1,6 @@
-// The hot loop of a version 2 column read from four streams (format-spec.md,
-// "PointBlock", "Version 2"): every value of every long column of a load goes through
-// it. Four bit positions in registers, one table lookup each; the running sums in a
+// The hot loops of a version 2 column's read (format-spec.md, "PointBlock", "Version
+// 2"): four streams, or one stream with zero runs; every value of a load's columns goes
+// through one of them. Four bit positions in registers, one table lookup each; the running sums in a
 // pass of their own. With BMI2 the variable shifts and masks are single instructions
 // (SHRX, BZHI); the outcome is the same integers either way.
 #include "CRouteLogSystem.h"
@@ -16,6 +16,7 @@
 #define ENTRY_TOTAL_MASK 0x7Full
 #define ENTRY_CODE_SHIFT 7
 #define ENTRY_CODE_MASK 0x3Full
+#define ENTRY_RUN (1ull << 13)
 #define ENTRY_SLOW (1ull << 14)
 #define ENTRY_BASE_SHIFT 16
 
@@ -124,6 +125,36 @@ static inline __attribute__((always_inline)) size_t decode_four(routelog_four_st
     return i;
 }
 
+// A column with zero runs, from its one stream: each token is a residual, or a run of
+// residuals equal to the bias. Every read is checked against the stream's end, as the
+// caller's loop checks it; the loop stops before a token it cannot take whole (the end
+// reached, an entry marked slow, a run past k), which the caller's loop then reads.
+static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_stream *restrict s,
+                                                                int64_t *restrict out, size_t k) {
+    const uint8_t *bytes = s->bytes;
+    const uint64_t *entries = s->entries;
+    const uint64_t mask = s->mask, bias = (uint64_t)s->bias, divisor = (uint64_t)s->divisor;
+    const int64_t limit = s->limit;
+    int64_t p = s->position;
+    size_t i = 0;
+    while (i < k && p < limit) {
+        uint64_t window = window_at(bytes, p);
+        uint64_t entry = entries[window & mask];
+        if (entry & ENTRY_SLOW) break;
+        uint64_t v = entry_value(entry, window);
+        if (entry & ENTRY_RUN) {
+            if (v > k - i) break;
+            for (uint64_t j = 0; j < v; j++) out[i + j] = (int64_t)bias;
+            i += v;
+        } else {
+            out[i++] = (int64_t)(bias + ((v >> 1) ^ (0 - (v & 1))) * divisor);
+        }
+        p += (int64_t)entry_bits(entry);
+    }
+    s->position = p;
+    return i;
+}
+
 static size_t decode_portable(routelog_four_streams *s, int64_t *out, size_t k) {
     switch (s->order) {
     case 0: return decode_four(s, out, k, 0);
@@ -134,6 +165,10 @@ static size_t decode_portable(routelog_four_streams *s, int64_t *out, size_t k) 
 
 size_t routelog_decode_four_streams_portable(routelog_four_streams *s, int64_t *out, size_t k) {
     return decode_portable(s, out, k);
+}
+
+size_t routelog_decode_run_stream_portable(routelog_run_stream *s, int64_t *out, size_t k) {
+    return decode_runs(s, out, k);
 }
 
 #if defined(__x86_64__)
@@ -149,8 +184,17 @@ static size_t decode_bmi2(routelog_four_streams *s, int64_t *out, size_t k) {
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
     return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_portable(s, out, k);
 }
+
+__attribute__((target("bmi,bmi2")))
+static size_t decode_runs_bmi2(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
+
+size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) {
+    return routelog_has_bmi2() ? decode_runs_bmi2(s, out, k) : decode_runs(s, out, k);
+}
 #else
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
     return decode_portable(s, out, k);
 }
+
+size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
 #endif

@@ -9,11 +9,18 @@
 #define VALUE_TOKENS 256
 
 // u itself below 16; else 4e + the two bits under the top bit (e = the top bit's place).
+// One table entry per count of leading zeros serves both cases (for e < 4: shift 0, mask
+// 15, base 0), so there is neither a branch nor a select on the value: base in bits
+// 0-7, shift in bits 8-13, mask in bits 16-19.
+#define TOKEN_ENTRY(e) ((e) < 4 ? 15u << 16 : (uint32_t)(4 * (e)) | (uint32_t)((e) - 2) << 8 | 3u << 16)
+#define TOKEN_ENTRIES_4(e) TOKEN_ENTRY(e), TOKEN_ENTRY((e) - 1), TOKEN_ENTRY((e) - 2), TOKEN_ENTRY((e) - 3)
+#define TOKEN_ENTRIES_16(e) TOKEN_ENTRIES_4(e), TOKEN_ENTRIES_4((e) - 4), TOKEN_ENTRIES_4((e) - 8), TOKEN_ENTRIES_4((e) - 12)
+static const uint32_t token_entries[64] = {  // indexed by leading zeros: e = 63 - index
+    TOKEN_ENTRIES_16(63), TOKEN_ENTRIES_16(47), TOKEN_ENTRIES_16(31), TOKEN_ENTRIES_16(15)};
+
 static inline __attribute__((always_inline)) unsigned token_of(uint64_t u) {
-    unsigned e = 63 - (unsigned)__builtin_clzll(u | 1);
-    unsigned small = e < 4;
-    unsigned shift = small ? 0 : e - 2, mask = small ? 15 : 3, base = small ? 0 : 4 * e;
-    return base + (unsigned)((u >> shift) & mask);
+    uint32_t entry = token_entries[__builtin_clzll(u | 1)];
+    return (entry & 0xFF) + (unsigned)((u >> ((entry >> 8) & 63)) & (entry >> 16));
 }
 
 static inline __attribute__((always_inline)) uint64_t zigzag(int64_t value) {

@@ -211,6 +211,27 @@ size_t routelog_decode_four_streams(routelog_four_streams *streams, int64_t *out
 /// The same without BMI2 (for tests).
 size_t routelog_decode_four_streams_portable(routelog_four_streams *streams, int64_t *out, size_t k);
 
+/// A version 2 column with zero runs being read from its one stream, for
+/// routelog_decode_run_stream: the fields as in routelog_four_streams, and the stream's
+/// end (in bits).
+typedef struct {
+    const uint8_t *bytes;
+    int64_t position, limit;
+    const uint64_t *entries;
+    uint64_t mask;
+    int64_t bias, divisor;
+} routelog_run_stream;
+
+/// Decodes residuals into out[0...] (a run token writes its run of biases) while the
+/// position is before the stream's end; stops before a token it cannot take whole (an
+/// entry marked slow, or a run past k), for the caller's checked loop. Returns how many
+/// residuals it wrote, with the position after them. With BMI2 when the processor has
+/// it, the same residuals either way.
+size_t routelog_decode_run_stream(routelog_run_stream *stream, int64_t *out, size_t k);
+
+/// The same without BMI2 (for tests).
+size_t routelog_decode_run_stream_portable(routelog_run_stream *stream, int64_t *out, size_t k);
+
 /// Gives the pages of freed heap memory back to the system: malloc_trim(0) with glibc,
 /// nothing elsewhere (Apple's allocator returns freed large blocks itself).
 void routelog_give_back_freed_memory(void);

@@ -4,7 +4,7 @@ import Testing
 @testable import RouteLog
 
 /// The C loops of the version 2 codec: the save's tokenizer and order costs, and the
-/// load's four-stream loop. Each has a path for processors with LZCNT and BMI2 and a
+/// load's four-stream and zero-run loops. Each has a path for processors with LZCNT and BMI2 and a
 /// portable one; the tests run on one kind of processor, so both paths are called
 /// directly and compared, with each other and with the Swift definitions (ResidualToken,
 /// ExactDivision), on values of every size, divisors that divide and that do not, and
@@ -114,7 +114,7 @@ import Testing
     /// A block of `values` as the optional altitude column (the required ones all 0),
     /// decoded with `loop`.
     static func decode(_ column: [UInt8], count: Int, damage: [(offset: Int, xor: UInt8)] = [],
-                       with loop: @escaping FourStreamLoop) -> Outcome {
+                       with loops: DecodeLoops) -> Outcome {
         let zeros = [Int64](repeating: 0, count: count)
         var out = ByteWriter()
         out.u8(FormatConstants.Compression.columnsV2.rawValue)
@@ -132,7 +132,7 @@ import Testing
         var block = out.bytes
         for (offset, xor) in damage { block[start + offset % column.count] ^= xor }
         do {
-            let columns = try PointBlockV2.decodeColumns(block[...], fourStreams: loop)
+            let columns = try PointBlockV2.decodeColumns(block[...], loops: loops)
             guard let values = columns.optional.first?.column.values else { return .failure("no altitude column") }
             return .values((0..<values.count).map { values.base[$0] })
         } catch {
@@ -140,23 +140,33 @@ import Testing
         }
     }
 
-    @Test func bothFourStreamLoopsReadEveryColumnAlike() throws {
+    @Test func bothLoopSetsReadEveryColumnAlike() throws {
         var g = SeededGenerator(state: 4343)
-        for round in 0..<240 {
-            let n = [256, 257, 259, 300, 1000, 3600][round % 6]
+        var runColumns = 0, fourStreamColumns = 0
+        for round in 0..<300 {
+            let n = [256, 257, 259, 300, 1000, 3600, 40][round % 7]
             // Steps of a few sizes, and in some rounds values past 2^48 (bases an entry
-            // cannot hold: decoded by hand inside the loop).
+            // cannot hold: decoded by hand). Every fifth column mostly repeats its value:
+            // zero runs, in one stream.
             let scale: Int64 = [1, 100, 1 << 20, 1 << 50][round % 4]
+            let repeating = round % 5 == 4
             var value: Int64 = 0
             let values = (0..<n).map { _ -> Int64 in
-                value &+= Int64.random(in: -50...50, using: &g) &* scale
+                if !repeating || Int.random(in: 0..<40, using: &g) == 0 {
+                    value &+= Int64.random(in: -50...50, using: &g) &* scale
+                }
                 return value
             }
             let order = round % 3
             let model = round % 2 == 0 ? ResidualModel(order: order, bias: 0, divisor: 1) : nil
             let (column, _) = EncoderV2EdgeTests.both(values, model: model)
-            let dispatched = Self.decode(column, count: n, with: routelog_decode_four_streams)
-            let portable = Self.decode(column, count: n, with: routelog_decode_four_streams_portable)
+            // Tag, encoding, length, body.
+            if column[1] & FormatConstants.ColumnV2.zeroRuns != 0 { runColumns += 1 }
+            if column[1] & FormatConstants.ColumnV2.streamMask == 2 << FormatConstants.ColumnV2.streamShift {
+                fourStreamColumns += 1
+            }
+            let dispatched = Self.decode(column, count: n, with: .processor)
+            let portable = Self.decode(column, count: n, with: .portable)
             #expect(dispatched == .values(values), "round \(round)")
             #expect(portable == .values(values), "round \(round)")
             // Damage: the same values or the same error from both.
@@ -164,11 +174,13 @@ import Testing
                 let damage = (0..<Int.random(in: 1...3, using: &g)).map { _ in
                     (offset: Int.random(in: 0..<column.count, using: &g), xor: UInt8.random(in: 1...255, using: &g))
                 }
-                let a = Self.decode(column, count: n, damage: damage, with: routelog_decode_four_streams)
-                let b = Self.decode(column, count: n, damage: damage, with: routelog_decode_four_streams_portable)
+                let a = Self.decode(column, count: n, damage: damage, with: .processor)
+                let b = Self.decode(column, count: n, damage: damage, with: .portable)
                 #expect(a == b, "round \(round), damage \(damage)")
             }
         }
+        // Both loops were met often.
+        #expect(runColumns >= 30 && fourStreamColumns >= 100, "\(runColumns) columns with runs, \(fourStreamColumns) with four streams")
     }
 
     @Test func aWindowWithNoCodeStopsTheLoop() {

@@ -109,10 +109,16 @@ extension ColumnDecoderV2 {
         guard produced == k else { throw cursor.fail("a run passes the column's last value") }
     }
 
-    /// One stream with zero runs.
-    static func decodeRuns(_ stream: StreamCursor, _ k: Int, _ decoder: StreamDecoder,
+    /// One stream with zero runs: `loop` (C) reads what it can take whole, and this
+    /// loop, which checks every token, reads on from where it stopped (nothing, unless
+    /// the stream holds a value too large for a table entry, or is damaged).
+    static func decodeRuns(_ stream: StreamCursor, _ k: Int, _ decoder: StreamDecoder, _ loop: RunStreamLoop,
                            _ sink: ResidualSink, _ cursor: BlockCursor) throws {
-        var c = stream, i = 0
+        var state = routelog_run_stream(bytes: stream.bytes, position: Int64(stream.position), limit: Int64(stream.limit),
+                                        entries: decoder.entries, mask: decoder.mask, bias: sink.bias,
+                                        divisor: sink.divisor)
+        var i = loop(&state, sink.base, k)
+        var c = StreamCursor(stream.bytes, position: Int(state.position), limit: stream.limit)
         while i < k {
             let (u, run) = try decoder.valueOrRun(&c)
             if run == 0 {

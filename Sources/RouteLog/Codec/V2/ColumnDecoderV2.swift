@@ -7,8 +7,8 @@ struct ColumnDecoderV2 {
 
     /// Room for one decode table of the longest code; reused by every column.
     let tableStorage: UnsafeMutablePointer<UInt64>
-    /// The C loop that reads four streams at a time (`routelog_decode_four_streams`).
-    let fourStreams: FourStreamLoop
+    /// The C loops that read the streams.
+    let loops: DecodeLoops
 
     /// A decoded column: its values, and which points have one (nil: every point).
     struct Column {
@@ -58,15 +58,15 @@ struct ColumnDecoderV2 {
                 values = Int64Column(capacity: m)
                 let residuals = ResidualSink(base: values.base + order, bias: bias, divisor: Int64(rawDivisor))
                 if runs {
-                    try Self.decodeRuns(streams[0], k, decoder, residuals, cursor)
+                    try Self.decodeRuns(streams[0], k, decoder, loops.runStream, residuals, cursor)
                 } else {
                     switch order {
-                    case 0: integrated = try Self.decodeValues(streams, k, decoder, fourStreams, residuals, NoSums(), cursor)
+                    case 0: integrated = try Self.decodeValues(streams, k, decoder, loops.fourStreams, residuals, NoSums(), cursor)
                     case 1:
-                        integrated = try Self.decodeValues(streams, k, decoder, fourStreams, residuals,
+                        integrated = try Self.decodeValues(streams, k, decoder, loops.fourStreams, residuals,
                                                            FirstSums(value: first), cursor)
                     default:
-                        integrated = try Self.decodeValues(streams, k, decoder, fourStreams, residuals,
+                        integrated = try Self.decodeValues(streams, k, decoder, loops.fourStreams, residuals,
                                                            SecondSums(value: second, delta: second &- first), cursor)
                     }
                 }
@@ -150,8 +150,20 @@ struct ColumnDecoderV2 {
     }
 }
 
-/// The shape of `routelog_decode_four_streams` and of its portable twin.
+/// The shapes of the C loops (residual_streams.c).
 typealias FourStreamLoop = @convention(c) (UnsafeMutablePointer<routelog_four_streams>?, UnsafeMutablePointer<Int64>?, Int) -> Int
+typealias RunStreamLoop = @convention(c) (UnsafeMutablePointer<routelog_run_stream>?, UnsafeMutablePointer<Int64>?, Int) -> Int
+
+/// The C loops a decoder reads streams with: the processor's best, or the portable ones
+/// (which the tests compare with them).
+struct DecodeLoops: Sendable {
+    let fourStreams: FourStreamLoop
+    let runStream: RunStreamLoop
+
+    static let processor = DecodeLoops(fourStreams: routelog_decode_four_streams, runStream: routelog_decode_run_stream)
+    static let portable = DecodeLoops(fourStreams: routelog_decode_four_streams_portable,
+                                      runStream: routelog_decode_run_stream_portable)
+}
 
 /// Where decoded residuals go: r = bias + divisor × unzigzag(u), wrapping.
 struct ResidualSink {

@@ -41,10 +41,10 @@ enum PointBlockV2 {
     /// Decodes the columns of `block` (method byte included); with `coordinatesOnly`,
     /// latitudes and longitudes only (`times` is then an empty column).
     /// - Throws: ``ByteReader/Malformed`` for bytes that are not a valid block.
-    /// `fourStreams` is the loop long columns are read with: the processor's best unless a
-    /// test asks for another.
+    /// `loops` are the C loops the streams are read with: the processor's best unless a
+    /// test asks for others.
     static func decodeColumns(_ block: ArraySlice<UInt8>, coordinatesOnly: Bool = false,
-                              fourStreams: @escaping FourStreamLoop = routelog_decode_four_streams) throws -> Columns {
+                              loops: DecodeLoops = .processor) throws -> Columns {
         guard block.first == FormatConstants.Compression.columnsV2.rawValue else {
             throw ByteReader.Malformed(reason: "not a version 2 point block", offset: 0)
         }
@@ -56,7 +56,7 @@ enum PointBlockV2 {
         (copy + length).initialize(repeating: 0, count: BlockCursor.padding)
         let tables = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 << V2.maxCodeLength)
         defer { tables.deallocate() }
-        let decoder = ColumnDecoderV2(tableStorage: tables, fourStreams: fourStreams)
+        let decoder = ColumnDecoderV2(tableStorage: tables, loops: loops)
 
         var cursor = BlockCursor(base: copy, end: length)
         let n = try cursor.count(max: V2.maxPoints, "point count")
