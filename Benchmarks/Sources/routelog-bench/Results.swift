@@ -74,6 +74,9 @@ struct MachineInfo: Codable, Sendable {
     /// machine is shared, and other work makes fsync times noisy.
     var loadAtStart: String
     var loadAtEnd: String?
+    /// The processor's pace when the run started and when it ended (``ProcessorPace``).
+    var paceAtStart: String?
+    var paceAtEnd: String?
 }
 
 /// Whether this run met one of the aims (a benchmark reports, it does not assert).

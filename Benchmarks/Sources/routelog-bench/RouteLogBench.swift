@@ -129,6 +129,7 @@ struct RouteLogBench {
             gpxTrackBytes: trackBytes(tracks), engines: reports, aims: Aims.evaluate(reports), seconds: 0)
         results.seconds = Double(Stopwatch.now() - started) / 1e9
         results.machine.loadAtEnd = MachineInfo.loadAverage()
+        results.machine.paceAtEnd = ProcessorPace.describe()
         try publish(results, options: options)
     }
 

@@ -4,11 +4,12 @@ import Testing
 @testable import RouteLog
 
 /// The C loops of the version 2 codec: the save's tokenizer and order costs, and the
-/// load's four-stream and zero-run loops. Each has a path for processors with LZCNT and BMI2 and a
-/// portable one; the tests run on one kind of processor, so both paths are called
-/// directly and compared, with each other and with the Swift definitions (ResidualToken,
-/// ExactDivision), on values of every size, divisors that divide and that do not, and
-/// damaged streams.
+/// load's four-stream and zero-run loops. Each has a path for processors with LZCNT and
+/// BMI2 (the tokenizer also AVX2) and a portable one; the tests run on one kind of
+/// processor, so both paths are called directly and compared, with each other and with
+/// the Swift definitions (ResidualToken, ExactDivision), on values of every size (four at
+/// a time with one of 2^52 or more among them), divisors that divide and that do not,
+/// and damaged streams.
 @Suite struct ResidualKernelTests {
     /// Random 64-bit patterns of every magnitude: small, near powers of two, huge.
     static func patterns(_ count: Int, _ g: inout SeededGenerator) -> [UInt64] {

@@ -62,6 +62,7 @@ enum CodecBenchmark {
         goals.append(("durable save p50 at most \(DurableSaveCost.goal)x a bare pwrite + fdatasync of the same bytes",
                       "\(Format.decimal(durable.ratio, 2))x", durable.ratio <= DurableSaveCost.goal))
 
+        print("\nProcessor pace at the end: \(ProcessorPace.describe()) (the figures above are in µs of this run's pace)")
         print("\nGoals (this run):")
         for (goal, measured, met) in goals {
             print("  [\(met.map { $0 ? "met" : "not met" } ?? "not measured")] \(goal): \(measured)")

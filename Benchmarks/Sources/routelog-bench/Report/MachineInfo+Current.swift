@@ -21,7 +21,7 @@ extension MachineInfo {
             processors: ProcessInfo.processInfo.activeProcessorCount, memoryBytes: ProcessInfo.processInfo.physicalMemory,
             cpu: cpu, sqliteVersion: String(cString: sqlite3_libversion()),
             dataDirectory: dataDirectory.standardizedFileURL.path, fileSystem: fileSystem(of: dataDirectory),
-            loadAtStart: loadAverage(), loadAtEnd: nil)
+            loadAtStart: loadAverage(), loadAtEnd: nil, paceAtStart: ProcessorPace.describe(), paceAtEnd: nil)
     }
 
     static func loadAverage() -> String {

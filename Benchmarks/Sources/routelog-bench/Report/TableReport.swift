@@ -62,8 +62,14 @@ enum TableReport {
         \(Format.decimal(Double(m.memoryBytes) / 1_073_741_824, 0)) GiB RAM, \
         \(m.fileSystem) at \(m.dataDirectory), SQLite \(m.sqliteVersion)
         uname -a: \(m.uname)
-        load average at start: \(m.loadAtStart)\(m.loadAtEnd.map { ", at end: \($0)" } ?? "")
+        load average at start: \(m.loadAtStart)\(m.loadAtEnd.map { ", at end: \($0)" } ?? "")\(pace(m))
         """
+    }
+
+    /// The processor's pace (a multiply-add chain's step), when it was measured.
+    private static func pace(_ m: MachineInfo) -> String {
+        guard let start = m.paceAtStart else { return "" }
+        return "\nprocessor pace at start: \(start)\(m.paceAtEnd.map { ", at end: \($0)" } ?? "")"
     }
 
     static func document(_ results: BenchmarkResults) -> String {
