@@ -3,18 +3,21 @@ import Foundation
 /// How fast the processor ran at one moment. This machine is a shared virtual one, and
 /// its pace changes by as much as two times between hours: the same build's figures are
 /// only comparable with the pace beside them. The figure is the time of one step of a
-/// chain of 64-bit multiply-adds, each waiting on the last (about four cycles a step on
-/// current x86-64 and arm64 cores), best of five runs of 2^22 steps.
+/// chain of 64-bit multiply-adds, x = x × x + c, each waiting on the last (about four
+/// cycles a step on current x86-64 and arm64 cores; squaring, so that no compiler can
+/// sum the chain up in closed form), best of five runs of 2^22 steps.
 enum ProcessorPace {
     static let steps = 1 << 22
 
     /// Nanoseconds a step, with the clock rate it implies at four cycles a step.
     static func measure() -> (nanosecondsPerStep: Double, impliedGHz: Double) {
         var best = Double.infinity
-        var x = UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds) | 1
+        // Start and step from the clock: known only when the run starts.
+        var x = UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds)
+        let c = x | 1
         for _ in 0..<5 {
             let start = DispatchTime.now().uptimeNanoseconds
-            for _ in 0..<steps { x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+            for _ in 0..<steps { x = x &* x &+ c }
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start)
             best = min(best, elapsed / Double(steps))
         }
