@@ -104,8 +104,11 @@ import RouteLogSamples
 
     @Test func decodingMatchesTheEarlierDecoderOnSeededValidAndDamagedBlocks() {
         let digest = Self.digest()
-        // Recorded with the decoder of commit 38d6b5c.
-        #expect(digest.value == 0xc30f_b5ba_e897_57d1, "digest \(String(digest.value, radix: 16)), \(digest.decoded) decoded, \(digest.refused) refused")
+        // Recorded with the decoder of commit 38d6b5c, then once more when a stream's
+        // bits were first counted from its own start (a stream with fewer bits than
+        // values is refused before its values get memory, with that reason): the same
+        // 3,580 blocks decoded and 6,621 refused, some of them with the new reason.
+        #expect(digest.value == 0xaa9f_284c_66a2_2b74, "digest \(String(digest.value, radix: 16)), \(digest.decoded) decoded, \(digest.refused) refused")
         #expect(digest.decoded > 1000 && digest.refused > 1000)
     }
 }

@@ -208,4 +208,40 @@ import Testing
             }
         }
     }
+
+    /// A four-stream altitude column of `k` values (order 0, a code of two 1-bit tokens)
+    /// whose first three streams hold `lengths` bytes of zeros and whose last holds the
+    /// rest of `total` bytes.
+    static func fourStreamColumn(lengths: [Int], total: Int) -> [UInt8] {
+        var body = ByteWriter()
+        body.varint(0)  // bias
+        body.varint(1)  // divisor
+        body.varint(2)  // value tokens 0 and 1
+        body.u8(0x11)  // both 1 bit long
+        for length in lengths { body.varint(length) }
+        body.append(contentsOf: [UInt8](repeating: 0, count: total))
+        var column = ByteWriter()
+        column.u8(FormatConstants.ColumnTag.altitude.rawValue)
+        column.u8(2 << FormatConstants.ColumnV2.streamShift)
+        column.varint(body.count)
+        column.append(contentsOf: body.bytes)
+        return column.bytes
+    }
+
+    @Test func aShortStreamLateInTheBlockIsRefusedBeforeItsValuesAreMadeRoomFor() {
+        // 4,000 values, 1,000 a stream. Streams 0 to 2 hold 500 bytes each (4,000 bits),
+        // stream 3 holds none: its end lies 12,000 bits into the copy, but it has no bit
+        // for any of its 1,000 values. The check counts its own bits, not its end.
+        let late = Self.fourStreamColumn(lengths: [500, 500, 500], total: 1500)
+        for loops in [DecodeLoops.processor, .portable] {
+            guard case .failure(let message) = Self.decode(late, count: 4000, with: loops) else {
+                Issue.record("a stream with no bits for 1,000 values was read")
+                continue
+            }
+            #expect(message.contains("stream 3 holds 0 bytes, fewer than a bit for each of its values"), "\(message)")
+        }
+        // Four streams of 125 bytes (1,000 bits each): a bit for each value, every value 0.
+        let enough = Self.fourStreamColumn(lengths: [125, 125, 125], total: 500)
+        #expect(Self.decode(enough, count: 4000, with: .processor) == .values([Int64](repeating: 0, count: 4000)))
+    }
 }

@@ -100,7 +100,7 @@ extension ColumnDecoderV2 {
     /// counting pass (one step a token, at most a token a bit) shows that they make
     /// exactly k before k values are allocated.
     static func countRuns(_ stream: StreamCursor, _ k: Int, _ decoder: StreamDecoder, _ cursor: BlockCursor) throws {
-        guard k > stream.limit else { return }
+        guard k > stream.bitsLeft else { return }
         var counting = stream, produced = 0
         while produced < k {
             let (_, run) = try decoder.valueOrRun(&counting)
@@ -109,17 +109,20 @@ extension ColumnDecoderV2 {
         guard produced == k else { throw cursor.fail("a run passes the column's last value") }
     }
 
-    /// One stream with zero runs: `loop` (C) reads what it can take whole, and this
-    /// loop, which checks every token, reads on from where it stopped (nothing, unless
-    /// the stream holds a value too large for a table entry, or is damaged).
+    /// One stream with zero runs: `loop` (C) reads what it can take whole; where it
+    /// stops (a value too large for a table entry, or a damaged stream), this loop,
+    /// which checks every token, reads one token, and `loop` goes on after it.
     static func decodeRuns(_ stream: StreamCursor, _ k: Int, _ decoder: StreamDecoder, _ loop: RunStreamLoop,
                            _ sink: ResidualSink, _ cursor: BlockCursor) throws {
         var state = routelog_run_stream(bytes: stream.bytes, position: Int64(stream.position), limit: Int64(stream.limit),
                                         entries: decoder.entries, mask: decoder.mask, bias: sink.bias,
                                         divisor: sink.divisor)
-        var i = loop(&state, sink.base, k)
-        var c = StreamCursor(stream.bytes, position: Int(state.position), limit: stream.limit)
-        while i < k {
+        var c = stream, i = 0
+        while true {
+            state.position = Int64(c.position)
+            i += loop(&state, sink.base + i, k - i)
+            c.position = Int(state.position)
+            guard i < k else { break }
             let (u, run) = try decoder.valueOrRun(&c)
             if run == 0 {
                 sink.store(u, at: i)

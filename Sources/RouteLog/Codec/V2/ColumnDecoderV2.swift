@@ -51,8 +51,8 @@ struct ColumnDecoderV2 {
                 if runs {
                     try Self.countRuns(streams[0], k, decoder, cursor)
                 } else {
-                    for (s, stream) in streams.enumerated() where (k - s + streams.count - 1) / streams.count > stream.limit {
-                        throw cursor.fail("stream \(s) holds \(stream.limit / 8) bytes, fewer than a bit for each of its values")
+                    for (s, stream) in streams.enumerated() where (k - s + streams.count - 1) / streams.count > stream.bitsLeft {
+                        throw cursor.fail("stream \(s) holds \(stream.bitsLeft / 8) bytes, fewer than a bit for each of its values")
                     }
                 }
                 values = Int64Column(capacity: m)

@@ -36,6 +36,10 @@ struct StreamCursor {
             &>> UInt64(truncatingIfNeeded: position & 7)
     }
 
+    /// Bits from the position to the stream's end (the position and the end both count
+    /// from the block's copy, not from the stream's start).
+    var bitsLeft: Int { limit - position }
+
     /// A stream ends in its last byte, with that byte's unused bits 0.
     func checkEnd() -> String? {
         guard (position + 7) >> 3 == limit >> 3 else {
