@@ -17,9 +17,9 @@ import Testing
         EncoderV2ReferenceTests.bothColumns(values, model: model)
     }
 
-    /// The values of `column` (an altitude column's bytes) read back through a whole
-    /// block whose required columns are all 0.
-    static func decode(_ column: [UInt8], count: Int) throws -> [Int64] {
+    /// A whole block of `count` points: the required columns all 0, then `column` (an
+    /// altitude column's bytes), last.
+    static func block(around column: [UInt8], count: Int) -> [UInt8] {
         let zeros = [Int64](repeating: 0, count: count)
         var out = ByteWriter()
         out.u8(FormatConstants.Compression.columnsV2.rawValue)
@@ -33,7 +33,13 @@ import Testing
             }
         }
         out.append(contentsOf: column)
-        let columns = try PointBlockV2.decodeColumns(out.bytes[...])
+        return out.bytes
+    }
+
+    /// The values of `column` (an altitude column's bytes) read back through a whole
+    /// block whose required columns are all 0.
+    static func decode(_ column: [UInt8], count: Int) throws -> [Int64] {
+        let columns = try PointBlockV2.decodeColumns(block(around: column, count: count)[...])
         let values = try #require(columns.optional.first).column.values
         return (0..<values.count).map { values.base[$0] }
     }

@@ -112,30 +112,19 @@ import Testing
         case failure(String)
     }
 
-    /// A block of `values` as the optional altitude column (the required ones all 0),
-    /// decoded with `loop`.
+    /// `column` (an altitude column's bytes) read through a whole block, with `damage`
+    /// done to the column's bytes first, with `loops`: the values, or why it was refused.
     static func decode(_ column: [UInt8], count: Int, damage: [(offset: Int, xor: UInt8)] = [],
                        with loops: DecodeLoops) -> Outcome {
-        let zeros = [Int64](repeating: 0, count: count)
-        var out = ByteWriter()
-        out.u8(FormatConstants.Compression.columnsV2.rawValue)
-        out.varint(count)
-        out.varint(4)
-        zeros.withUnsafeBufferPointer { z in
-            let encoder = ColumnEncoderV2(capacity: count)
-            defer { encoder.deallocate() }
-            for tag in [FormatConstants.ColumnTag.latitude, .longitude, .time] {
-                encoder.encode(tag: tag, values: z, presence: nil, to: &out)
-            }
-        }
-        let start = out.count
-        out.append(contentsOf: column)
-        var block = out.bytes
+        var block = EncoderV2EdgeTests.block(around: column, count: count)
+        let start = block.count - column.count
         for (offset, xor) in damage { block[start + offset % column.count] ^= xor }
         do {
             let columns = try PointBlockV2.decodeColumns(block[...], loops: loops)
             guard let values = columns.optional.first?.column.values else { return .failure("no altitude column") }
             return .values((0..<values.count).map { values.base[$0] })
+        } catch let error as ByteReader.Malformed {
+            return .failure(error.reason)
         } catch {
             return .failure("\(error)")
         }

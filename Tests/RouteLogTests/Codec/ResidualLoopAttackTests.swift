@@ -75,16 +75,7 @@ import Testing
         }
         body.varint(ResidualToken.zigzag(bias))
         body.varint(divisor)
-        let valueCount = (code.lengths[0..<V2.valueTokens].lastIndex { $0 > 0 } ?? -1) + 1
-        let runCount = runs ? (code.lengths[V2.valueTokens...].lastIndex { $0 > 0 }.map { $0 - V2.valueTokens + 1 } ?? 0) : 0
-        body.varint(valueCount)
-        if runs { body.varint(runCount) }
-        let nibbles = Array(code.lengths[0..<valueCount]) + Array(code.lengths[V2.valueTokens..<(V2.valueTokens + runCount)])
-        var i = 0
-        while i < nibbles.count {
-            body.u8(nibbles[i] | (i + 1 < nibbles.count ? nibbles[i + 1] << 4 : 0))
-            i += 2
-        }
+        CodePlan.writeLengths(code, runs: runs, to: &body)
         var padded = streams
         for (s, extra) in extraStreamBytes.enumerated() where extra > 0 { padded[s] += [UInt8](repeating: 0, count: extra) }
         for s in padded.dropLast() { body.varint(s.count) }
@@ -144,30 +135,7 @@ import Testing
 
     /// A block of four all-zero required columns and `column`, last, read with `loops`.
     static func decode(_ column: [UInt8], count n: Int, with loops: DecodeLoops) -> ResidualKernelTests.Outcome {
-        let zeros = [Int64](repeating: 0, count: n)
-        var out = ByteWriter()
-        out.u8(FormatConstants.Compression.columnsV2.rawValue)
-        out.varint(n)
-        out.varint(4)
-        zeros.withUnsafeBufferPointer { z in
-            let encoder = ColumnEncoderV2(capacity: n)
-            defer { encoder.deallocate() }
-            for tag in [FormatConstants.ColumnTag.latitude, .longitude, .time] {
-                encoder.encode(tag: tag, values: z, presence: nil, to: &out)
-            }
-        }
-        out.append(contentsOf: column)
-        // An exactly sized array: a read past the block shows under AddressSanitizer.
-        let block = Array(out.bytes)
-        do {
-            let columns = try PointBlockV2.decodeColumns(block[...], loops: loops)
-            guard let values = columns.optional.first?.column.values else { return .failure("no altitude column") }
-            return .values((0..<values.count).map { values.base[$0] })
-        } catch let error as ByteReader.Malformed {
-            return .failure(error.reason)
-        } catch {
-            return .failure("\(error)")
-        }
+        ResidualKernelTests.decode(column, count: n, with: loops)
     }
 
     /// Both loop sets give `expected` (a difference told briefly: columns are long).

@@ -98,8 +98,11 @@ final class CodePlan {
     }
 
     /// The code lengths as the format stores them: token counts, then nibbles.
-    func writeLengths(to out: inout ByteWriter) {
-        let (values, runCount) = Self.tokenCounts(code, withRuns: runs)
+    func writeLengths(to out: inout ByteWriter) { Self.writeLengths(code, runs: runs, to: &out) }
+
+    /// The lengths of `code` (with run tokens when `runs`) as the format stores them.
+    static func writeLengths(_ code: HuffmanCode, runs: Bool, to out: inout ByteWriter) {
+        let (values, runCount) = tokenCounts(code, withRuns: runs)
         out.varint(values)
         if runs { out.varint(runCount) }
         let all = Array(code.lengths[0..<values]) + Array(code.lengths[V2.valueTokens..<(V2.valueTokens + runCount)])
