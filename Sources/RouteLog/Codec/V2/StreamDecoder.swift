@@ -102,25 +102,6 @@ struct StreamDecoder {
         return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< (total &- length)) &- 1))
     }
 
-    /// ``value(_:_:_:)`` without the check that the position is inside the stream: for a
-    /// caller that has made sure every 8-byte window it reads stays inside the block's
-    /// padded copy, and that checks the streams' ends after (a read past a stream's end
-    /// reads the next stream's bits, harmless, and is caught then).
-    @inline(__always)
-    func valueInsideCopy(_ bytes: UnsafePointer<UInt8>, _ position: inout Int) throws -> UInt64 {
-        let window = UInt64(littleEndian: UnsafeRawPointer(bytes + (position &>> 3)).loadUnaligned(as: UInt64.self))
-            &>> UInt64(truncatingIfNeeded: position & 7)
-        let entry = entries[Int(truncatingIfNeeded: window & mask)]
-        if entry & Table.slow != 0 {
-            var c = StreamCursor(bytes, position: position, limit: .max)
-            defer { position = c.position }
-            return try slowValue(entry, &c)
-        }
-        let total = entry & Table.totalMask, length = (entry &>> Table.codeShift) & Table.codeMask
-        position &+= Int(truncatingIfNeeded: total)
-        return (entry &>> Table.baseShift) &+ ((window &>> length) & ((1 &<< (total &- length)) &- 1))
-    }
-
     /// The most bits one value takes: an 11-bit code and 61 extra bits.
     static let longestValueBits = 72
 
