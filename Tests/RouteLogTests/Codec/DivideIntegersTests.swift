@@ -6,15 +6,18 @@ import RouteLogSamples
 
 /// `routelog_divide_integers`, which turns stored integers back into doubles when points
 /// are built, gives bit for bit what one scalar division gives, on the vector path and
-/// on the portable one, for every length (the vector loop's tail included).
+/// on the portable one, for every length (the vector loop's tail included), for the
+/// format's scales and others.
 @Suite struct DivideIntegersTests {
     static let divisors = [FormatConstants.degreeScale, FormatConstants.millisecondsPerSecond,
-                           FormatConstants.centimetreScale, FormatConstants.courseScale, FormatConstants.perMinuteScale, 3.0]
+                           FormatConstants.centimetreScale, FormatConstants.courseScale, FormatConstants.perMinuteScale, 3.0, 7.0, 10.0, 60.0, 1e9, 0.1, 4294967296.0 * 2]
 
     /// Extremes, ties of rounding, integers past 2^53 (whose conversion rounds), random values.
     static func values() -> [Int64] {
         var values: [Int64] = [0, 1, -1, 5, -5, 15, 25, 1_800_000_000, -1_800_000_000, 900_000_000, 1 << 53, (1 << 53) + 1,
-                               -(1 << 53) - 1, (1 << 62) - 1, -(1 << 62), Int64.max, Int64.min, 4_102_444_800_000]
+                               -(1 << 53) - 1, (1 << 62) - 1, -(1 << 62), Int64.max, Int64.min, 4_102_444_800_000,
+                               // Around 2^51, where the vector path stops converting four at a time.
+                               1 << 51, (1 << 51) - 1, (1 << 51) + 1, -(1 << 51), -(1 << 51) + 1, -(1 << 51) - 1, 7, 9]
         var g = SeededGenerator(state: 77)
         for _ in 0..<20_000 {
             switch Int.random(in: 0..<3, using: &g) {

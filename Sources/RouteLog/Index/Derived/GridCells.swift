@@ -32,20 +32,47 @@ struct GridCells: Equatable, Sendable {
 
     static func id(row: UInt32, column: UInt32, level: UInt8) -> UInt32 { row << UInt32(level + 1) | column }
 
+    /// The stored latitudes whose ``row(_:level:)`` is `row`: those from the first whose
+    /// (lat + 9e8) × rows reaches row × 1.8e9 up to the next row's first (the outer rows
+    /// reach to the ends of Int64, as the clamping does).
+    static func latitudes(ofRow row: UInt32, level: UInt8) -> Range<Int64> {
+        let rows = Int64(1) << Int64(level)
+        return firstOf(Int64(row), rows, span: 1_800_000_000, offset: 900_000_000)
+            ..< firstOf(Int64(row) + 1, rows, span: 1_800_000_000, offset: 900_000_000)
+    }
+
+    /// The stored longitudes whose ``column(_:level:)`` is `column` (as above).
+    static func longitudes(ofColumn column: UInt32, level: UInt8) -> Range<Int64> {
+        let columns = Int64(1) << Int64(level + 1)
+        return firstOf(Int64(column), columns, span: 3_600_000_000, offset: 1_800_000_000)
+            ..< firstOf(Int64(column) + 1, columns, span: 3_600_000_000, offset: 1_800_000_000)
+    }
+
+    /// The smallest v with (v + offset) × parts / span ≥ part: v + offset is
+    /// ⌈part × span / parts⌉. Int64.min for the first part, Int64.max past the last.
+    private static func firstOf(_ part: Int64, _ parts: Int64, span: Int64, offset: Int64) -> Int64 {
+        if part <= 0 { return .min }
+        if part >= parts { return .max }
+        return (part * span + parts - 1) / parts - offset
+    }
+
     /// The cells of stored coordinates, at the finest level from 13 down to 8 that
     /// needs at most 256 cells; nil when even level 8 needs more.
     init?(latitudes: UnsafeBufferPointer<Int64>, longitudes: UnsafeBufferPointer<Int64>) {
         var level = Self.preferredLevel
         while true {
             var set = Set<UInt32>()
-            // Shaped for speed: a track stays in one cell for many points, so only a
-            // change of cell is hashed.
-            var last = UInt32.max
+            // Shaped for speed: a track stays in one cell for many points, so a point is
+            // first compared with the bounds of the last one's cell (four comparisons);
+            // only a change of cell computes a row and a column (two divisions) and is hashed.
+            var rows: Range<Int64> = 0..<0, columns: Range<Int64> = 0..<0
             for i in latitudes.indices {
-                let id = Self.id(row: Self.row(latitudes[i], level: level), column: Self.column(longitudes[i], level: level), level: level)
-                guard id != last else { continue }
-                last = id
-                set.insert(id)
+                let lat = latitudes[i], lon = longitudes[i]
+                if rows.contains(lat) && columns.contains(lon) { continue }
+                let row = Self.row(lat, level: level), column = Self.column(lon, level: level)
+                rows = Self.latitudes(ofRow: row, level: level)
+                columns = Self.longitudes(ofColumn: column, level: level)
+                set.insert(Self.id(row: row, column: column, level: level))
                 if set.count > Self.maxCells { break }
             }
             if set.count <= Self.maxCells {

@@ -1,0 +1,101 @@
+import Testing
+@testable import RouteLog
+
+/// The cells of a route are found by comparing each point with the bounds of the last
+/// point's cell, and computing a row and a column only when it leaves them. The bounds
+/// must be exactly the coordinates whose row and column are the cell's, and the cells
+/// exactly those of a plain count of every point's cell, at every level.
+@Suite struct GridCellsTests {
+    /// Every stored latitude's row range holds it, and the one below its range's first
+    /// value is in the row before: the ranges tile the axis, row by row.
+    @Test(arguments: Array(GridCells.coarsestLevel...GridCells.finestLevel))
+    func rowAndColumnRangesAreExactlyTheirCoordinates(level: UInt8) {
+        var g = SeededGenerator(state: UInt64(level) * 7919)
+        var latitudes: [Int64] = [-900_000_000, 900_000_000, 0, -1, 1, 899_999_999, -899_999_999]
+        var longitudes: [Int64] = [-1_800_000_000, 1_800_000_000, 0, -1, 1, 1_799_999_999, -1_799_999_999]
+        for _ in 0..<2_000 {
+            latitudes.append(Int64.random(in: -900_000_000...900_000_000, using: &g))
+            longitudes.append(Int64.random(in: -1_800_000_000...1_800_000_000, using: &g))
+        }
+        // Each row's and column's first coordinate, and its neighbours.
+        let rows = UInt32(1) << UInt32(level)
+        for row in [0, 1, rows / 2, rows - 1] + (0..<20).map({ _ in UInt32.random(in: 0..<rows, using: &g) }) {
+            let first = GridCells.latitudes(ofRow: row, level: level).lowerBound
+            if first != .min { latitudes += [first - 1, first, first + 1] }
+        }
+        for column in [0, 1, rows, 2 * rows - 1] + (0..<20).map({ _ in UInt32.random(in: 0..<(2 * rows), using: &g) }) {
+            let first = GridCells.longitudes(ofColumn: column, level: level).lowerBound
+            if first != .min { longitudes += [first - 1, first, first + 1] }
+        }
+        var misses = 0
+        for lat in latitudes {
+            let row = GridCells.row(lat, level: level), range = GridCells.latitudes(ofRow: row, level: level)
+            if !range.contains(lat) { misses += 1 }
+            if range.lowerBound != .min && GridCells.row(range.lowerBound - 1, level: level) != row - 1 { misses += 1 }
+            if range.upperBound != .max && GridCells.row(range.upperBound, level: level) != row + 1 { misses += 1 }
+        }
+        for lon in longitudes {
+            let column = GridCells.column(lon, level: level), range = GridCells.longitudes(ofColumn: column, level: level)
+            if !range.contains(lon) { misses += 1 }
+            if range.lowerBound != .min && GridCells.column(range.lowerBound - 1, level: level) != column - 1 { misses += 1 }
+            if range.upperBound != .max && GridCells.column(range.upperBound, level: level) != column + 1 { misses += 1 }
+        }
+        #expect(misses == 0)
+        #expect(GridCells.latitudes(ofRow: 0, level: level).lowerBound == .min)
+        #expect(GridCells.latitudes(ofRow: rows - 1, level: level).upperBound == .max)
+        #expect(GridCells.longitudes(ofColumn: 2 * rows - 1, level: level).upperBound == .max)
+    }
+
+    /// The cells every point falls in, hashed one by one, at the finest level from 13
+    /// down that needs at most 256 (what the cells are defined to be).
+    static func reference(_ latitudes: [Int64], _ longitudes: [Int64]) -> GridCells? {
+        for level in stride(from: GridCells.preferredLevel, through: GridCells.coarsestLevel, by: -1) {
+            let ids = Set(zip(latitudes, longitudes).map {
+                GridCells.id(row: GridCells.row($0, level: level), column: GridCells.column($1, level: level), level: level)
+            })
+            if ids.count <= GridCells.maxCells { return GridCells(level: level, ids: ids.sorted()) }
+        }
+        return nil
+    }
+
+    static func cells(_ latitudes: [Int64], _ longitudes: [Int64]) -> GridCells? {
+        latitudes.withUnsafeBufferPointer { lat in longitudes.withUnsafeBufferPointer { GridCells(latitudes: lat, longitudes: $0) } }
+    }
+
+    /// Walks, tracks that zigzag across a cell's edge point after point, tracks that run
+    /// along an edge, tracks wide enough to need a coarser level or no level at all.
+    @Test func cellsAreThoseOfEveryPoint() {
+        var g = SeededGenerator(state: 2024)
+        var tracks: [(lat: [Int64], lon: [Int64])] = []
+        for _ in 0..<40 {
+            var lat = Int64.random(in: -890_000_000...890_000_000, using: &g)
+            var lon = Int64.random(in: -1_790_000_000...1_790_000_000, using: &g)
+            let stepSize: Int64 = [30, 3_000, 300_000, 3_000_000][Int.random(in: 0..<4, using: &g)]
+            var track: (lat: [Int64], lon: [Int64]) = ([], [])
+            for _ in 0..<Int.random(in: 1...3_000, using: &g) {
+                lat = max(-900_000_000, min(900_000_000, lat + Int64.random(in: -stepSize...stepSize, using: &g)))
+                lon = max(-1_800_000_000, min(1_800_000_000, lon + Int64.random(in: -stepSize...stepSize, using: &g)))
+                track.lat.append(lat)
+                track.lon.append(lon)
+            }
+            tracks.append(track)
+        }
+        // Across the edge of a level-13 cell and back, and along it.
+        let edge = GridCells.latitudes(ofRow: 5_000, level: 13).lowerBound
+        let edgeLon = GridCells.longitudes(ofColumn: 9_000, level: 13).lowerBound
+        tracks.append(((0..<500).map { edge - 1 + Int64($0 % 2) }, (0..<500).map { edgeLon + Int64($0 % 3) - 1 }))
+        tracks.append(((0..<500).map { _ in edge }, (0..<500).map { edgeLon - 250 + Int64($0) }))
+        // The poles and the antimeridian.
+        tracks.append(([900_000_000, 900_000_000, -900_000_000], [1_800_000_000, -1_800_000_000, 1_800_000_000]))
+        // Across the globe in long strides: more than 256 cells even at level 8.
+        tracks.append(((0..<600).map { -900_000_000 + Int64($0) * 3_000_000 }, (0..<600).map { -1_800_000_000 + Int64($0) * 6_000_000 }))
+        for track in tracks {
+            #expect(Self.cells(track.lat, track.lon) == Self.reference(track.lat, track.lon))
+        }
+        // Some tracks must have needed a coarser level and some no level, or the test
+        // did not reach those paths.
+        let levels = tracks.map { Self.cells($0.lat, $0.lon)?.level }
+        #expect(levels.contains(nil))
+        #expect(levels.contains { $0 != nil && $0! < GridCells.preferredLevel })
+    }
+}
