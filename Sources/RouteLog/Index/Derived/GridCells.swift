@@ -57,7 +57,9 @@ struct GridCells: Equatable, Sendable {
     }
 
     /// The cells of stored coordinates, at the finest level from 13 down to 8 that
-    /// needs at most 256 cells; nil when even level 8 needs more.
+    /// needs at most 256 cells; nil when even level 8 needs more. The coordinates must
+    /// be within the stored ranges (±9e8, ±1.8e9), as a validated or checked column's
+    /// are: far beyond them ``row(_:level:)``'s wrapping product means nothing.
     init?(latitudes: UnsafeBufferPointer<Int64>, longitudes: UnsafeBufferPointer<Int64>) {
         var level = Self.preferredLevel
         while true {
