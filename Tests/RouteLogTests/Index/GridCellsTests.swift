@@ -99,4 +99,37 @@ import Testing
         #expect(levels.contains(nil))
         #expect(levels.contains { $0 != nil && $0! < GridCells.preferredLevel })
     }
+
+    /// The format allows level 16, whose ids reach 2^33 (row × 2^17 + column): more than
+    /// the 32 bits the index keeps an id in. RouteLog writes level 13 at most, but a
+    /// stored level 16 is valid and must read: it is kept as the level-15 cells that
+    /// hold those cells (a cover as true for a query, one step coarser), never trapped
+    /// on.
+    @Test func level16CellsReadAsTheLevel15CellsHoldingThem() throws {
+        // Level-16 cells (row, column), first and last rows and columns among them.
+        let cells16: [(row: UInt64, column: UInt64)] = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 7), (40_000, 3),
+                                                        (40_001, 131_071), (65_535, 131_070), (65_535, 131_071)]
+        let ids = cells16.map { $0.row << 17 | $0.column }.sorted()
+        var w = ByteWriter(capacity: 64)
+        w.u8(16)
+        w.varint(ids.count)
+        var previous: UInt64 = 0
+        for (i, id) in ids.enumerated() {
+            w.varint(i == 0 ? id : id - previous)
+            previous = id
+        }
+        var check = ByteReader(w.bytes[...])
+        try GridCells.check(&check)
+        #expect(check.isAtEnd)
+        var r = ByteReader(w.bytes[...])
+        let read = try GridCells(from: &r)
+        let expected = Set(cells16.map { UInt32($0.row >> 1) << 16 | UInt32($0.column >> 1) }).sorted()
+        #expect(read.level == 15)
+        #expect(read.ids == expected)
+        // What it writes back reads back the same.
+        var again = ByteWriter(capacity: 64)
+        read.write(to: &again)
+        var r2 = ByteReader(again.bytes[...])
+        #expect(try GridCells(from: &r2) == read)
+    }
 }

@@ -101,19 +101,34 @@ struct GridCells: Equatable, Sendable {
         }
     }
 
+    /// Reads stored cells. Level 16's ids reach 2^33, past the 32 bits an id is kept in:
+    /// those cells are kept as the level-15 cells that hold them (row and column halved),
+    /// a cover just as true for a query, one step coarser. RouteLog writes level 13 at
+    /// most; another writer may use 16.
     init(from r: inout ByteReader) throws {
         var ids: [UInt32] = []
-        level = try Self.read(&r) { count in ids.reserveCapacity(count) } each: { ids.append($0) }
-        self.ids = ids
+        let stored = try Self.read(&r) { count in ids.reserveCapacity(count) } each: { level, id in
+            guard level == Self.finestLevel else { return ids.append(UInt32(id)) }
+            // (row, column) to (row / 2, column / 2): id = row × 2^17 + column.
+            ids.append(UInt32((id >> 18) << 16 | (id & 0x1_FFFF) >> 1))
+        }
+        if stored == Self.finestLevel {
+            level = Self.finestLevel - 1
+            self.ids = Set(ids).sorted()
+        } else {
+            level = stored
+            self.ids = ids
+        }
     }
 
     /// Checks the cells at `r` without keeping them (format-spec.md, "Derived fields").
     static func check(_ r: inout ByteReader) throws {
-        _ = try read(&r) { _ in } each: { _ in }
+        _ = try read(&r) { _ in } each: { _, _ in }
     }
 
-    /// Reads stored cells, calling `each` with every id in order; returns the level.
-    private static func read(_ r: inout ByteReader, count: (Int) -> Void, each: (UInt32) -> Void) throws -> UInt8 {
+    /// Reads stored cells, calling `each` with the level and every id in order (below
+    /// 2^(2 level + 1)); returns the level.
+    private static func read(_ r: inout ByteReader, count: (Int) -> Void, each: (UInt8, UInt64) -> Void) throws -> UInt8 {
         let level = try r.u8()
         guard (coarsestLevel...finestLevel).contains(level) else { throw r.fail("cell level \(level)") }
         let cellCount = try r.count(max: maxCells)
@@ -125,7 +140,7 @@ struct GridCells: Equatable, Sendable {
             let delta = try r.varint()
             guard i == 0 || delta > 0, delta < limit, value + delta < limit else { throw r.fail("cell ids not ascending inside the grid") }
             value += delta
-            each(UInt32(value))
+            each(level, value)
         }
         return level
     }
