@@ -42,9 +42,9 @@ final class AttackFileSystem: ForwardingFileSystem, @unchecked Sendable {
 /// the held directory failing in turn, descriptors running out, and backups racing into
 /// one destination.
 @Suite(.serialized) struct BackupAnchorAttackTests {
-    /// The process's descriptors open on something under `directory`: unlike a count of
-    /// all of them, not moved by suites running at the same time (one of this suite's
-    /// own uses up descriptors on purpose).
+    /// The process's descriptors open on something under `directory` (moved or deleted
+    /// since included: their link still names the path): unlike a count of all of them,
+    /// not moved by other suites running at the same time.
     static func openDescriptors(under directory: URL) -> Int {
         let root = directory.resolvingSymlinksInPath().path + "/"
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
