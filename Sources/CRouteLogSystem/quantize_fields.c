@@ -35,6 +35,7 @@ static void quantize_portable(const double *points, size_t from, size_t count, s
         int64_t v = routelog_scaled(x + offset, scale);
         values[i] = v;
         if (!(x >= low && x <= high)) summary->in_range = 0;
+        if (spec->optional) continue;
         if (v < summary->min) summary->min = v;
         if (v > summary->max) summary->max = v;
     }
@@ -72,17 +73,20 @@ void routelog_quantize_fields_portable(const double *points, size_t count, size_
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-__attribute__((target("avx2")))
-static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
-                          const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
+// Compiled twice, with `optional` fixed: an optional field has absent values and no
+// smallest and largest (nothing uses them), a required field the reverse, so neither
+// loop does the other's work.
+__attribute__((target("avx2"), always_inline))
+static inline void quantize_avx2_kernel(const double *points, size_t from, size_t count, size_t stride,
+                                        const routelog_field_spec *spec, uint64_t absent_bits,
+                                        routelog_field_summary *summary, const int optional) {
     int64_t *values = spec->values;
     double *raw = spec->raw;
     const __m256d vscale = _mm256_set1_pd(spec->scale), voffset = _mm256_set1_pd(spec->offset),
                   vlow = _mm256_set1_pd(spec->low), vhigh = _mm256_set1_pd(spec->high), sign = _mm256_set1_pd(-0.0),
                   below_half = _mm256_set1_pd(0.49999999999999994), exact_limit = _mm256_set1_pd(2251799813685248.0),
                   magic = _mm256_set1_pd(6755399441055744.0);  // 2^52 + 2^51
-    const __m256i absent = _mm256_set1_epi64x((long long)absent_bits), magic_bits = _mm256_castpd_si256(magic),
-                  may_be_absent = _mm256_set1_epi64x(spec->optional ? -1 : 0);
+    const __m256i absent = _mm256_set1_epi64x((long long)absent_bits), magic_bits = _mm256_castpd_si256(magic);
     __m256i vmin = _mm256_set1_epi64x(INT64_MAX), vmax = _mm256_set1_epi64x(INT64_MIN);
     __m256d out_of_range = _mm256_setzero_pd();
     __m256i absent_lanes = _mm256_setzero_si256();
@@ -91,8 +95,6 @@ static void quantize_avx2(const double *points, size_t from, size_t count, size_
     for (; i + 4 <= count; i += 4) {
         __m256d x = _mm256_set_pd(p[(i + 3) * stride], p[(i + 2) * stride], p[(i + 1) * stride], p[i * stride]);
         if (raw) _mm256_storeu_pd(raw + i, x);
-        __m256i is_absent_lane = _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_castpd_si256(x), absent), may_be_absent);
-        __m256d present = _mm256_castsi256_pd(_mm256_xor_si256(is_absent_lane, _mm256_set1_epi64x(-1)));
         __m256d v = _mm256_mul_pd(_mm256_add_pd(x, voffset), vscale);
         // Ties away from zero: add the largest double below 0.5 with v's sign, truncate.
         __m256d w = _mm256_add_pd(v, _mm256_or_pd(_mm256_and_pd(v, sign), below_half));
@@ -100,28 +102,32 @@ static void quantize_avx2(const double *points, size_t from, size_t count, size_
         // Exact below 2^51: t + 2^52 + 2^51 holds t in its low bits.
         __m256d exact = _mm256_cmp_pd(_mm256_andnot_pd(sign, t), exact_limit, _CMP_LT_OQ);
         __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(t, magic)), magic_bits);
-        q = _mm256_andnot_si256(is_absent_lane, q);
-        if (_mm256_movemask_pd(_mm256_or_pd(exact, _mm256_castsi256_pd(is_absent_lane))) != 0xF) {
+        __m256d in_range = _mm256_and_pd(_mm256_cmp_pd(x, vlow, _CMP_GE_OQ), _mm256_cmp_pd(x, vhigh, _CMP_LE_OQ));
+        if (optional) {
+            __m256i is_absent_lane = _mm256_cmpeq_epi64(_mm256_castpd_si256(x), absent);
+            q = _mm256_andnot_si256(is_absent_lane, q);
+            exact = _mm256_or_pd(exact, _mm256_castsi256_pd(is_absent_lane));
+            in_range = _mm256_or_pd(in_range, _mm256_castsi256_pd(is_absent_lane));
+            absent_lanes = _mm256_sub_epi64(absent_lanes, is_absent_lane);  // -(-1) per absent lane
+        }
+        if (_mm256_movemask_pd(exact) != 0xF) {
             // A value at 2^51 or beyond, or NaN: routelog_scaled's own clamping.
             int64_t lanes[4];
             _mm256_storeu_si256((__m256i *)lanes, q);
             for (int l = 0; l < 4; l++) {
                 double xl = p[(i + l) * stride];
-                if (!(spec->optional && is_absent(xl, absent_bits))) lanes[l] = routelog_scaled(xl + spec->offset, spec->scale);
+                if (!(optional && is_absent(xl, absent_bits))) lanes[l] = routelog_scaled(xl + spec->offset, spec->scale);
             }
             q = _mm256_loadu_si256((const __m256i *)lanes);
         }
         _mm256_storeu_si256((__m256i *)(values + i), q);
-        __m256d in_range = _mm256_and_pd(_mm256_cmp_pd(x, vlow, _CMP_GE_OQ), _mm256_cmp_pd(x, vhigh, _CMP_LE_OQ));
-        out_of_range = _mm256_or_pd(out_of_range, _mm256_andnot_pd(in_range, present));
-        absent_lanes = _mm256_sub_epi64(absent_lanes, is_absent_lane);  // -(-1) per absent lane
-        // Smallest and largest of the present lanes (absent ones leave them as they were).
-        __m256i low_q = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmin), _mm256_castsi256_pd(q), present));
-        __m256i high_q = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmax), _mm256_castsi256_pd(q), present));
-        vmin = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmin), _mm256_castsi256_pd(low_q),
-                                                     _mm256_castsi256_pd(_mm256_cmpgt_epi64(vmin, low_q))));
-        vmax = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmax), _mm256_castsi256_pd(high_q),
-                                                     _mm256_castsi256_pd(_mm256_cmpgt_epi64(high_q, vmax))));
+        out_of_range = _mm256_or_pd(out_of_range, _mm256_xor_pd(in_range, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
+        if (!optional) {
+            vmin = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmin), _mm256_castsi256_pd(q),
+                                                         _mm256_castsi256_pd(_mm256_cmpgt_epi64(vmin, q))));
+            vmax = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmax), _mm256_castsi256_pd(q),
+                                                         _mm256_castsi256_pd(_mm256_cmpgt_epi64(q, vmax))));
+        }
     }
     int64_t mins[4], maxs[4], absents[4];
     _mm256_storeu_si256((__m256i *)mins, vmin);
@@ -134,6 +140,13 @@ static void quantize_avx2(const double *points, size_t from, size_t count, size_
     }
     if (_mm256_movemask_pd(out_of_range) != 0) summary->in_range = 0;
     quantize_portable(points, i, count, stride, spec, absent_bits, summary);
+}
+
+__attribute__((target("avx2")))
+static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
+                          const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
+    if (spec->optional) quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1);
+    else quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0);
 }
 
 void routelog_quantize_fields(const double *points, size_t count, size_t stride, const routelog_field_spec *specs,

@@ -2,7 +2,8 @@
 // 2"): four streams, or one stream with zero runs; every value of a load's columns goes
 // through one of them. Four bit positions in registers, one table lookup each; the running sums in a
 // pass of their own. With BMI2 the variable shifts and masks are single instructions
-// (SHRX, BZHI); the outcome is the same integers either way.
+// (SHRX, BZHI), and with AVX2 the running sums go four at a time; the outcome is the
+// same integers either way.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
 
@@ -87,12 +88,28 @@ static inline __attribute__((always_inline)) uint64_t next_u(const uint8_t *byte
     return entry_value(entry, window);
 }
 
+// The second pass of decode_four: u[j] to the column's values in place, one at a time.
+static inline __attribute__((always_inline)) void integrate_scalar(int64_t *out, size_t count, uint64_t bias,
+                                                                   uint64_t divisor, uint64_t *value,
+                                                                   uint64_t *delta, int order) {
+    const uint64_t *u = (const uint64_t *)out;
+    uint64_t v = *value, d = *delta;
+    for (size_t j = 0; j < count; j++) out[j] = next_value(bias, divisor, &v, &d, u[j], order);
+    *value = v;
+    *delta = d;
+}
+
+typedef void (*integrator)(int64_t *out, size_t count, uint64_t bias, uint64_t divisor, uint64_t *value,
+                           uint64_t *delta, int order);
+
 // The loop for one order, in two passes: the tokens' values u first (four chains of
 // position, window and table entry, with little else live, so that they stay in
-// registers), then the residuals and running sums over what was read. A window where no
-// code starts stops the loop: the caller's checked loop then finds the damage.
+// registers), then the residuals and running sums over what was read (`integrate`). A
+// window where no code starts stops the loop: the caller's checked loop then finds the
+// damage.
 static inline __attribute__((always_inline)) size_t decode_four(routelog_four_streams *restrict s,
-                                                                int64_t *restrict out, size_t k, int order) {
+                                                                int64_t *restrict out, size_t k, int order,
+                                                                integrator integrate) {
     const uint8_t *bytes = s->bytes;
     const uint64_t *entries = s->entries;
     const uint64_t mask = s->mask;
@@ -117,9 +134,8 @@ static inline __attribute__((always_inline)) size_t decode_four(routelog_four_st
     s->positions[1] = failed ? INT64_MAX : p1;
     s->positions[2] = failed ? INT64_MAX : p2;
     s->positions[3] = failed ? INT64_MAX : p3;
-    const uint64_t bias = (uint64_t)s->bias, divisor = (uint64_t)s->divisor;
     uint64_t value = (uint64_t)s->value, delta = (uint64_t)s->delta;
-    for (size_t j = 0; j < i; j++) out[j] = next_value(bias, divisor, &value, &delta, u[j], order);
+    integrate(out, i, (uint64_t)s->bias, (uint64_t)s->divisor, &value, &delta, order);
     s->value = (int64_t)value;
     s->delta = (int64_t)delta;
     return i;
@@ -157,16 +173,25 @@ static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_str
 
 // The loop made for the column's order: one copy per order, with no branch on it inside.
 static inline __attribute__((always_inline)) size_t decode_for_order(routelog_four_streams *s, int64_t *out,
-                                                                     size_t k) {
+                                                                     size_t k, integrator integrate) {
     switch (s->order) {
-    case 0: return decode_four(s, out, k, 0);
-    case 1: return decode_four(s, out, k, 1);
-    default: return decode_four(s, out, k, 2);
+    case 0: return decode_four(s, out, k, 0, integrate);
+    case 1: return decode_four(s, out, k, 1, integrate);
+    default: return decode_four(s, out, k, 2, integrate);
+    }
+}
+
+static void integrate_portable(int64_t *out, size_t count, uint64_t bias, uint64_t divisor, uint64_t *value,
+                               uint64_t *delta, int order) {
+    switch (order) {
+    case 0: integrate_scalar(out, count, bias, divisor, value, delta, 0); break;
+    case 1: integrate_scalar(out, count, bias, divisor, value, delta, 1); break;
+    default: integrate_scalar(out, count, bias, divisor, value, delta, 2); break;
     }
 }
 
 size_t routelog_decode_four_streams_portable(routelog_four_streams *s, int64_t *out, size_t k) {
-    return decode_for_order(s, out, k);
+    return decode_for_order(s, out, k, integrate_portable);
 }
 
 size_t routelog_decode_run_stream_portable(routelog_run_stream *s, int64_t *out, size_t k) {
@@ -174,14 +199,76 @@ size_t routelog_decode_run_stream_portable(routelog_run_stream *s, int64_t *out,
 }
 
 #if defined(__x86_64__)
+#include <immintrin.h>
+
+// Running sums of four 64-bit lanes: [a, b, c, d] to [a, a+b, a+b+c, a+b+c+d].
+__attribute__((target("avx2"), always_inline))
+static inline __m256i running_sums(__m256i x) {
+    __m256i shifted = _mm256_blend_epi32(_mm256_permute4x64_epi64(x, _MM_SHUFFLE(2, 1, 0, 0)), _mm256_setzero_si256(), 0x03);
+    x = _mm256_add_epi64(x, shifted);
+    return _mm256_add_epi64(x, _mm256_permute2x128_si256(x, x, 0x08));  // [0, 0, x0, x1] added
+}
+
+// The second pass four values at a time: the same wrapping integers as integrate_scalar.
+// A 64-bit product is three 32-bit ones (the low 64 bits of z × divisor); a divisor of 1,
+// the common case, skips them. Each group's running sums start from the last lane of the
+// group before, which stays in a register.
+__attribute__((target("avx2"), always_inline))
+static inline void integrate_avx2_order(int64_t *out, size_t count, uint64_t bias, uint64_t divisor,
+                                        uint64_t *value, uint64_t *delta, const int order) {
+    const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256(), vbias = _mm256_set1_epi64x((long long)bias);
+    const __m256i divisor_low = _mm256_set1_epi64x((long long)divisor),
+                  divisor_high = _mm256_set1_epi64x((long long)(divisor >> 32));
+    __m256i last_value = _mm256_set1_epi64x((long long)*value), last_delta = _mm256_set1_epi64x((long long)*delta);
+    size_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        __m256i u = _mm256_loadu_si256((const __m256i *)(out + j));
+        __m256i z = _mm256_xor_si256(_mm256_srli_epi64(u, 1), _mm256_sub_epi64(zero, _mm256_and_si256(u, one)));
+        if (divisor != 1) {
+            __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(z, 32), divisor_low),
+                                             _mm256_mul_epu32(z, divisor_high));
+            z = _mm256_add_epi64(_mm256_mul_epu32(z, divisor_low), _mm256_slli_epi64(cross, 32));
+        }
+        __m256i r = _mm256_add_epi64(z, vbias);
+        // The group's own sums first, then what came before added to every lane: the
+        // only chain from one group to the next is that one addition.
+        if (order == 2) {
+            __m256i sums = running_sums(r);
+            r = _mm256_add_epi64(sums, last_delta);
+            last_delta = _mm256_add_epi64(last_delta, _mm256_permute4x64_epi64(sums, _MM_SHUFFLE(3, 3, 3, 3)));
+        }
+        if (order >= 1) {
+            __m256i sums = running_sums(r);
+            r = _mm256_add_epi64(sums, last_value);
+            last_value = _mm256_add_epi64(last_value, _mm256_permute4x64_epi64(sums, _MM_SHUFFLE(3, 3, 3, 3)));
+        }
+        _mm256_storeu_si256((__m256i *)(out + j), r);
+    }
+    *value = (uint64_t)_mm256_extract_epi64(last_value, 0);
+    *delta = (uint64_t)_mm256_extract_epi64(last_delta, 0);
+    integrate_scalar(out + j, count - j, bias, divisor, value, delta, order);
+}
+
+__attribute__((target("avx2")))
+static void integrate_avx2(int64_t *out, size_t count, uint64_t bias, uint64_t divisor, uint64_t *value,
+                           uint64_t *delta, int order) {
+    switch (order) {
+    case 0: integrate_avx2_order(out, count, bias, divisor, value, delta, 0); break;
+    case 1: integrate_avx2_order(out, count, bias, divisor, value, delta, 1); break;
+    default: integrate_avx2_order(out, count, bias, divisor, value, delta, 2); break;
+    }
+}
+
 __attribute__((target("bmi,bmi2")))
-static size_t decode_bmi2(routelog_four_streams *s, int64_t *out, size_t k) { return decode_for_order(s, out, k); }
+static size_t decode_bmi2(routelog_four_streams *s, int64_t *out, size_t k) {
+    return decode_for_order(s, out, k, routelog_has_avx2() ? integrate_avx2 : integrate_portable);
+}
 
 __attribute__((target("bmi,bmi2")))
 static size_t decode_runs_bmi2(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
 
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
-    return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_for_order(s, out, k);
+    return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_for_order(s, out, k, integrate_portable);
 }
 
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) {
@@ -189,7 +276,7 @@ size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k
 }
 #else
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
-    return decode_for_order(s, out, k);
+    return decode_for_order(s, out, k, integrate_portable);
 }
 
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }

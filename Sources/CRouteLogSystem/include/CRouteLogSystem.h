@@ -61,8 +61,8 @@ static inline int64_t routelog_scaled(double value, double scale) {
 
 /// What routelog_quantize_field found in one field of a run of points.
 typedef struct {
-    /// Smallest and largest stored integer of the present values (INT64_MAX and
-    /// INT64_MIN when no value is present).
+    /// Smallest and largest stored integer of a required field (INT64_MAX and
+    /// INT64_MIN for an optional field, and for no points).
     int64_t min, max;
     /// Points whose value has the absent bit pattern.
     size_t absent;
@@ -73,8 +73,8 @@ typedef struct {
 /// One field for routelog_quantize_fields: the `field`-th double of each point; each
 /// value x becomes values[i] = routelog_scaled(x + offset, scale), and raw[i] = x when
 /// raw is not NULL. Values are checked against low...high. In an optional field, a
-/// value whose bits are `absent_bits` is absent (0, counted, neither checked nor in
-/// min and max); in a required one it is a NaN like any other.
+/// value whose bits are `absent_bits` is absent (0, counted, not checked); in a required
+/// one it is a NaN like any other.
 typedef struct {
     size_t field;
     int optional;
@@ -204,8 +204,8 @@ typedef struct {
 /// (a multiple of 4), with the positions and sums after them. A window where no code
 /// starts stops it: it then returns 0 with every position INT64_MAX (the caller's
 /// checked loop finds the damage). Reads may pass a stream's end into the next stream's
-/// bits: the caller checks the ends after. With BMI2 when the processor has it, the same
-/// values either way.
+/// bits: the caller checks the ends after. With BMI2 when the processor has it (and the
+/// running sums four at a time with AVX2), the same values either way.
 size_t routelog_decode_four_streams(routelog_four_streams *streams, int64_t *out, size_t k);
 
 /// The same without BMI2 (for tests).
