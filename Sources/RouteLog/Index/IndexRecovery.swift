@@ -57,7 +57,7 @@ struct IndexRecovery {
             indexFileDamaged = true
         }
         if let indexFile, let indexed = loaded, let scans = try Self.catchUpScans(indexed, segments: segments) {
-            for (segment, scan) in zip(segments.segments, scans) { adopt(scan, of: segment.number) }
+            for (segment, scan) in zip(segments.segments, scans) { adopt(scan, of: segment, in: segments) }
             damage += Self.vouchedDamage(indexed, segments: segments)
             index = indexed.index
             self.indexFile = indexFile
@@ -67,7 +67,7 @@ struct IndexRecovery {
             indexTornTail = indexed.tornTail
         } else {
             indexUnusable = true
-            for segment in segments.segments { adopt(try Self.scan(segment, from: header), of: segment.number) }
+            for segment in segments.segments { adopt(try Self.scan(segment, from: header), of: segment, in: segments) }
         }
         // A put keeps its metadata's stored bytes: decoded and encoded again, a name
         // of invalid UTF-8 would grow past its limit in the index written from this one.
@@ -104,12 +104,21 @@ struct IndexRecovery {
         return damage
     }
 
-    private mutating func adopt(_ scan: SegmentScan, of number: UInt32) {
+    /// Takes a segment's scan. Only the last segment, the one appends go to, can end in
+    /// a torn tail: a writer syncs a segment before it starts the next, and cuts a torn
+    /// tail before it appends. Bytes after the last whole record of an older segment are
+    /// damage (a damaged last record, say), reported and kept, never cut.
+    private mutating func adopt(_ scan: SegmentScan, of segment: LogSegment, in segments: SegmentSet) {
         caughtUp += scan.events
         caughtUpMetadata += scan.storedMetadata
-        segmentEnds[number] = scan.validEnd
+        segmentEnds[segment.number] = scan.validEnd
         damage += scan.damage
-        if let tail = scan.tornTail { segmentTails.append(tail) }
+        guard let tail = scan.tornTail else { return }
+        if segment.number == segments.segments.last?.number {
+            segmentTails.append(tail)
+        } else {
+            damage.append(tail)
+        }
     }
 
     /// Reads the records of `segment` from `start` to its end, noting damage and the torn

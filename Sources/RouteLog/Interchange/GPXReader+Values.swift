@@ -12,7 +12,7 @@ extension GPXReader {
                  (GPXNamespace.garminTrackPointV2, "hr"), (GPXNamespace.garminTrackPointV2, "cad"),
                  (GPXNamespace.garminTrackPointV2, "speed"), (GPXNamespace.garminTrackPointV2, "course"),
                  (GPXNamespace.gpxdata, "hr"), (GPXNamespace.gpxdata, "cadence"),
-                 (GPXNamespace.routeLog, "speed"), (GPXNamespace.routeLog, "course"),
+                 (GPXNamespace.routeLog, "hr"), (GPXNamespace.routeLog, "speed"), (GPXNamespace.routeLog, "course"),
                  (GPXNamespace.routeLog, "horizontalAccuracy"), (GPXNamespace.routeLog, "verticalAccuracy"):
                 known = true
             default:
@@ -82,7 +82,7 @@ extension GPXReader {
         switch name {
         case "time":
             guard let date = time(value) else { return }
-            guard GPXImportOptions.validTimes.contains(date.timeIntervalSince1970) else {
+            guard GPXImportOptions.isValidTime(date.timeIntervalSince1970) else {
                 return stop("<time>\(Self.shown(value))</time> is outside 1970...2200, which RouteLog cannot store")
             }
             point?.time = date.timeIntervalSince1970
@@ -97,7 +97,7 @@ extension GPXReader {
     /// one outside 1970...2200 is only not used (it dates nothing unless a path is untimed).
     func setFileTime(_ value: String) {
         guard let date = time(value) else { return }
-        if GPXImportOptions.validTimes.contains(date.timeIntervalSince1970) { contents.fileTime = date }
+        if GPXImportOptions.isValidTime(date.timeIntervalSince1970) { contents.fileTime = date }
     }
 
     func setExtensionValue(_ name: String, _ uri: String?, _ value: String) {
@@ -107,8 +107,9 @@ extension GPXReader {
             return
         }
         switch name {
-        // A heart rate of 0 is a sensor that lost contact, not a reading.
-        case "hr": point?.heartRate = number > 0 ? number : nil
+        // A heart rate of 0 is a sensor that lost contact, not a reading, except in
+        // RouteLog's own namespace, where its writer puts a reading of 0.
+        case "hr": point?.heartRate = number > 0 || uri == GPXNamespace.routeLog ? number : nil
         case "cad", "cadence": point?.cadence = number
         case "speed": point?.speed = number
         case "course": point?.course = number

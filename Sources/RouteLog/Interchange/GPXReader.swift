@@ -154,6 +154,11 @@ final class GPXReader: NSObject, XMLParserDelegate {
         guard error == nil else { return }
         guard names.admit(qualifiedName, name, uri: uri, attributes: attributes) else { return refuse(names.refusal) }
         guard skipUntilDepth == nil else { return }
+        // Mixed content: a value's text around an element would be read as one number
+        // or name made of the pieces ("1<x>9</x>2" as 12, or 192).
+        if text != nil {
+            return stop("<\((qualifiedName ?? name).prefix(80))> is inside an element whose value is text (a number, a time or a name)")
+        }
         // A prefixed name with no namespace: libxml2 only warns, we refuse.
         if let qualifiedName, qualifiedName.utf8.contains(UInt8(ascii: ":")), uri == nil || uri == "" {
             return stop("the prefix of <\(qualifiedName.prefix(80))> is not declared")

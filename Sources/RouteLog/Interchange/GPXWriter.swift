@@ -49,11 +49,15 @@ enum GPXWriter {
         out += "<time>\(ISO8601Time.format(p.timestamp))</time>"
         // Garmin's schema order: hr, cad, speed, course; speed and course must be >= 0.
         var garmin = ""
-        if let hr = p.heartRate { garmin += "<gpxtpx:hr>\(DecimalText.format(hr, places: 0))</gpxtpx:hr>" }
+        // A heart rate of 0 goes in RouteLog's own namespace: readers (RouteLog's too)
+        // take Garmin's 0 for a sensor that lost contact, RouteLog's for a reading.
+        let heartRate = p.heartRate.map { DecimalText.format($0, places: 0) }
+        if let hr = heartRate, hr != "0" { garmin += "<gpxtpx:hr>\(hr)</gpxtpx:hr>" }
         if let cad = p.cadence { garmin += "<gpxtpx:cad>\(DecimalText.format(cad, places: 0))</gpxtpx:cad>" }
         if let speed = p.speed, speed >= 0 { garmin += "<gpxtpx:speed>\(DecimalText.format(speed, places: 2))</gpxtpx:speed>" }
         if let course = p.course, course >= 0 { garmin += "<gpxtpx:course>\(DecimalText.format(course, places: 2))</gpxtpx:course>" }
         var own = ""
+        if heartRate == "0" { own += "<routelog:hr>0</routelog:hr>" }
         if let speed = p.speed, speed < 0 { own += "<routelog:speed>\(DecimalText.format(speed, places: 2))</routelog:speed>" }
         if let course = p.course, course < 0 { own += "<routelog:course>\(DecimalText.format(course, places: 2))</routelog:course>" }
         if let h = p.horizontalAccuracy {

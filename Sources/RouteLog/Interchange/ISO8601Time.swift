@@ -126,8 +126,11 @@ enum ISO8601Time {
     }
 
     /// `2024-05-01T07:30:12.345Z`: UTC, always with milliseconds (RouteLog's precision).
+    /// Total: a time no store holds (a route the app never saved, at ±10^17 s or NaN) is
+    /// written as its stored integer would be, clamped as ``Quantization`` clamps, not
+    /// a stop of the process.
     static func format(_ date: Date) -> String {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let totalMillis = Quantization.milliseconds(date)
         let (days, msOfDay) = floorDivide(totalMillis, 86_400_000)
         let (y, m, d) = civilFromDays(Int(days))
         let ms = Int(msOfDay)

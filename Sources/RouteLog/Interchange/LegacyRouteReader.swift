@@ -92,7 +92,7 @@ struct LegacyRouteReader {
               let lat = try archive.number(location[Key.latitude]), let lon = try archive.number(location[Key.longitude]),
               lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon),
               let time = try archive.date(location[Key.timestamp]),
-              GPXImportOptions.validTimes.contains(time.timeIntervalSince1970) else { return nil }
+              GPXImportOptions.isValidTime(time.timeIntervalSince1970) else { return nil }
         let horizontal = try archive.number(location[Key.horizontalAccuracy])
         // CoreLocation: a negative horizontal accuracy means the coordinate is invalid.
         if let horizontal, horizontal < 0 { return nil }

@@ -75,8 +75,12 @@ public struct RouteImportOptions: Sendable, Equatable {
     /// The default policy.
     public init() {}
 
-    /// The timestamps RouteLog stores: 1970-01-01 up to (not including) 2200-01-01, in Unix seconds.
-    static let validTimes: Range<TimeInterval> = 0..<7_258_118_399.999
+    /// True for the timestamps RouteLog imports, in Unix seconds: from 1970-01-01 to
+    /// every time the store accepts before 2200-01-01, the last millisecond included
+    /// (the test the store itself applies to the stored milliseconds).
+    static func isValidTime(_ seconds: TimeInterval) -> Bool {
+        seconds >= 0 && Quantization.milliseconds(seconds) < FormatConstants.latestTimestampMs
+    }
 }
 
 /// The former name of ``RouteImportOptions``, from when RouteLog imported only GPX.

@@ -64,14 +64,25 @@ public struct RoutePreview: Sendable, Equatable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey { case coordinates, tolerance }
 
     /// Decodes a preview from its coordinates and tolerance.
-    /// - Throws: `DecodingError` when a field is missing or there are more than 64 points.
+    /// - Throws: `DecodingError` when a field is missing, there are more than 64 points,
+    ///   a latitude is not within ±90 or a longitude within ±180, or the tolerance is
+    ///   negative or not finite.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let coordinates = try c.decode([Coordinate].self, forKey: .coordinates)
         guard coordinates.count <= Self.maxPoints else {
             throw DecodingError.dataCorruptedError(forKey: .coordinates, in: c, debugDescription: "more than \(Self.maxPoints) points")
         }
-        self.init(coordinates: coordinates, tolerance: try c.decode(Double.self, forKey: .tolerance))
+        if let bad = coordinates.firstIndex(where: { !($0.latitude.magnitude <= 90 && $0.longitude.magnitude <= 180) }) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .coordinates, in: c,
+                debugDescription: "point \(bad) (\(coordinates[bad].latitude), \(coordinates[bad].longitude)) is not a latitude within ±90 and a longitude within ±180")
+        }
+        let tolerance = try c.decode(Double.self, forKey: .tolerance)
+        guard tolerance >= 0 && tolerance.isFinite else {
+            throw DecodingError.dataCorruptedError(forKey: .tolerance, in: c, debugDescription: "\(tolerance) is not a finite distance of 0 or more")
+        }
+        self.init(coordinates: coordinates, tolerance: tolerance)
     }
 
     /// Encodes the preview as its coordinates and tolerance.

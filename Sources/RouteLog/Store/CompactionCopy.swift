@@ -93,26 +93,43 @@ struct CompactionCopy {
         return damaged
     }
 
-    /// The rewritten segments holding a record the index does not account for, which
-    /// a replay of the segments keeps: a RoutePut, RecordingStart or RecordingFinish of
-    /// an id of which the index has no live route, no unfinished recording and no
-    /// tombstone; a RouteDelete or RecordingDiscard of a route or recording the index
-    /// holds live from before it; a MetadataEdit of a route whose latest edit the index
-    /// places before it. None is possible in a log whose index is its own (ids are never
-    /// used again); a forged or damaged index file has them. Such a segment is kept as
-    /// found rather than have the record dropped as dead (a route lost, a deleted one
-    /// back, an edit lost). Every record of the segment is read (with its checksum).
-    func unaccountedSegments() -> Set<UInt32> {
+    /// What reading the rewritten segments whole found (``checkRewritten()``).
+    struct RewrittenCheck {
+        /// Segments holding a record the index does not account for: kept as found.
+        var unaccounted = Set<UInt32>()
+        /// Bytes that are no valid record, per segment: kept in `lost/` before the
+        /// segment goes.
+        var damage: [UInt32: [DamagedRange]] = [:]
+    }
+
+    /// Reads every record of the rewritten segments (with its checksum), to the end of
+    /// each file.
+    ///
+    /// A segment holding a record the index does not account for, which a replay of the
+    /// segments keeps, is kept as found rather than have the record dropped as dead (a
+    /// route lost, a deleted one back, an edit lost): a RoutePut, RecordingStart or
+    /// RecordingFinish of an id of which the index has no live route, no unfinished
+    /// recording and no tombstone; a RouteDelete or RecordingDiscard of a route or
+    /// recording the index holds live from before it; a MetadataEdit of a route whose
+    /// latest edit the index places before it. None is possible in a log whose index is
+    /// its own (ids are never used again); a forged or damaged index file has them.
+    ///
+    /// Bytes that are no valid record (damage, or a damaged last record) are noted: once
+    /// an index was rebuilt, nothing says what such bytes held, so the compaction keeps a
+    /// copy of them in `lost/` before it removes their segment. (Damage in a record the
+    /// index locates keeps its segment as found: ``damagedSegments(_:)``.)
+    func checkRewritten() -> RewrittenCheck {
         func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
-        var kept = Set<UInt32>()
+        var check = RewrittenCheck()
         for number in rewritten {
             guard let segment = segments.segment(number) else { continue }
             do {
-                var scanner = LogScanner(file: try segment.file, from: Int64(FormatConstants.fileHeaderSize),
-                                         fileSize: segment.end, version: segment.version)
+                let file = try segment.file
+                var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize),
+                                         fileSize: max(segment.end, try file.size()), version: segment.version)
                 while let record = try scanner.next() {
-                    // Read as a replay reads it: a record that makes no sense (damage) or
-                    // of a type this version does not know is nothing a replay keeps.
+                    // Read as a replay reads it: a record that makes no sense or of a type
+                    // this version does not know is nothing a replay keeps.
                     guard let event = try? LogEvent.fromSegment(record, segment: number) else { continue }
                     let id = event.id, here = order(event.location)
                     let accounted: Bool
@@ -129,15 +146,20 @@ struct CompactionCopy {
                         accounted = true
                     }
                     if !accounted {
-                        kept.insert(number)
+                        check.unaccounted.insert(number)
                         break
                     }
                 }
+                var damage = scanner.damage
+                if scanner.tailLength > 0 {
+                    damage.append(DamagedRange(path: segment.path, offset: scanner.validEnd, length: scanner.tailLength))
+                }
+                if !damage.isEmpty { check.damage[number] = damage }
             } catch {
-                kept.insert(number)
+                check.unaccounted.insert(number)
             }
         }
-        return kept
+        return check
     }
 
     /// The id a segment record's payload starts with (every type's does).

@@ -40,7 +40,8 @@ struct Compactor {
         var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten)
         // 2. Check every record to copy, and that every route the rewritten segments make
         //    is one the index knows; a segment failing either is kept as found.
-        let damaged = copy.damagedSegments(copy.items()).union(copy.unaccountedSegments())
+        let check = copy.checkRewritten()
+        let damaged = copy.damagedSegments(copy.items()).union(check.unaccounted)
         var plan = plan0
         if !damaged.isEmpty {
             plan = CompactionPlan(index: snapshot, segments: segments, threshold: threshold, damaged: damaged)
@@ -58,6 +59,7 @@ struct Compactor {
             reserveNumber: { try store.withWriter { $0.manifest.reserveFileNumber() } }))
         var newRuns: [UInt32: [UInt32]] = [:]
         do {
+            try keepDamage(check.damage, of: plan.rewritten, segments: segments)
             let items = copy.items()
             for run in plan.runs {
                 let runSet = Set(run)
@@ -89,6 +91,20 @@ struct Compactor {
         report.segmentsCompacted = plan.rewritten.count
         report.duration = Date().timeIntervalSince(started)
         return (report, damaged)
+    }
+
+    /// Copies into `lost/` the bytes of the segments to rewrite that are no valid
+    /// record, before the segments go (docs/recovery-and-compaction.md, "What is never
+    /// destroyed"): they may have held a change that nothing else holds.
+    private func keepDamage(_ damage: [UInt32: [DamagedRange]], of rewritten: Set<UInt32>, segments: SegmentSet) throws {
+        for (number, ranges) in damage.sorted(by: { $0.key < $1.key }) where rewritten.contains(number) {
+            guard let segment = segments.segment(number) else { continue }
+            for range in ranges {
+                try LostAndFound(files: store.files).keepCopy(
+                    of: try segment.file, name: FormatConstants.segmentName(number), from: range.offset, length: range.length,
+                    reason: "bytes that are no valid record, which the index names no record in, kept when a compaction rewrote their segment")
+            }
+        }
     }
 
     /// Throws when close() has begun: a compaction then gives up at once.

@@ -6,6 +6,8 @@
 struct LeftoverFiles {
     let files: LogFiles
     let manifest: Manifest
+    /// The state the live files make.
+    let index: RouteIndex
 
     /// What was moved into `lost/`, by name.
     @discardableResult
@@ -26,9 +28,15 @@ struct LeftoverFiles {
         return movedAside
     }
 
-    /// True when every record of the segment belongs to an id the manifest already
-    /// counted (below its next route id): a copy, or what a compaction replaced. A
-    /// segment that cannot be read whole, or that is no regular file, is not.
+    /// True when every record of the segment is one the live files already hold or
+    /// have made moot: a copy, or what a compaction replaced. Each record's id must be
+    /// one the manifest already counted (below its next route id), and
+    /// - a RouteDelete's route, or a RecordingDiscard's recording, is no longer live;
+    /// - a MetadataEdit's route is no longer live, or holds that very metadata.
+    /// A delete or edit only in the leftover (the newer segments of a store whose
+    /// MANIFEST was replaced by an older copy) is an acknowledged change the live files
+    /// lack. A segment that cannot be read whole, or that is no regular file, is not
+    /// redundant either.
     private func isRedundantSegment(_ name: String) -> Bool {
         guard let file = try? files.open(.segment, number: 0, writable: false, name: name),
               let size = try? file.size(),
@@ -39,6 +47,18 @@ struct LeftoverFiles {
         guard let scan = try? IndexRecovery.scan(segment, from: Int64(FormatConstants.fileHeaderSize)),
               scan.damage.isEmpty, scan.tornTail == nil
         else { return false }
-        return scan.events.allSatisfy { $0.id.rawValue < manifest.nextRouteID }
+        return scan.events.allSatisfy { event in
+            guard event.id.rawValue < manifest.nextRouteID else { return false }
+            switch event {
+            case .put, .recordingStart, .recordingChunk, .recordingFinish:
+                return true
+            case .delete(let id, _):
+                return !index.routes.contains(id)
+            case .recordingDiscard(let id, _):
+                return index.recordings[id] == nil
+            case .edit(let id, let metadata, _):
+                return index.routes[id].map { $0.metadata == metadata } ?? true
+            }
+        }
     }
 }

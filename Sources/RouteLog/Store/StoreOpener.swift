@@ -159,7 +159,7 @@ struct StoreOpener {
             writer.index.append(recovery.caughtUp)
             writer.index.syncQuietly()
         }
-        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current).clear()
+        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index).clear()
         state.segments = writer.log.segments
         state.generation = writer.manifest.current.generation
         state.indexFileNumber = writer.index.number

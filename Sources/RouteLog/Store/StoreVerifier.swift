@@ -60,7 +60,12 @@ struct StoreVerifier {
                                              length: Int64(FormatConstants.fileHeaderSize), routeID: nil,
                                              message: "the segment's file header is damaged: \((error as? RouteLogError)?.message ?? "\(error)")"))
             }
-            var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end,
+            // An older segment is read to the end of its file: bytes after its last whole
+            // record are damage (only the last segment can end in a torn tail, and its
+            // end is where this snapshot's appends end).
+            let isLast = segment.number == snapshot.segments.segments.last?.number
+            let end = isLast ? segment.end : max(segment.end, (try? file.size()) ?? segment.end)
+            var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: end,
                                      version: segment.version, vouched: vouched[segment.number] ?? [])
             do {
                 while let record = try scanner.next() {
@@ -85,18 +90,25 @@ struct StoreVerifier {
                                              routeID: hit,
                                              message: "\(range.length) bytes are no valid record" + (hit.map { "; they held route \($0)" } ?? "")))
             }
-            if scanner.tailLength > 0 {
+            if scanner.tailLength > 0 && isLast {
                 report.tornTails.append(.init(kind: .damagedBytes, path: segment.path, offset: scanner.validEnd,
                                               length: scanner.tailLength, routeID: nil,
                                               message: "\(scanner.tailLength) bytes of an unfinished append at the end"))
+            } else if scanner.tailLength > 0 {
+                report.problems.append(.init(kind: .damagedBytes, path: segment.path, offset: scanner.validEnd,
+                                             length: scanner.tailLength, routeID: nil,
+                                             message: "\(scanner.tailLength) bytes after the last whole record of a sealed segment are no valid record"))
             }
             report.bytesChecked += segment.end
             done += segment.end
             progress?(0.5 * Double(done) / Double(totalBytes))
         }
         // What the open met and this scan cannot see any more: the tails it left out
-        // (or a writer cut), and a damaged index a reader did without.
-        for tail in snapshot.tornTails where !report.tornTails.contains(where: { $0.path == tail.path && $0.offset == tail.offset }) {
+        // (or a writer cut), and a damaged index a reader did without; not those of files
+        // a compaction has removed since.
+        let current = Set(snapshot.segments.segments.map(\.path) + (snapshot.indexFile.map { [$0.path] } ?? []))
+        for tail in snapshot.tornTails where current.contains(tail.path)
+            && !report.tornTails.contains(where: { $0.path == tail.path && $0.offset == tail.offset }) {
             report.tornTails.append(.init(kind: .damagedBytes, path: tail.path, offset: tail.offset, length: tail.length, routeID: nil,
                                           message: "\(tail.length) bytes at the end were no whole record when the store was opened (an unfinished append, or damage to the last record)"))
         }

@@ -41,8 +41,10 @@ extension TCXReader {
         }
     }
 
+    /// The value of a number element: TCX declares them `xsd:double`, read in the same
+    /// grammar as GPX's (``XSDNumber``: no `0x1p5`, `inf` or `nan`).
     func number(_ value: String, _ what: String) -> Double? {
-        guard let number = Double(value), number.isFinite else {
+        guard let number = XSDNumber.parse(value) else {
             stop("<\(what)> holds \"\(value.prefix(40))\", not a number")
             return nil
         }
@@ -55,7 +57,7 @@ extension TCXReader {
             guard let date = ISO8601Time.parse(value[...]) else {
                 return stop("<Time>\(value.prefix(40))</Time> is not an ISO 8601 date and time")
             }
-            guard RouteImportOptions.validTimes.contains(date.timeIntervalSince1970) else {
+            guard RouteImportOptions.isValidTime(date.timeIntervalSince1970) else {
                 return stop("<Time>\(value.prefix(40))</Time> is outside 1970...2200, which RouteLog cannot store")
             }
             point?.timestamp = date
@@ -88,7 +90,7 @@ extension TCXReader {
         case "Id":
             // An Activity's Id is its start time; one that is not a time is only a name.
             if let date = ISO8601Time.parse(value[...]),
-               RouteImportOptions.validTimes.contains(date.timeIntervalSince1970) {
+               RouteImportOptions.isValidTime(date.timeIntervalSince1970) {
                 current?.idTime = date
             }
         case "Name":

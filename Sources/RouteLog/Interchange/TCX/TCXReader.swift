@@ -146,6 +146,9 @@ final class TCXReader: NSObject, XMLParserDelegate {
                 qualifiedName: String?, attributes: [String: String] = [:]) {
         depth += 1
         guard error == nil, skipUntilDepth == nil else { return }
+        // Mixed content: the text around the element would be read as one value made of
+        // the pieces ("1<x>2</x>0" as 10, or 120).
+        if text != nil { return stop("<\((qualifiedName ?? name).prefix(80))> is inside <\(textElement)>, whose value is text") }
         if let qualifiedName, qualifiedName.utf8.contains(UInt8(ascii: ":")), uri == nil || uri == "" {
             return stop("the prefix of <\(qualifiedName)> is not declared")
         }

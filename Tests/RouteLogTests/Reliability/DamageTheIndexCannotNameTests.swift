@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// Bytes the index cannot vouch for: once an index is rebuilt from the segments, a
+/// damaged record has no witness left, yet it may have held an acknowledged change. A
+/// compaction that rewrites its segment keeps a copy of it in `lost/`, the damaged last
+/// record of an older segment is damage rather than a torn tail, and a segment the
+/// manifest does not list is deleted only when the live files already hold every change
+/// in it (docs/recovery-and-compaction.md, "What is never destroyed").
+@Suite struct DamageTheIndexCannotNameTests {
+    static let options: RouteStore.Options = {
+        var options = RouteStore.Options(compaction: .manual)
+        options.segmentSizeLimit = 1 << 20
+        return options
+    }()
+
+    static func flip(_ url: URL, at offset: Int64) throws {
+        var bytes = [UInt8](try Data(contentsOf: url))
+        bytes[Int(offset)] ^= 0x10
+        try Data(bytes).write(to: url)
+    }
+
+    static func lostNames(_ store: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent(LostAndFound.directoryName).path)) ?? []
+    }
+
+    /// Six routes in segment 1, and where each one's record lies; with `sealed`, segment
+    /// 1 is then sealed and a seventh route goes to segment 2.
+    static func sixRoutes(at url: URL, sealed: Bool) throws -> (spans: [RouteID: (start: Int64, end: Int64)], last: String) {
+        let store = try RouteStore(at: url, options: options)
+        var spans: [RouteID: (start: Int64, end: Int64)] = [:]
+        for i in 0..<6 {
+            let before = try store.statistics().segments.last!.bytes
+            let id = try store.save(Fixtures.sampleWalk(seed: UInt64(i), points: 20))
+            spans[id] = (before, try store.statistics().segments.last!.bytes)
+        }
+        if sealed {
+            try store.withWriter { try $0.roll() }
+            _ = try store.save(Fixtures.sampleWalk(seed: 50, points: 20))
+        }
+        let last = try store.statistics().segments.last!.name
+        try store.close()
+        return (spans, last)
+    }
+
+    /// Segment 1 damaged inside `victim`'s record and the index files removed; then the
+    /// store is opened, two other routes deleted and compacted (past the threshold:
+    /// segment 1 is rewritten). The damaged bytes are reported before, and afterwards
+    /// kept in `lost/`, named with their file and offset, as a reopened store reports.
+    static func expectDamageKeptThroughACompaction(sealed: Bool, victim: RouteID) throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let spans = try sixRoutes(at: url, sealed: sealed).spans
+        let name = FormatConstants.segmentName(1)
+        let segment = url.appendingPathComponent(name)
+        let span = try #require(spans[victim])
+        let original = [UInt8](try Data(contentsOf: segment))
+        try flip(segment, at: (span.start + span.end) / 2)
+        let damaged = [UInt8](try Data(contentsOf: segment))
+        _ = try removeIndexFiles(of: url)
+        let store = try RouteStore(at: url, options: options)
+        let before = try store.verify()
+        #expect(before.tornTails.isEmpty, "\(before.tornTails)")
+        let problem = try #require(before.problems.first { $0.path.hasSuffix(name) }, "\(before.problems)")
+        #expect(problem.offset == span.start)
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        let report = try store.compact()
+        #expect(report.segmentsCompacted >= 1)
+        try store.close()
+        #expect(!FileManager.default.fileExists(atPath: segment.path))
+        // The bytes from the damaged record on, to the end of the damage, are in lost/.
+        let copyName = "\(name)@\(span.start)"
+        #expect(lostNames(url).contains(copyName), "\(lostNames(url))")
+        let copy = [UInt8](try Data(contentsOf: url.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(copyName)))
+        #expect(copy.count >= Int(span.end - span.start))
+        #expect(copy == Array(damaged[Int(span.start)..<Int(span.start) + copy.count]))
+        #expect(copy.prefix(Int(span.end - span.start)) != original[Int(span.start)..<Int(span.end)])
+        let log = try String(contentsOf: url.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName), encoding: .utf8)
+        #expect(log.contains("\(name) offset \(span.start)"), "\(log)")
+        let reopened = try RouteStore(at: url, options: options)
+        let after = try reopened.verify()
+        #expect(after.tornTails.isEmpty, "\(after.tornTails)")
+        #expect(after.lostFiles.contains { $0.name == copyName })
+        // Every route but the deleted two and the damaged one is there.
+        let expected = Set(spans.keys).subtracting([RouteID(1), RouteID(2), victim])
+        #expect(Set(try reopened.summaries().map(\.id)).isSuperset(of: expected))
+        try reopened.close()
+    }
+
+    @Test func aCompactionKeepsTheDamagedRecordTheIndexCannotNameInLost() throws {
+        try Self.expectDamageKeptThroughACompaction(sealed: false, victim: RouteID(3))
+    }
+
+    @Test func theDamagedLastRecordOfAnOlderSegmentIsDamageNotATornTail() throws {
+        try Self.expectDamageKeptThroughACompaction(sealed: true, victim: RouteID(6))
+    }
+
+    @Test func theLastSegmentsCutAppendIsStillATornTail() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let last = try Self.sixRoutes(at: url, sealed: true).last
+        let segment = url.appendingPathComponent(last)
+        let bytes = try Data(contentsOf: segment)
+        try bytes.prefix(bytes.count - 7).write(to: segment)
+        _ = try removeIndexFiles(of: url)
+        let store = try RouteStore(at: url, options: RouteStore.Options(mode: .readOnly))
+        let report = try store.verify()
+        try store.close()
+        #expect(report.problems.allSatisfy { $0.kind == .damagedIndex }, "\(report.problems)")
+        #expect(report.tornTails.map { ($0.path as NSString).lastPathComponent } == [last])
+    }
+
+    /// A MANIFEST replaced by an older copy: the newer segment holds only an edit and a
+    /// delete of routes the old manifest counted, changes nothing else holds.
+    @Test func aLeftoverSegmentHoldingEditsAndDeletesGoesToLost() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        var options = Self.options
+        options.segmentSizeLimit = 4096
+        let store = try RouteStore(at: url, options: options)
+        let a = try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
+        let b = try store.save(Fixtures.sampleWalk(seed: 2, points: 10))
+        try store.withWriter { try $0.roll() }
+        let manifest = url.appendingPathComponent(FormatConstants.manifestName)
+        let older = try Data(contentsOf: manifest)
+        try store.withWriter { try $0.roll() }
+        _ = try store.edit(a, RouteEdit(name: "edited after the older manifest"))
+        try store.delete(b)
+        let newest = try store.statistics().segments.last!.name
+        try store.close()
+        try older.write(to: manifest)
+
+        let reopened = try RouteStore(at: url, options: options)
+        let lostFiles = try reopened.verify().lostFiles.map(\.name)
+        try reopened.close()
+        #expect(Self.lostNames(url).contains { $0.hasPrefix(newest) }, "\(Self.lostNames(url))")
+        #expect(lostFiles.contains { $0.hasPrefix(newest) }, "\(lostFiles)")
+        #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent(newest).path))
+    }
+
+    /// What a compaction replaced is still deleted: its deletes' routes are gone and
+    /// its edits are the routes' metadata.
+    @Test func aReplacedSegmentWhoseChangesTheLiveFilesHoldIsDeleted() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let store = try RouteStore(at: url, options: Self.options)
+        let a = try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
+        let b = try store.save(Fixtures.sampleWalk(seed: 2, points: 10))
+        _ = try store.save(Fixtures.sampleWalk(seed: 3, points: 10))
+        _ = try store.edit(a, RouteEdit(name: "kept by the copy"))
+        try store.delete(b)
+        let replaced = url.appendingPathComponent(FormatConstants.segmentName(1))
+        let copy = try Data(contentsOf: replaced)
+        let report = try store.compact()
+        try store.close()
+        #expect(report.segmentsCompacted == 1)
+        #expect(!FileManager.default.fileExists(atPath: replaced.path))
+        // The replaced segment comes back, as a crash before its removal leaves it.
+        try copy.write(to: replaced)
+        let reopened = try RouteStore(at: url, options: Self.options)
+        #expect(try reopened.summary(a).name == "kept by the copy")
+        try reopened.close()
+        #expect(!FileManager.default.fileExists(atPath: replaced.path))
+        #expect(Self.lostNames(url).isEmpty, "\(Self.lostNames(url))")
+    }
+
+    /// A store created where a MANIFEST is missing: a segment that cannot be read (here a
+    /// link, and a directory) is moved into `lost/`, never deleted; what a link points to
+    /// is untouched.
+    @Test func aCreationMovesAsideTheSegmentsItCannotRead() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let target = directory.url.appendingPathComponent("elsewhere.bin")
+        let held = [UInt8](repeating: 0xA5, count: 4096)
+        try Data(held).write(to: target)
+        try FileManager.default.createSymbolicLink(at: url.appendingPathComponent(FormatConstants.segmentName(7)),
+                                                   withDestinationURL: target)
+        try FileManager.default.createDirectory(at: url.appendingPathComponent(FormatConstants.segmentName(8)),
+                                                withIntermediateDirectories: false)
+        let store = try RouteStore(at: url, options: Self.options)
+        _ = try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
+        try store.close()
+        let lost = Self.lostNames(url)
+        #expect(lost.contains("\(FormatConstants.segmentName(7))@0"), "\(lost)")
+        #expect(lost.contains("\(FormatConstants.segmentName(8))@0"), "\(lost)")
+        #expect([UInt8](try Data(contentsOf: target)) == held)
+    }
+}
