@@ -44,14 +44,17 @@ import Testing
         #expect(FITRecordHeader.timestamp(offset: 10, after: 1000) == 1002)
         #expect(FITRecordHeader.timestamp(offset: 3, after: 1002) == 1027)
         #expect(FITRecordHeader.timestamp(offset: 8, after: 1000) == 1000)
+        // The same in a file, from a UTC time (a multiple of 32 plus 1000; times below
+        // 0x10000000 are system time, not UTC).
+        let base: UInt32 = 0x4000_0000
         var forge = FITForge()
         forge.define(local: 0, global: 20, FITForge.recordFields)
-        forge.record(time: 1000, latitude: 10, longitude: 20)
+        forge.record(time: base + 1000, latitude: 10, longitude: 20)
         forge.define(local: 1, global: 20, Array(FITForge.recordFields.dropFirst()))
         forge.record(local: 1, time: nil, latitude: 10.001, longitude: 20, compressedOffset: 10)
         forge.record(local: 1, time: nil, latitude: 10.002, longitude: 20, compressedOffset: 3)
         let times = try #require(try FITImporter.read(forge.file()).routes.first?.points.map(\.timestamp))
-        let epoch = 631_065_600.0
+        let epoch = 631_065_600.0 + Double(base)
         #expect(times.map { $0.timeIntervalSince1970 - epoch } == [1000, 1002, 1027])
     }
 
@@ -91,8 +94,9 @@ import Testing
     @Test func invalidValueSentinelsReadAsAbsent() throws {
         var forge = FITForge()
         forge.define(local: 0, global: 20, FITForge.recordFields)
-        forge.record(time: 1000, latitude: 1, longitude: 2)  // altitude, speed, hr, cadence invalid
-        forge.record(time: 1001, latitude: nil, longitude: 2, altitude: 10)  // no latitude: not a point
+        let start = FITForge.fitTime(1_714_550_400)
+        forge.record(time: start, latitude: 1, longitude: 2)  // altitude, speed, hr, cadence invalid
+        forge.record(time: start + 1, latitude: nil, longitude: 2, altitude: 10)  // no latitude: not a point
         forge.record(time: nil, latitude: 1, longitude: 2.001, heartRate: 0)  // no time, hr 0
         let result = try FITImporter.read(forge.file())
         let points = try #require(result.routes.first?.points)

@@ -94,12 +94,44 @@ import Testing
         #expect(result.report.untimedRoutes == 1)
     }
 
+    /// The profile's `date_time`s below 0x10000000 are seconds since the device was
+    /// switched on, not UTC: such records are points without a time (the file's UTC
+    /// creation time, or their neighbours', as in GPX), never dates in 1990.
+    @Test func systemTimesAreNoUTCTimes() throws {
+        var forge = FITForge()
+        forge.define(local: 0, global: 0, [.init(number: 4, size: 4, baseType: 0x86)])  // file_id.time_created
+        forge.data(local: 0, [UInt64(FITForge.fitTime(1_600_000_000))])
+        forge.define(local: 1, global: Self.record, FITForge.recordFields)
+        forge.record(local: 1, time: 1000, latitude: 1, longitude: 1)
+        forge.record(local: 1, time: 0x0FFF_FFFF, latitude: 1.001, longitude: 1)
+        let result = try FITImporter.read(forge.file())
+        #expect(result.routes.first?.points.map(\.timestamp) == [Date(timeIntervalSince1970: 1_600_000_000),
+                                                                  Date(timeIntervalSince1970: 1_600_000_000)])
+        #expect(result.report.untimedRoutes == 1)
+        // One UTC time among them: the system times take it, as points without a time.
+        var mixed = FITForge()
+        mixed.define(local: 0, global: Self.record, FITForge.recordFields)
+        mixed.record(time: 1000, latitude: 1, longitude: 1)
+        mixed.record(time: FITForge.fitTime(1_700_000_000), latitude: 1.001, longitude: 1)
+        let points = try #require(try FITImporter.read(mixed.file()).routes.first?.points)
+        #expect(points.map(\.timestamp) == [Date(timeIntervalSince1970: 1_700_000_000), Date(timeIntervalSince1970: 1_700_000_000)])
+        // A creation time in system time is no file time either.
+        var created = FITForge()
+        created.define(local: 0, global: 0, [.init(number: 4, size: 4, baseType: 0x86)])
+        created.data(local: 0, [500])
+        created.define(local: 1, global: Self.record, FITForge.recordFields)
+        created.record(local: 1, time: nil, latitude: 1, longitude: 1)
+        let untimed = try #require(try FITImporter.read(created.file()).routes.first?.points.first)
+        #expect(untimed.timestamp != FITActivityBuilder.date(500))
+    }
+
     @Test func anHourLongGapBetweenRecordsIsBrokenLikeInGPX() throws {
         var forge = FITForge()
         forge.define(local: 0, global: Self.record, FITForge.recordFields)
-        forge.record(time: 1000, latitude: 1, longitude: 1)
-        forge.record(time: 1001, latitude: 1.0001, longitude: 1)
-        forge.record(time: 9000, latitude: 1.0002, longitude: 1)
+        let start = FITForge.fitTime(1_714_550_400)
+        forge.record(time: start, latitude: 1, longitude: 1)
+        forge.record(time: start + 1, latitude: 1.0001, longitude: 1)
+        forge.record(time: start + 8000, latitude: 1.0002, longitude: 1)
         let result = try FITImporter.read(forge.file())
         #expect(result.routes.first?.segmentStarts == [2] && result.report.jumpsBroken == 1)
         var keep = RouteImportOptions()

@@ -74,7 +74,7 @@ struct FITActivityBuilder: FITMessageConsumer {
         case 12:
             if let sport = message.unsigned(0), sport <= 255 { current!.sportMessageSports.append(UInt8(sport)) }
         case 0:
-            if let created = message.unsigned(4) { current!.timeCreated = Self.date(created) }
+            if let created = message.unsigned(4) { current!.timeCreated = Self.absoluteDate(created) }
         default:
             break
         }
@@ -82,6 +82,16 @@ struct FITActivityBuilder: FITMessageConsumer {
 
     static func date(_ fitTime: UInt32) -> Date {
         Date(timeIntervalSince1970: fitEpoch + TimeInterval(fitTime))
+    }
+
+    /// The FIT profile's `date_time`s below this are system time, seconds since the
+    /// device was switched on, not UTC.
+    static let firstAbsoluteTime: UInt32 = 0x1000_0000
+
+    /// The date of a `date_time`, or nil for system time (no UTC time: the point is
+    /// imported as a point without a time, as the GPX importer treats one).
+    static func absoluteDate(_ fitTime: UInt32) -> Date? {
+        fitTime >= firstAbsoluteTime ? date(fitTime) : nil
     }
 
     private mutating func record(_ message: FITMessage) throws {
@@ -97,8 +107,8 @@ struct FITActivityBuilder: FITMessageConsumer {
         guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
             throw FITDecodingProblem("a record's position \(latitude), \(longitude) is outside -90...90, -180...180")
         }
-        var point = TrackPoint(latitude: latitude, longitude: longitude,
-                               timestamp: message.timestamp.map(Self.date) ?? Date(timeIntervalSince1970: 0))
+        let time = message.timestamp.flatMap(Self.absoluteDate)
+        var point = TrackPoint(latitude: latitude, longitude: longitude, timestamp: time ?? Date(timeIntervalSince1970: 0))
         point.altitude = (message.number(78) ?? message.number(2)).map { $0 / 5 - 500 }
         point.speed = (message.number(73) ?? message.number(6)).map { $0 / 1000 }
         point.heartRate = message.number(3).flatMap { $0 > 0 ? $0 : nil }
@@ -110,7 +120,7 @@ struct FITActivityBuilder: FITMessageConsumer {
             current!.pauses += 1
         }
         pausePending = false
-        current!.path.append(GPXPointValues(point, hasTime: message.timestamp != nil))
+        current!.path.append(GPXPointValues(point, hasTime: time != nil))
         pointCount += 1
     }
 }
