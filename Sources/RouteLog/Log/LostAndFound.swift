@@ -60,16 +60,45 @@ struct LostAndFound: Sendable {
         try prepare()
         let copyName = try freeName("\(name)@\(offset)")
         let copy = try DurableFile.create(directory + "/" + copyName, fileSystem: files.fileSystem)
-        try files.protect(copy)
-        var done: Int64 = 0
-        while done < length {
-            let chunk = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
-            guard !chunk.isEmpty else { break }
-            try copy.write(chunk, at: done)
-            done += Int64(chunk.count)
+        do {
+            try files.protect(copy)
+            var done: Int64 = 0
+            while done < length {
+                let chunk = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
+                guard !chunk.isEmpty else { break }
+                try copy.write(chunk, at: done)
+                done += Int64(chunk.count)
+            }
+            try copy.syncAll()
+        } catch {
+            // A copy cut short holds nothing the file does not: it goes, and the bytes stay
+            // where they are (the caller cuts nothing after a failure).
+            try? files.fileSystem.unlink(copy.path)
+            throw error
         }
-        try copy.syncAll()
         try note("\(name) offset \(offset) length \(length): \(reason)")
+    }
+
+    /// True when `lost/` already holds a copy of `length` bytes of `file` from
+    /// `offset`, kept under `name` (``keepCopy(of:name:from:length:reason:)``'s
+    /// `NAME@OFFSET`, or one of its numbered twins), byte for byte.
+    func holdsCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64) -> Bool {
+        guard files.fileSystem.isDirectory(directory) == true,
+              let names = try? files.fileSystem.listDirectory(directory) else { return false }
+        let base = "\(name)@\(offset)"
+        for candidate in names where candidate == base || candidate.hasPrefix(base + ".") {
+            guard let copy = try? DurableFile.open(directory + "/" + candidate, flags: O_RDONLY, fileSystem: files.fileSystem),
+                  (try? copy.size()) == length else { continue }
+            var done: Int64 = 0, same = true
+            while same && done < length {
+                let count = Int(min(length - done, 1 << 20))
+                guard let a = try? file.read(at: offset + done, count: count), let b = try? copy.read(at: done, count: count),
+                      a.count == count, a == b else { same = false; break }
+                done += Int64(count)
+            }
+            if same { return true }
+        }
+        return false
     }
 
     /// Moves the directory entry `name` of the store (a file, or a link, never what it

@@ -59,7 +59,6 @@ struct Compactor {
             reserveNumber: { try store.withWriter { $0.manifest.reserveFileNumber() } }))
         var newRuns: [UInt32: [UInt32]] = [:]
         do {
-            try keepDamage(check.damage, of: plan.rewritten, segments: segments)
             let items = copy.items()
             for run in plan.runs {
                 let runSet = Set(run)
@@ -77,6 +76,7 @@ struct Compactor {
             }
             prepared.indexEvents = RouteIndex.sortedInReplayOrder(try copy.remappedEvents(), segmentOrder: order)
             try writeIndex(&prepared)
+            try keepDamage(check.damage, of: plan.rewritten, segments: segments)
         } catch {
             abandon(prepared)
             throw error
@@ -94,14 +94,20 @@ struct Compactor {
     }
 
     /// Copies into `lost/` the bytes of the segments to rewrite that are no valid
-    /// record, before the segments go (docs/recovery-and-compaction.md, "What is never
-    /// destroyed"): they may have held a change that nothing else holds.
+    /// record, before the switch removes the segments (docs/recovery-and-compaction.md,
+    /// "What is never destroyed"): they may have held a change that nothing else holds.
+    /// Last before the switch, so a compaction that fails earlier copies nothing; a
+    /// range `lost/` already holds byte for byte (from a compaction that failed at its
+    /// switch, or was killed) is not copied again.
     private func keepDamage(_ damage: [UInt32: [DamagedRange]], of rewritten: Set<UInt32>, segments: SegmentSet) throws {
+        let lost = LostAndFound(files: store.files)
         for (number, ranges) in damage.sorted(by: { $0.key < $1.key }) where rewritten.contains(number) {
             guard let segment = segments.segment(number) else { continue }
-            for range in ranges {
-                try LostAndFound(files: store.files).keepCopy(
-                    of: try segment.file, name: FormatConstants.segmentName(number), from: range.offset, length: range.length,
+            let file = try segment.file, name = FormatConstants.segmentName(number)
+            for range in ranges where !lost.holdsCopy(of: file, name: name, from: range.offset, length: range.length) {
+                try checkCancelled()
+                try lost.keepCopy(
+                    of: file, name: name, from: range.offset, length: range.length,
                     reason: "bytes that are no valid record, which the index names no record in, kept when a compaction rewrote their segment")
             }
         }

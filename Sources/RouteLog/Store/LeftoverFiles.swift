@@ -31,12 +31,17 @@ struct LeftoverFiles {
     /// True when every record of the segment is one the live files already hold or
     /// have made moot: a copy, or what a compaction replaced. Each record's id must be
     /// one the manifest already counted (below its next route id), and
-    /// - a RouteDelete's route, or a RecordingDiscard's recording, is no longer live;
-    /// - a MetadataEdit's route is no longer live, or holds that very metadata.
-    /// A delete or edit only in the leftover (the newer segments of a store whose
-    /// MANIFEST was replaced by an older copy) is an acknowledged change the live files
-    /// lack. A segment that cannot be read whole, or that is no regular file, is not
-    /// redundant either.
+    /// - a RecordingChunk's recording is finished or gone, or still open with that very
+    ///   chunk; a RecordingFinish's or RecordingDiscard's recording is no longer open;
+    /// - a RouteDelete's route is no longer live;
+    /// - a MetadataEdit's route is no longer live, holds that very metadata, or has its
+    ///   latest edit in a segment numbered after this one (file numbers only grow: a later
+    ///   segment holds a later change, or a compaction's copy of the latest).
+    /// A change only in the leftover (the newer segments of a store whose MANIFEST was
+    /// replaced by an older copy) is an acknowledged change the live files lack. A
+    /// segment that cannot be read whole, or that is no regular file, is not redundant
+    /// either. A RoutePut or RecordingStart is written when its id is handed out, into
+    /// the segment then active, which every manifest counting the id lists.
     private func isRedundantSegment(_ name: String) -> Bool {
         guard let file = try? files.open(.segment, number: 0, writable: false, name: name),
               let size = try? file.size(),
@@ -50,14 +55,17 @@ struct LeftoverFiles {
         return scan.events.allSatisfy { event in
             guard event.id.rawValue < manifest.nextRouteID else { return false }
             switch event {
-            case .put, .recordingStart, .recordingChunk, .recordingFinish:
+            case .put, .recordingStart:
                 return true
+            case .recordingChunk(let id, let first, let count, _):
+                return index.recordings[id].map { $0.chunks.contains { $0.firstPoint == first && $0.pointCount == count } } ?? true
+            case .recordingFinish(let id, _, _, _), .recordingDiscard(let id, _):
+                return index.recordings[id] == nil
             case .delete(let id, _):
                 return !index.routes.contains(id)
-            case .recordingDiscard(let id, _):
-                return index.recordings[id] == nil
             case .edit(let id, let metadata, _):
-                return index.routes[id].map { $0.metadata == metadata } ?? true
+                guard let route = index.routes[id], route.metadata != metadata else { return true }
+                return index.routes.locations(id)?.edit.map { $0.segment > header.fileNumber } ?? false
             }
         }
     }

@@ -188,4 +188,94 @@ import Testing
         #expect(lost.contains("\(FormatConstants.segmentName(8))@0"), "\(lost)")
         #expect([UInt8](try Data(contentsOf: target)) == held)
     }
+
+    /// An older MANIFEST restored while a recording went on: the newer segment holds the
+    /// rest of the recording and its finish, which the live files lack.
+    @Test func aLeftoverSegmentHoldingTheRestOfARecordingGoesToLost() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        var options = Self.options
+        options.segmentSizeLimit = 4096
+        let store = try RouteStore(at: url, options: options)
+        _ = try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
+        let points = Fixtures.sampleWalk(seed: 2, points: 40).points
+        let recorder = try store.startRecording(metadata: RouteMetadata(name: "recorded"))
+        try recorder.append(Array(points[0..<10]))
+        try recorder.flush()
+        try store.withWriter { try $0.roll() }
+        let manifest = url.appendingPathComponent(FormatConstants.manifestName)
+        let older = try Data(contentsOf: manifest)
+        try store.withWriter { try $0.roll() }
+        try recorder.append(Array(points[10...]))
+        try recorder.flush()
+        _ = try recorder.finish()
+        let newest = try store.statistics().segments.last!.name
+        try store.close()
+        try older.write(to: manifest)
+
+        let reopened = try RouteStore(at: url, options: options)
+        #expect(try reopened.unfinishedRecordings().map(\.points.count) == [10])
+        try reopened.close()
+        #expect(Self.lostNames(url).contains { $0.hasPrefix(newest) }, "\(Self.lostNames(url))")
+    }
+
+    /// A segment a compaction replaced, back after a crash before its removal, holding
+    /// an edit a later one replaced: the live route's latest edit is in a later segment.
+    @Test func aReplacedSegmentWithAnOverwrittenEditIsDeleted() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let store = try RouteStore(at: url, options: Self.options)
+        let a = try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
+        let b = try store.save(Fixtures.sampleWalk(seed: 2, points: 10))
+        _ = try store.save(Fixtures.sampleWalk(seed: 3, points: 10))
+        _ = try store.edit(a, RouteEdit(name: "first"))
+        _ = try store.edit(a, RouteEdit(name: "second"))
+        try store.delete(b)
+        let replaced = url.appendingPathComponent(FormatConstants.segmentName(1))
+        let copy = try Data(contentsOf: replaced)
+        #expect(try store.compact().segmentsCompacted == 1)
+        try store.close()
+        try copy.write(to: replaced)
+        let reopened = try RouteStore(at: url, options: Self.options)
+        #expect(try reopened.summary(a).name == "second")
+        try reopened.close()
+        #expect(!FileManager.default.fileExists(atPath: replaced.path))
+        #expect(Self.lostNames(url).isEmpty, "\(Self.lostNames(url))")
+    }
+
+    /// The real file system, except that renaming onto MANIFEST fails while armed: a
+    /// compaction then fails at its switch, after it kept the damage in lost/.
+    final class FailingManifestRename: ForwardingFileSystem, @unchecked Sendable {
+        let base: any FileSystem = PosixFileSystem.shared
+        let armed = StateLock(false)
+        func rename(_ from: String, to: String) throws {
+            if to.hasSuffix("/" + FormatConstants.manifestName), armed.withLock({ $0 }) { throw Errno(code: EIO) }
+            try base.rename(from, to: to)
+        }
+    }
+
+    @Test func compactionsThatFailAtTheirSwitchKeepTheDamageOnce() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let spans = try Self.sixRoutes(at: url, sealed: true).spans
+        let name = FormatConstants.segmentName(1)
+        let span = try #require(spans[RouteID(3)])
+        try Self.flip(url.appendingPathComponent(name), at: (span.start + span.end) / 2)
+        _ = try removeIndexFiles(of: url)
+        let fileSystem = FailingManifestRename()
+        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        fileSystem.armed.withLock { $0 = true }
+        for _ in 0..<3 { #expect(throws: RouteLogError.self) { try store.compact() } }
+        try? store.close()
+        let kept = Self.lostNames(url).filter { $0.hasPrefix(name) }
+        #expect(kept == ["\(name)@\(span.start)"], "\(Self.lostNames(url))")
+        // Opened again, the compaction goes through, and keeps no second copy.
+        let reopened = try RouteStore(at: url, options: Self.options)
+        #expect(try reopened.compact().segmentsCompacted >= 1)
+        try reopened.close()
+        #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path))
+        #expect(Self.lostNames(url).filter { $0.hasPrefix(name) } == kept, "\(Self.lostNames(url))")
+    }
 }
