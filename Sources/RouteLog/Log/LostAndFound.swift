@@ -79,6 +79,16 @@ struct LostAndFound: Sendable {
         try note("\(name) offset \(offset) length \(length): \(reason)")
     }
 
+    /// Adds the line ``keepCopy(of:name:from:length:reason:)`` writes for a range, unless
+    /// `lost/LOG` has it already (a copy whose line a crash cut off is then reported).
+    func ensureNoted(name: String, from offset: Int64, length: Int64, reason: String) throws {
+        let line = "\(name) offset \(offset) length \(length): "
+        if let log = try? DurableFile.open(directory + "/" + Self.logName, flags: O_RDONLY, fileSystem: files.fileSystem),
+           let size = try? log.size(), let bytes = try? log.read(at: 0, count: Int(size)),
+           String(decoding: bytes, as: UTF8.self).contains(line) { return }
+        try note(line + reason)
+    }
+
     /// True when `lost/` already holds a copy of `length` bytes of `file` from
     /// `offset`, kept under `name` (``keepCopy(of:name:from:length:reason:)``'s
     /// `NAME@OFFSET`, or one of its numbered twins), byte for byte.

@@ -127,10 +127,22 @@ struct CompactionCopy {
                 let file = try segment.file
                 var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize),
                                          fileSize: max(segment.end, try file.size()), version: segment.version)
+                var damage: [DamagedRange] = []
+                if segment.handle.headerDamaged {
+                    damage.append(DamagedRange(path: segment.path, offset: 0, length: Int64(FormatConstants.fileHeaderSize)))
+                }
                 while let record = try scanner.next() {
-                    // Read as a replay reads it: a record that makes no sense or of a type
-                    // this version does not know is nothing a replay keeps.
-                    guard let event = try? LogEvent.fromSegment(record, segment: number) else { continue }
+                    // Read as a replay reads it: a record of a type this version does not
+                    // know is nothing a replay keeps; one that passes its checksum but
+                    // makes no sense is damage (the open reports it), kept as such.
+                    let read: LogEvent?
+                    do {
+                        read = try LogEvent.fromSegment(record, segment: number)
+                    } catch {
+                        damage.append(DamagedRange(path: segment.path, offset: record.offset, length: Int64(record.frameLength)))
+                        continue
+                    }
+                    guard let event = read else { continue }
                     let id = event.id, here = order(event.location)
                     let accounted: Bool
                     switch event {
@@ -150,7 +162,7 @@ struct CompactionCopy {
                         break
                     }
                 }
-                var damage = scanner.damage
+                damage += scanner.damage
                 if scanner.tailLength > 0 {
                     damage.append(DamagedRange(path: segment.path, offset: scanner.validEnd, length: scanner.tailLength))
                 }

@@ -104,11 +104,14 @@ struct Compactor {
         for (number, ranges) in damage.sorted(by: { $0.key < $1.key }) where rewritten.contains(number) {
             guard let segment = segments.segment(number) else { continue }
             let file = try segment.file, name = FormatConstants.segmentName(number)
-            for range in ranges where !lost.holdsCopy(of: file, name: name, from: range.offset, length: range.length) {
+            let reason = "bytes that are no valid record, which the index names no record in, kept when a compaction rewrote their segment"
+            for range in ranges {
                 try checkCancelled()
-                try lost.keepCopy(
-                    of: file, name: name, from: range.offset, length: range.length,
-                    reason: "bytes that are no valid record, which the index names no record in, kept when a compaction rewrote their segment")
+                if lost.holdsCopy(of: file, name: name, from: range.offset, length: range.length) {
+                    try lost.ensureNoted(name: name, from: range.offset, length: range.length, reason: reason)
+                } else {
+                    try lost.keepCopy(of: file, name: name, from: range.offset, length: range.length, reason: reason)
+                }
             }
         }
     }

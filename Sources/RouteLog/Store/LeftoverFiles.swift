@@ -8,6 +8,11 @@ struct LeftoverFiles {
     let manifest: Manifest
     /// The state the live files make.
     let index: RouteIndex
+    /// The live segments, whose records a leftover's are checked against.
+    let segments: SegmentSet
+    /// True when the open found damage in the live files: then an id they know nothing
+    /// of may be a route whose record was damaged (not one deleted and compacted away).
+    let damageFound: Bool
 
     /// What was moved into `lost/`, by name.
     @discardableResult
@@ -30,18 +35,19 @@ struct LeftoverFiles {
 
     /// True when every record of the segment is one the live files already hold or
     /// have made moot: a copy, or what a compaction replaced. Each record's id must be
-    /// one the manifest already counted (below its next route id), and
-    /// - a RecordingChunk's recording is finished or gone, or still open with that very
-    ///   chunk; a RecordingFinish's or RecordingDiscard's recording is no longer open;
-    /// - a RouteDelete's route is no longer live;
-    /// - a MetadataEdit's route is no longer live, holds that very metadata, or has its
-    ///   latest edit in a segment numbered after this one (file numbers only grow: a later
-    ///   segment holds a later change, or a compaction's copy of the latest).
+    /// one the manifest already counted (below its next route id), and for its id:
+    /// - a live route: its records read back whole, and an edit holds that route's
+    ///   metadata or one its latest edit (in a later-numbered segment: file numbers only
+    ///   grow) replaced; a RouteDelete is then not held;
+    /// - an open recording: the record is its start or one of its chunks, which read
+    ///   back whole (a finish, discard, edit or delete is a change the live files lack);
+    /// - a tombstone: held (the id is deleted or discarded);
+    /// - nothing: held only when the open found no damage, so the id was deleted and
+    ///   compacted away, not lost with a damaged record.
     /// A change only in the leftover (the newer segments of a store whose MANIFEST was
-    /// replaced by an older copy) is an acknowledged change the live files lack. A
-    /// segment that cannot be read whole, or that is no regular file, is not redundant
-    /// either. A RoutePut or RecordingStart is written when its id is handed out, into
-    /// the segment then active, which every manifest counting the id lists.
+    /// replaced by an older copy) or the only whole copy of a record (a compaction's
+    /// output left by a crash, when the live record is damaged) is thus kept. A segment
+    /// that cannot be read whole, or that is no regular file, is not redundant either.
     private func isRedundantSegment(_ name: String) -> Bool {
         guard let file = try? files.open(.segment, number: 0, writable: false, name: name),
               let size = try? file.size(),
@@ -53,20 +59,35 @@ struct LeftoverFiles {
               scan.damage.isEmpty, scan.tornTail == nil
         else { return false }
         return scan.events.allSatisfy { event in
-            guard event.id.rawValue < manifest.nextRouteID else { return false }
-            switch event {
-            case .put, .recordingStart:
-                return true
-            case .recordingChunk(let id, let first, let count, _):
-                return index.recordings[id].map { $0.chunks.contains { $0.firstPoint == first && $0.pointCount == count } } ?? true
-            case .recordingFinish(let id, _, _, _), .recordingDiscard(let id, _):
-                return index.recordings[id] == nil
-            case .delete(let id, _):
-                return !index.routes.contains(id)
-            case .edit(let id, let metadata, _):
-                guard let route = index.routes[id], route.metadata != metadata else { return true }
-                return index.routes.locations(id)?.edit.map { $0.segment > header.fileNumber } ?? false
+            let id = event.id
+            guard id.rawValue < manifest.nextRouteID else { return false }
+            if let route = index.routes[id] {
+                guard readsBack(route) else { return false }
+                switch event {
+                case .put, .recordingStart, .recordingChunk, .recordingFinish: return true
+                case .delete, .recordingDiscard: return false
+                case .edit(_, let metadata, _):
+                    return route.metadata == metadata
+                        || index.routes.locations(id)?.edit.map { $0.segment > header.fileNumber } == true
+                }
             }
+            if let recording = index.recordings[id] {
+                guard recording.locations.allSatisfy(segments.holdsRecord(at:)) else { return false }
+                switch event {
+                case .recordingStart: return true
+                case .recordingChunk(_, let first, let count, _):
+                    return recording.chunks.contains { $0.firstPoint == first && $0.pointCount == count }
+                default: return false
+                }
+            }
+            return index.tombstones[id] != nil || !damageFound
         }
+    }
+
+    /// True when every record of `route` reads back whole (its checksums hold).
+    private func readsBack(_ route: IndexedRoute) -> Bool {
+        var locations = [route.location] + (route.recorded?.locations ?? [])
+        if let edit = route.editLocation { locations.append(edit) }
+        return locations.allSatisfy(segments.holdsRecord(at:))
     }
 }

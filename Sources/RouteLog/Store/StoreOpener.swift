@@ -159,7 +159,8 @@ struct StoreOpener {
             writer.index.append(recovery.caughtUp)
             writer.index.syncQuietly()
         }
-        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index).clear()
+        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index,
+                                           segments: writer.log.segments, damageFound: !state.openDamage.isEmpty).clear()
         state.segments = writer.log.segments
         state.generation = writer.manifest.current.generation
         state.indexFileNumber = writer.index.number

@@ -648,8 +648,7 @@ import Testing
 
     /// A segment holding, besides dead and live routes, a RoutePut that passes its
     /// checksum but makes no sense (no points): damage a replay skips, not a route.
-    /// Compaction still rewrites the segment (dropping it), as it did before it started
-    /// checking that the index accounts for every record.
+    /// Compaction still rewrites the segment, keeping the record's bytes in lost/.
     @Test func aRecordThatMakesNoSenseDoesNotStopACompaction() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
@@ -675,6 +674,8 @@ import Testing
         #expect(report.segmentsCompacted >= 1)
         #expect(!report.segmentsSkipped.contains { $0.name == FormatConstants.segmentName(manifest.segments[0]) }, "\(report.segmentsSkipped)")
         #expect(try store.summaries().map(\.id) == [live])
+        let lost = try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent(LostAndFound.directoryName).path)
+        #expect(lost.contains { $0.hasPrefix(FormatConstants.segmentName(manifest.segments[0]) + "@") }, "\(lost)")
         try store.close()
     }
 }

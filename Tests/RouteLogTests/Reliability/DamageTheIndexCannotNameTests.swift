@@ -278,4 +278,121 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path))
         #expect(Self.lostNames(url).filter { $0.hasPrefix(name) } == kept, "\(Self.lostNames(url))")
     }
+
+    /// An older MANIFEST restored while a recording was open: one newer segment holds
+    /// its finish, a later one an edit or delete of the finished route. The live files
+    /// hold the recording open, so neither change is theirs: both segments go to lost/.
+    @Test(arguments: [false, true])
+    func aChangeOfARouteTheLiveFilesHoldAsARecordingGoesToLost(_ delete: Bool) throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        var options = Self.options
+        options.segmentSizeLimit = 4096
+        let store = try RouteStore(at: url, options: options)
+        _ = try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
+        let points = Fixtures.sampleWalk(seed: 2, points: 40).points
+        let recorder = try store.startRecording(metadata: RouteMetadata(name: "recorded"))
+        try recorder.append(Array(points[0..<10]))
+        try recorder.flush()
+        try store.withWriter { try $0.roll() }
+        let manifest = url.appendingPathComponent(FormatConstants.manifestName)
+        let older = try Data(contentsOf: manifest)
+        try store.withWriter { try $0.roll() }
+        try recorder.append(Array(points[10...]))
+        try recorder.flush()
+        let id = try recorder.finish()
+        let finishSegment = try store.statistics().segments.last!.name
+        try store.withWriter { try $0.roll() }
+        if delete { try store.delete(id) } else { _ = try store.edit(id, RouteEdit(name: "renamed")) }
+        let changeSegment = try store.statistics().segments.last!.name
+        try store.close()
+        try older.write(to: manifest)
+        try RouteStore(at: url, options: options).close()
+        let lost = Self.lostNames(url)
+        #expect(lost.contains { $0.hasPrefix(finishSegment) }, "\(lost)")
+        #expect(lost.contains { $0.hasPrefix(changeSegment) }, "\(lost)")
+    }
+
+    /// A record that passes its checksum but makes no sense (a RouteDelete one byte too
+    /// long) is damage the open reports; a compaction keeps it in lost/.
+    @Test func aChecksummedRecordThatMakesNoSenseIsKeptInLost() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        _ = try Self.sixRoutes(at: url, sealed: true)
+        let name = FormatConstants.segmentName(1)
+        let segment = url.appendingPathComponent(name)
+        var bytes = [UInt8](try Data(contentsOf: segment))
+        let offset = bytes.count
+        var payload = [UInt8](repeating: 0, count: 9)
+        payload[0] = 4
+        bytes += RecordFrame.encode(type: .routeDelete, payload: payload)
+        try Data(bytes).write(to: segment)
+        _ = try removeIndexFiles(of: url)
+        let store = try RouteStore(at: url, options: Self.options)
+        #expect(try store.verify().problems.contains { $0.path.hasSuffix(name) && $0.offset == Int64(offset) })
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        #expect(try store.compact().segmentsCompacted >= 1)
+        try store.close()
+        #expect(Self.lostNames(url).contains("\(name)@\(offset)"), "\(Self.lostNames(url))")
+        // The record named route 4, which stays.
+        let reopened = try RouteStore(at: url, options: Self.options)
+        #expect(try reopened.route(RouteID(4)).points.count == 20)
+        try reopened.close()
+    }
+
+    /// A compaction failed at its switch, leaving its output (a copy of every live
+    /// route); then the live record of route 3 is damaged. The leftover holds the only
+    /// whole copy of route 3: it goes to lost/, never deleted.
+    @Test(arguments: [true, false])
+    func aLeftoverHoldingTheOnlyWholeCopyOfARouteGoesToLost(_ removeIndex: Bool) throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let spans = try Self.sixRoutes(at: url, sealed: true).spans
+        let fileSystem = FailingManifestRename()
+        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        fileSystem.armed.withLock { $0 = true }
+        #expect(throws: RouteLogError.self) { try store.compact() }
+        try? store.close()
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: url.path))
+        let span = try #require(spans[RouteID(3)])
+        try Self.flip(url.appendingPathComponent(FormatConstants.segmentName(1)), at: (span.start + span.end) / 2)
+        if removeIndex { _ = try removeIndexFiles(of: url) }
+        try RouteStore(at: url, options: Self.options).close()
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: url.path))
+        let leftovers = before.subtracting(after).filter { $0.hasPrefix(FormatConstants.segmentPrefix) }
+        #expect(!leftovers.isEmpty)
+        for leftover in leftovers {
+            #expect(Self.lostNames(url).contains { $0.hasPrefix(leftover) }, "\(leftover) deleted: \(Self.lostNames(url))")
+        }
+    }
+
+    /// A kill after a copy into lost/ and before its line in lost/LOG: the next
+    /// compaction finds the copy and writes the line.
+    @Test func aKeptCopyWhoseLineACrashCutOffIsReported() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let spans = try Self.sixRoutes(at: url, sealed: true).spans
+        let name = FormatConstants.segmentName(1)
+        let span = try #require(spans[RouteID(3)])
+        try Self.flip(url.appendingPathComponent(name), at: (span.start + span.end) / 2)
+        _ = try removeIndexFiles(of: url)
+        let fileSystem = FailingManifestRename()
+        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        fileSystem.armed.withLock { $0 = true }
+        #expect(throws: RouteLogError.self) { try store.compact() }
+        try? store.close()
+        let log = url.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
+        try FileManager.default.removeItem(at: log)
+        let reopened = try RouteStore(at: url, options: Self.options)
+        #expect(try reopened.compact().segmentsCompacted >= 1)
+        try reopened.close()
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.contains("\(name) offset \(span.start) length"), "\(text)")
+        #expect(Self.lostNames(url).filter { $0.hasPrefix(name) } == ["\(name)@\(span.start)"], "\(Self.lostNames(url))")
+    }
 }
