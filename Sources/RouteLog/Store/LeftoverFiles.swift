@@ -13,6 +13,11 @@ struct LeftoverFiles {
     /// True when the open found damage in the live files: then an id they know nothing
     /// of may be a route whose record was damaged (not one deleted and compacted away).
     let damageFound: Bool
+    /// The next file number of the MANIFEST as the open read it (before the writer
+    /// handed out any): a segment numbered below it existed when that MANIFEST was
+    /// written; one at or above it was made later (after an older MANIFEST came back,
+    /// say, or by a compaction whose switch never happened).
+    let firstLaterFileNumber: UInt32
 
     /// What was moved into `lost/`, by name.
     @discardableResult
@@ -36,9 +41,12 @@ struct LeftoverFiles {
     /// True when every record of the segment is one the live files already hold or
     /// have made moot: a copy, or what a compaction replaced. Each record's id must be
     /// one the manifest already counted (below its next route id), and for its id:
-    /// - a live route: its records read back whole, and an edit holds that route's
-    ///   metadata or one its latest edit (in a later-numbered segment: file numbers only
-    ///   grow) replaced; a RouteDelete is then not held;
+    /// - a live route: its records read back whole; a RouteDelete is then not held, and
+    ///   a MetadataEdit is held when the route has that metadata, or when the open found
+    ///   no damage, the route has an edit of its own and the leftover existed when the
+    ///   MANIFEST was written (a segment a compaction replaced: its latest edit was
+    ///   copied, so the live edit is that one or a later one; file numbers say nothing
+    ///   of replay order, since a compaction's output takes its run's place);
     /// - an open recording: the record is its start or one of its chunks, which read
     ///   back whole (a finish, discard, edit or delete is a change the live files lack);
     /// - a tombstone: held (the id is deleted or discarded);
@@ -68,7 +76,7 @@ struct LeftoverFiles {
                 case .delete, .recordingDiscard: return false
                 case .edit(_, let metadata, _):
                     return route.metadata == metadata
-                        || index.routes.locations(id)?.edit.map { $0.segment > header.fileNumber } == true
+                        || (!damageFound && route.editLocation != nil && header.fileNumber < firstLaterFileNumber)
                 }
             }
             if let recording = index.recordings[id] {

@@ -160,7 +160,8 @@ struct StoreOpener {
             writer.index.syncQuietly()
         }
         state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index,
-                                           segments: writer.log.segments, damageFound: !state.openDamage.isEmpty).clear()
+                                           segments: writer.log.segments, damageFound: !state.openDamage.isEmpty,
+                                           firstLaterFileNumber: manifest.nextFileNumber).clear()
         state.segments = writer.log.segments
         state.generation = writer.manifest.current.generation
         state.indexFileNumber = writer.index.number

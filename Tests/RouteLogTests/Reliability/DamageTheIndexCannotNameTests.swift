@@ -395,4 +395,83 @@ import Testing
         #expect(text.contains("\(name) offset \(span.start) length"), "\(text)")
         #expect(Self.lostNames(url).filter { $0.hasPrefix(name) } == ["\(name)@\(span.start)"], "\(Self.lostNames(url))")
     }
+
+    /// Two compactions, so that an output (a high number) is replayed before an older
+    /// segment (a lower one); the second compaction's replaced segment comes back, as a
+    /// crash before its removal leaves it. Returns the route edited, the names of the
+    /// replaced and new segments. `damageOutput` flips a byte in the new segments.
+    static func twoCompactions(at url: URL, damageOutput: Bool) throws -> (RouteID, replaced: [String], added: [String]) {
+        let store = try RouteStore(at: url, options: options)
+        let a = try store.save(Fixtures.sampleWalk(seed: 1, points: 2000))
+        _ = try store.edit(a, RouteEdit(name: "E1"))
+        try store.delete(try store.save(Fixtures.sampleWalk(seed: 2, points: 2000)))
+        try store.withWriter { try $0.roll() }
+        _ = try store.compact()
+        _ = try store.edit(a, RouteEdit(name: "E2a"))
+        _ = try store.edit(a, RouteEdit(name: "E2"))
+        try store.withWriter { try $0.roll() }
+        let before = try store.statistics().segments.map(\.name)
+        let copies = try before.map { try Data(contentsOf: url.appendingPathComponent($0)) }
+        #expect(try store.compact().segmentsCompacted >= 1)
+        let after = try store.statistics().segments.map(\.name)
+        try store.close()
+        let replaced = before.filter { !after.contains($0) }, added = after.filter { !before.contains($0) }
+        for (name, bytes) in zip(before, copies) where replaced.contains(name) { try bytes.write(to: url.appendingPathComponent(name)) }
+        if damageOutput {
+            for name in added {
+                let file = url.appendingPathComponent(name)
+                var bytes = [UInt8](try Data(contentsOf: file))
+                guard bytes.count > FormatConstants.fileHeaderSize else { continue }
+                bytes[(FormatConstants.fileHeaderSize + bytes.count) / 2] ^= 0x10
+                try Data(bytes).write(to: file)
+            }
+        }
+        return (a, replaced, added)
+    }
+
+    /// A compaction's output (seg 4) is replayed before the older active segment (seg 3)
+    /// that holds the route's latest edit; a second compaction replaces the output, which
+    /// a crash brings back. Its overwritten edit is held: a healthy store puts nothing in
+    /// lost/.
+    @Test func aReplacedOutputReplayedBeforeALowerNumberedSegmentIsDeletedFromAHealthyStore() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let store = try RouteStore(at: url, options: Self.options)
+        let a = try store.save(Fixtures.sampleWalk(seed: 1, points: 2000))
+        _ = try store.edit(a, RouteEdit(name: "E1"))
+        try store.delete(try store.save(Fixtures.sampleWalk(seed: 2, points: 2000)))
+        let e = try store.save(Fixtures.sampleWalk(seed: 3, points: 2000))
+        try store.withWriter { try $0.roll() }
+        _ = try store.save(Fixtures.sampleWalk(seed: 4, points: 2000))
+        _ = try store.compact()
+        _ = try store.edit(a, RouteEdit(name: "E2"))
+        try store.delete(e)
+        try store.withWriter { try $0.roll() }
+        let before = try store.statistics().segments.map(\.name)
+        let copies = try before.map { try Data(contentsOf: url.appendingPathComponent($0)) }
+        #expect(try store.compact().segmentsCompacted >= 1)
+        let after = try store.statistics().segments.map(\.name)
+        try store.close()
+        let replaced = before.filter { !after.contains($0) }
+        #expect(!replaced.isEmpty)
+        for (name, bytes) in zip(before, copies) where replaced.contains(name) { try bytes.write(to: url.appendingPathComponent(name)) }
+        let reopened = try RouteStore(at: url, options: Self.options)
+        #expect(try reopened.summary(a).name == "E2")
+        try reopened.close()
+        #expect(Self.lostNames(url).isEmpty, "\(Self.lostNames(url))")
+        for name in replaced { #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path)) }
+    }
+
+    /// The output's copy of the latest edit is damaged: the replaced segment holds its
+    /// only whole copy, and goes to lost/.
+    @Test(arguments: [true, false])
+    func aReplacedSegmentHoldingTheOnlyWholeCopyOfAnEditGoesToLost(_ removeIndex: Bool) throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let (_, replaced, _) = try Self.twoCompactions(at: url, damageOutput: true)
+        #expect(!replaced.isEmpty)
+        if removeIndex { _ = try removeIndexFiles(of: url) }
+        try RouteStore(at: url, options: Self.options).close()
+        for name in replaced { #expect(Self.lostNames(url).contains { $0.hasPrefix(name) }, "\(name): \(Self.lostNames(url))") }
+    }
 }
