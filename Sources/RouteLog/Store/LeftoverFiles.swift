@@ -10,8 +10,9 @@ struct LeftoverFiles {
     let index: RouteIndex
     /// The live segments, whose records a leftover's are checked against.
     let segments: SegmentSet
-    /// True when the open found damage in the live files: then an id they know nothing
-    /// of may be a route whose record was damaged (not one deleted and compacted away).
+    /// True when the open found damage in the live files, a torn tail, or an index it
+    /// had to rebuild: then an id they know nothing of may be a route whose record was
+    /// damaged or cut off (not one deleted and compacted away).
     let damageFound: Bool
     /// The next file number of the MANIFEST as the open read it (before the writer
     /// handed out any): a segment numbered below it existed when that MANIFEST was

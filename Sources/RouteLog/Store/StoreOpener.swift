@@ -160,7 +160,7 @@ struct StoreOpener {
             writer.index.syncQuietly()
         }
         state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index,
-                                           segments: writer.log.segments, damageFound: !state.openDamage.isEmpty,
+                                           segments: writer.log.segments, damageFound: !state.openDamage.isEmpty || !state.tornTails.isEmpty || state.indexRebuilt,
                                            firstLaterFileNumber: manifest.nextFileNumber).clear()
         state.segments = writer.log.segments
         state.generation = writer.manifest.current.generation

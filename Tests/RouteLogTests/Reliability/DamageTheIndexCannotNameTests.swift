@@ -474,4 +474,33 @@ import Testing
         try RouteStore(at: url, options: Self.options).close()
         for name in replaced { #expect(Self.lostNames(url).contains { $0.hasPrefix(name) }, "\(name): \(Self.lostNames(url))") }
     }
+
+    /// A compaction failed at its switch, leaving its output; then segment 1 loses its
+    /// last record whole (cut at a record boundary: no damage bytes, no torn tail) and
+    /// the index file. The rebuilt index knows nothing of route 6, whose only copy is
+    /// in the leftover: it goes to lost/, never deleted.
+    @Test func aLeftoverHoldingARouteCutCleanlyFromARebuiltStoreGoesToLost() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let spans = try Self.sixRoutes(at: url, sealed: true).spans
+        let fileSystem = FailingManifestRename()
+        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        fileSystem.armed.withLock { $0 = true }
+        #expect(throws: RouteLogError.self) { try store.compact() }
+        try? store.close()
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: url.path))
+        let segment = url.appendingPathComponent(FormatConstants.segmentName(1))
+        let span = try #require(spans[RouteID(6)])
+        try Data(try Data(contentsOf: segment).prefix(Int(span.start))).write(to: segment)
+        _ = try removeIndexFiles(of: url)
+        try RouteStore(at: url, options: Self.options).close()
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: url.path))
+        let leftovers = before.subtracting(after).filter { $0.hasPrefix(FormatConstants.segmentPrefix) }
+        #expect(!leftovers.isEmpty)
+        for leftover in leftovers {
+            #expect(Self.lostNames(url).contains { $0.hasPrefix(leftover) }, "\(leftover) deleted: \(Self.lostNames(url))")
+        }
+    }
 }
