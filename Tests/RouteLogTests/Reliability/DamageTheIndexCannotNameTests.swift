@@ -189,36 +189,6 @@ import Testing
         #expect([UInt8](try Data(contentsOf: target)) == held)
     }
 
-    /// An older MANIFEST restored while a recording went on: the newer segment holds the
-    /// rest of the recording and its finish, which the live files lack.
-    @Test func aLeftoverSegmentHoldingTheRestOfARecordingGoesToLost() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.store()
-        var options = Self.options
-        options.segmentSizeLimit = 4096
-        let store = try RouteStore(at: url, options: options)
-        _ = try store.save(Fixtures.sampleWalk(seed: 1, points: 10))
-        let points = Fixtures.sampleWalk(seed: 2, points: 40).points
-        let recorder = try store.startRecording(metadata: RouteMetadata(name: "recorded"))
-        try recorder.append(Array(points[0..<10]))
-        try recorder.flush()
-        try store.withWriter { try $0.roll() }
-        let manifest = url.appendingPathComponent(FormatConstants.manifestName)
-        let older = try Data(contentsOf: manifest)
-        try store.withWriter { try $0.roll() }
-        try recorder.append(Array(points[10...]))
-        try recorder.flush()
-        _ = try recorder.finish()
-        let newest = try store.statistics().segments.last!.name
-        try store.close()
-        try older.write(to: manifest)
-
-        let reopened = try RouteStore(at: url, options: options)
-        #expect(try reopened.unfinishedRecordings().map(\.points.count) == [10])
-        try reopened.close()
-        #expect(Self.lostNames(url).contains { $0.hasPrefix(newest) }, "\(Self.lostNames(url))")
-    }
-
     /// A segment a compaction replaced, back after a crash before its removal, holding
     /// an edit a later one replaced: the live route's latest edit is in a later segment.
     @Test func aReplacedSegmentWithAnOverwrittenEditIsDeleted() throws {
@@ -254,6 +224,20 @@ import Testing
         }
     }
 
+    /// Opens the store of ``sixRoutes(at:sealed:)`` through ``FailingManifestRename``,
+    /// deletes routes 1 and 2 (so that segment 1 is worth rewriting), and runs
+    /// `attempts` compactions that fail at their switch, each leaving its output
+    /// behind.
+    static func compactionsFailingAtTheirSwitch(at url: URL, attempts: Int = 1) throws {
+        let fileSystem = FailingManifestRename()
+        let store = try RouteStore(at: url, options: options, fileSystem: fileSystem)
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        fileSystem.armed.withLock { $0 = true }
+        for _ in 0..<attempts { #expect(throws: RouteLogError.self) { try store.compact() } }
+        try? store.close()
+    }
+
     @Test func compactionsThatFailAtTheirSwitchKeepTheDamageOnce() throws {
         let directory = TemporaryDirectory()
         let url = directory.store()
@@ -262,13 +246,7 @@ import Testing
         let span = try #require(spans[RouteID(3)])
         try Self.flip(url.appendingPathComponent(name), at: (span.start + span.end) / 2)
         _ = try removeIndexFiles(of: url)
-        let fileSystem = FailingManifestRename()
-        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
-        try store.delete(RouteID(1))
-        try store.delete(RouteID(2))
-        fileSystem.armed.withLock { $0 = true }
-        for _ in 0..<3 { #expect(throws: RouteLogError.self) { try store.compact() } }
-        try? store.close()
+        try Self.compactionsFailingAtTheirSwitch(at: url, attempts: 3)
         let kept = Self.lostNames(url).filter { $0.hasPrefix(name) }
         #expect(kept == ["\(name)@\(span.start)"], "\(Self.lostNames(url))")
         // Opened again, the compaction goes through, and keeps no second copy.
@@ -307,7 +285,9 @@ import Testing
         let changeSegment = try store.statistics().segments.last!.name
         try store.close()
         try older.write(to: manifest)
-        try RouteStore(at: url, options: options).close()
+        let reopened = try RouteStore(at: url, options: options)
+        #expect(try reopened.unfinishedRecordings().map(\.points.count) == [10])
+        try reopened.close()
         let lost = Self.lostNames(url)
         #expect(lost.contains { $0.hasPrefix(finishSegment) }, "\(lost)")
         #expect(lost.contains { $0.hasPrefix(changeSegment) }, "\(lost)")
@@ -349,13 +329,7 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.store()
         let spans = try Self.sixRoutes(at: url, sealed: true).spans
-        let fileSystem = FailingManifestRename()
-        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
-        try store.delete(RouteID(1))
-        try store.delete(RouteID(2))
-        fileSystem.armed.withLock { $0 = true }
-        #expect(throws: RouteLogError.self) { try store.compact() }
-        try? store.close()
+        try Self.compactionsFailingAtTheirSwitch(at: url)
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: url.path))
         let span = try #require(spans[RouteID(3)])
         try Self.flip(url.appendingPathComponent(FormatConstants.segmentName(1)), at: (span.start + span.end) / 2)
@@ -379,13 +353,7 @@ import Testing
         let span = try #require(spans[RouteID(3)])
         try Self.flip(url.appendingPathComponent(name), at: (span.start + span.end) / 2)
         _ = try removeIndexFiles(of: url)
-        let fileSystem = FailingManifestRename()
-        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
-        try store.delete(RouteID(1))
-        try store.delete(RouteID(2))
-        fileSystem.armed.withLock { $0 = true }
-        #expect(throws: RouteLogError.self) { try store.compact() }
-        try? store.close()
+        try Self.compactionsFailingAtTheirSwitch(at: url)
         let log = url.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
         try FileManager.default.removeItem(at: log)
         let reopened = try RouteStore(at: url, options: Self.options)
@@ -483,13 +451,7 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.store()
         let spans = try Self.sixRoutes(at: url, sealed: true).spans
-        let fileSystem = FailingManifestRename()
-        let store = try RouteStore(at: url, options: Self.options, fileSystem: fileSystem)
-        try store.delete(RouteID(1))
-        try store.delete(RouteID(2))
-        fileSystem.armed.withLock { $0 = true }
-        #expect(throws: RouteLogError.self) { try store.compact() }
-        try? store.close()
+        try Self.compactionsFailingAtTheirSwitch(at: url)
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: url.path))
         let segment = url.appendingPathComponent(FormatConstants.segmentName(1))
         let span = try #require(spans[RouteID(6)])
