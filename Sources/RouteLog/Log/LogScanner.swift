@@ -12,13 +12,6 @@ struct ScannedRecord: Sendable {
     var end: Int64 { offset + Int64(frameLength) }
 }
 
-/// Bytes a scan could not read as records.
-struct DamagedRange: Equatable, Sendable {
-    let path: String
-    let offset: Int64
-    let length: Int64
-}
-
 /// Walks the records of a segment, index or manifest (format-spec.md, "Reading a
 /// log"). Never trusts a length before checking it against the file; after damage it
 /// searches forward for the next whole valid frame. What follows the last valid record

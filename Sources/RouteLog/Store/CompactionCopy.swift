@@ -166,7 +166,7 @@ struct CompactionCopy {
                 if scanner.tailLength > 0 {
                     damage.append(DamagedRange(path: segment.path, offset: scanner.validEnd, length: scanner.tailLength))
                 }
-                if !damage.isEmpty { check.damage[number] = damage }
+                if !damage.isEmpty { check.damage[number] = DamagedRange.merged(damage) }
             } catch {
                 check.unaccounted.insert(number)
             }

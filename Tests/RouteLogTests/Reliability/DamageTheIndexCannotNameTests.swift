@@ -97,6 +97,37 @@ import Testing
         try Self.expectDamageKeptThroughACompaction(sealed: true, victim: RouteID(6))
     }
 
+    /// Two damaged records with a valid one between them are one copy in `lost/`, the
+    /// valid record's bytes with them: a segment shaped into many small damaged ranges
+    /// costs one copy per 64 KiB of file, not one per range.
+    @Test func nearbyDamagedRangesAreKeptAsOneCopy() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.store()
+        let spans = try Self.sixRoutes(at: url, sealed: true).spans
+        let name = FormatConstants.segmentName(1)
+        let segment = url.appendingPathComponent(name)
+        let first = try #require(spans[RouteID(3)]), second = try #require(spans[RouteID(5)])
+        try Self.flip(segment, at: (first.start + first.end) / 2)
+        try Self.flip(segment, at: (second.start + second.end) / 2)
+        let damaged = [UInt8](try Data(contentsOf: segment))
+        _ = try removeIndexFiles(of: url)
+        let store = try RouteStore(at: url, options: Self.options)
+        let before = try store.verify()
+        #expect(before.problems.filter { $0.path.hasSuffix(name) }.map(\.offset) == [first.start, second.start],
+                "\(before.problems)")
+        try store.delete(RouteID(1))
+        try store.delete(RouteID(2))
+        #expect(try store.compact().segmentsCompacted >= 1)
+        #expect(try store.route(RouteID(4)).points.count == 20)
+        try store.close()
+        let copies = Self.lostNames(url).filter { $0 != LostAndFound.logName }
+        #expect(copies == ["\(name)@\(first.start)"], "\(copies)")
+        let copy = [UInt8](try Data(contentsOf: url.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(copies[0])))
+        // From the first damaged record to the end of the second, the valid one between.
+        #expect(copy.count >= Int(second.end - first.start))
+        #expect(copy == Array(damaged[Int(first.start)..<Int(first.start) + copy.count]))
+    }
+
     @Test func theLastSegmentsCutAppendIsStillATornTail() throws {
         let directory = TemporaryDirectory()
         let url = directory.store()
