@@ -42,6 +42,10 @@ struct GPXPath {
     /// Whether point `index` had a `<time>` in the file.
     func hasTime(_ index: Int) -> Bool { !times[index].isNaN }
 
+    /// Gives point `index` a time found after it was read (Unix seconds): a FIT
+    /// record's system time made UTC by a later correlation.
+    mutating func setTime(at index: Int, _ seconds: Double) { times[index] = seconds }
+
     /// Appends a point: its coordinate, its time if the file gave one, and whichever
     /// optional values it has (non-finite values never get here: the reader refuses them).
     mutating func append(_ point: GPXPointValues) {

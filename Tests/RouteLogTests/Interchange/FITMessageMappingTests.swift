@@ -125,6 +125,36 @@ import Testing
         #expect(untimed.timestamp != FITActivityBuilder.date(500))
     }
 
+    /// A `timestamp_correlation` (162) says which UTC time a system time was: records in
+    /// system time take the UTC time of the correlation last before them (the first one
+    /// for records before any), with its fractions of a second.
+    @Test func aTimestampCorrelationTurnsSystemTimesIntoUTC() throws {
+        let correlation: [FITForge.Field] = [.timestamp, .init(number: 1, size: 4, baseType: 0x86),
+                                             .init(number: 0, size: 2, baseType: 0x84), .init(number: 5, size: 2, baseType: 0x84)]
+        let utc = FITForge.fitTime(1_700_000_000)
+        var forge = FITForge()
+        forge.define(local: 0, global: Self.record, FITForge.recordFields)
+        forge.define(local: 1, global: 162, correlation)
+        forge.record(time: 995, latitude: 1, longitude: 1)
+        // UTC 1_700_000_000.5 was system time 990.25: an offset of (1_700_000_000.5 - 990.25).
+        forge.data(local: 1, [UInt64(utc), 990, 16384, 250])
+        forge.record(time: 1000, latitude: 1.0001, longitude: 1)
+        // The clock drifted by a second.
+        forge.data(local: 1, [UInt64(utc + 100), 1089, 0xFFFF, 0xFFFF])
+        forge.record(time: 1100, latitude: 1.0002, longitude: 1)
+        let result = try FITImporter.read(forge.file())
+        let points = try #require(result.routes.first?.points)
+        #expect(points.map(\.timestamp.timeIntervalSince1970) == [1_700_000_005.25, 1_700_000_010.25, 1_700_000_111])
+        #expect(result.report.untimedRoutes == 0)
+        // A correlation whose UTC time is itself system time says nothing.
+        var unsure = FITForge()
+        unsure.define(local: 0, global: Self.record, FITForge.recordFields)
+        unsure.define(local: 1, global: 162, correlation)
+        unsure.data(local: 1, [500, 400, 0xFFFF, 0xFFFF])
+        unsure.record(time: 1000, latitude: 1, longitude: 1)
+        #expect(try FITImporter.read(unsure.file()).report.untimedRoutes == 1)
+    }
+
     @Test func anHourLongGapBetweenRecordsIsBrokenLikeInGPX() throws {
         var forge = FITForge()
         forge.define(local: 0, global: Self.record, FITForge.recordFields)

@@ -16,6 +16,13 @@ struct FITActivity {
     var powerReadings = 0
     var pauses = 0
     var developerFields = 0
+    /// Points whose time is system time (seconds since the device was switched on): the
+    /// point's index and the time, made UTC at the end of the file when a
+    /// `timestamp_correlation` says how.
+    var systemTimes: [(index: Int, time: UInt32)] = []
+    /// Each `timestamp_correlation`: the points before it, and the seconds that turn a
+    /// system time into a FIT UTC time.
+    var correlations: [(pointsBefore: Int, offset: Double)] = []
 
     var sports: [UInt8] { !sessionSports.isEmpty ? sessionSports : !sportMessageSports.isEmpty ? sportMessageSports : lapSports }
 }
@@ -29,6 +36,7 @@ struct FITActivity {
 /// | session (18) | `sport`; `total_calories` summed into the route's calories |
 /// | sport (12), lap (19) | `sport` when no session gives one; laps are counted |
 /// | file_id (0) | `time_created`, the time of records without one |
+/// | timestamp_correlation (162) | `timestamp` (UTC) and `system_timestamp`, each with its fraction (`fractional_…` in 1/32768 s, else `…_ms`): turns the system times of records (below 0x10000000, seconds since the device was switched on) into UTC |
 ///
 /// A record without both coordinates is skipped and counted. Everything else (distance,
 /// temperature, device info, HRV...) is not read.
@@ -53,8 +61,41 @@ struct FITActivityBuilder: FITMessageConsumer {
     }
 
     mutating func fileEnded() {
-        if let current { activities.append(current) }
+        if var current {
+            Self.correlate(&current)
+            activities.append(current)
+        }
         current = nil
+    }
+
+    /// Gives each point whose time was system time the UTC time of the correlation
+    /// that came last before it (the first one for points before any): a device may
+    /// correlate again as its clock drifts. With no correlation the points stay
+    /// without a time.
+    static func correlate(_ activity: inout FITActivity) {
+        guard let first = activity.correlations.first else { return }
+        var next = 0, offset = first.offset
+        for (index, time) in activity.systemTimes {
+            while next < activity.correlations.count, activity.correlations[next].pointsBefore <= index {
+                offset = activity.correlations[next].offset
+                next += 1
+            }
+            activity.path.setTime(at: index, fitEpoch + Double(time) + offset)
+        }
+        activity.systemTimes = []
+    }
+
+    /// The offset a `timestamp_correlation` gives, nil unless its UTC time is one and
+    /// lies after its system time.
+    static func correlationOffset(_ message: FITMessage) -> Double? {
+        guard let utc = message.unsigned(FITMessage.timestampField), utc >= firstAbsoluteTime,
+              let system = message.unsigned(1), system < utc else { return nil }
+        func fraction(_ scaled: UInt8, _ milliseconds: UInt8) -> Double {
+            if let value = message.unsigned(scaled), value < 32768 { return Double(value) / 32768 }
+            if let value = message.unsigned(milliseconds), value < 1000 { return Double(value) / 1000 }
+            return 0
+        }
+        return Double(utc) + fraction(0, 4) - (Double(system) + fraction(2, 5))
     }
 
     mutating func consume(_ message: FITMessage) throws {
@@ -75,6 +116,8 @@ struct FITActivityBuilder: FITMessageConsumer {
             if let sport = message.unsigned(0), sport <= 255 { current!.sportMessageSports.append(UInt8(sport)) }
         case 0:
             if let created = message.unsigned(4) { current!.timeCreated = Self.absoluteDate(created) }
+        case 162:
+            if let offset = Self.correlationOffset(message) { current!.correlations.append((current!.path.count, offset)) }
         default:
             break
         }
@@ -120,6 +163,7 @@ struct FITActivityBuilder: FITMessageConsumer {
             current!.pauses += 1
         }
         pausePending = false
+        if time == nil, let system = message.timestamp { current!.systemTimes.append((current!.path.count, system)) }
         current!.path.append(GPXPointValues(point, hasTime: time != nil))
         pointCount += 1
     }
