@@ -124,11 +124,12 @@ import Testing
         return FileManager.default.isExecutableFile(atPath: built.path) ? built : nil
     }()
 
-    /// Runs `routelog` in a shell that first lowers its limit of open files to 64.
-    static func run(_ routelog: URL, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    /// Runs `routelog` in a shell that first lowers its limit of open files to `limit`:
+    /// the child's descriptors run out, never those of the tests running beside it.
+    static func run(_ routelog: URL, _ arguments: [String], limit: Int = 64) throws -> (status: Int32, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -n 64 && exec \"$0\" \"$@\" >/dev/null", routelog.path] + arguments
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "ulimit -S -n \(limit) && exec \"$0\" \"$@\" >/dev/null", routelog.path] + arguments
         let err = Pipe()
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

@@ -236,31 +236,28 @@ final class AttackFileSystem: ForwardingFileSystem, @unchecked Sendable {
     }
 
     /// The held directory's open failing for lack of descriptors is reported as what it
-    /// is, never as the destination having been moved or replaced.
+    /// is, never as the destination having been moved or replaced. Each backup runs in a
+    /// `routelog backup` whose limit of open files is a few more than it starts with, so
+    /// that its opens fail one after another as the limit goes up; the descriptors of
+    /// this process (shared by every test running beside it) are never used up.
     @Test func runningOutOfDescriptorsIsNotReportedAsAMovedDestination() throws {
+        let routelog = try #require(SegmentFileLimitTests.routelog, "the routelog executable is built beside the tests")
         let dir = TemporaryDirectory()
         var routes = RandomRoutes(seed: 5)
-        let store = try RouteStore(at: dir.store("main.routelog"))
-        defer { try? store.close() }
+        let source = dir.store("main.routelog")
+        let store = try RouteStore(at: source)
         try store.save((0..<12).map { _ in routes.next() })
-        var seen: [String] = []
-        for spare in 0...8 {
-            let destination = dir.url.appendingPathComponent("backup\(spare).routelog")
-            var held: [Int32] = []
-            while true {
-                let fd = Glibc.open("/dev/null", O_RDONLY)
-                if fd < 0 { break }
-                held.append(fd)
-            }
-            for _ in 0..<min(spare, held.count) { _ = Glibc.close(held.removeLast()) }
-            let outcome = Result { try store.backup(to: destination) }
-            for fd in held { _ = Glibc.close(fd) }
-            switch outcome {
-            case .success: seen.append("spare \(spare): success")
-            case .failure(let error): seen.append("spare \(spare): \(error)")
-            }
+        try store.close()
+        var outcomes: [Int: String] = [:]
+        for limit in 6...40 {
+            let destination = dir.url.appendingPathComponent("backup\(limit).routelog")
+            let run = try SegmentFileLimitTests.run(routelog, ["backup", source.path, destination.path], limit: limit)
+            outcomes[limit] = run.status == 0 ? "success" : run.stderr
         }
-        #expect(!seen.contains { $0.contains("moved or replaced") }, "EMFILE reported as a moved destination")
+        let failures = outcomes.filter { $0.value != "success" }
+        #expect(!failures.isEmpty && failures.count < outcomes.count, "the limits cover failing and whole backups: \(outcomes)")
+        #expect(failures.values.contains { $0.contains("Too many open files") }, "\(outcomes.sorted { $0.key < $1.key })")
+        #expect(!failures.values.contains { $0.contains("moved or replaced") }, "EMFILE reported as a moved destination: \(failures)")
     }
 
     /// A destination another handle writes: its lock, taken through the held directory,
