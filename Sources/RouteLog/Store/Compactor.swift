@@ -56,7 +56,15 @@ struct Compactor {
         // 3. Copy and write the new index, outside every lock.
         var prepared = Prepared(plan: plan, output: CompactionOutput(
             files: store.files, sizeLimit: store.options.segmentSizeLimit,
-            reserveNumber: { try store.withWriter { $0.manifest.reserveFileNumber() } }))
+            reserveNumber: { try store.withWriter { w in
+                // The number is made durable before the file exists: a crash before the
+                // switch then leaves an output numbered below the MANIFEST's next file
+                // number, which the next open knows for a copy (``LeftoverFiles``)
+                // rather than for changes an older MANIFEST lacks.
+                let number = w.manifest.reserveFileNumber()
+                try w.manifest.commit(nextRouteID: w.nextRouteID) { _ in }
+                return number
+            } }))
         var newRuns: [UInt32: [UInt32]] = [:]
         do {
             let items = copy.items()

@@ -45,24 +45,29 @@ struct LeftoverFiles {
     /// - a live route: its records read back whole; a RouteDelete is then not held, and
     ///   a MetadataEdit is held when the route has that metadata, or when the open found
     ///   no damage, the route has an edit of its own and the leftover existed when the
-    ///   MANIFEST was written (a segment a compaction replaced: its latest edit was
-    ///   copied, so the live edit is that one or a later one; file numbers say nothing
-    ///   of replay order, since a compaction's output takes its run's place);
+    ///   MANIFEST was written (a segment a compaction replaced, or the output of a
+    ///   compaction whose switch never happened, since a compaction commits the next
+    ///   file number before it creates an output: its latest edit was copied, so the
+    ///   live edit is that one or a later one; file numbers say nothing of replay
+    ///   order, since a compaction's output takes its run's place);
     /// - an open recording: the record is its start or one of its chunks, which read
     ///   back whole (a finish, discard, edit or delete is a change the live files lack);
-    /// - a tombstone: held (the id is deleted or discarded);
+    /// - a tombstone: held while the records that make it read back (the id is deleted
+    ///   or discarded);
     /// - nothing: held only when the open found no damage, so the id was deleted and
     ///   compacted away, not lost with a damaged record.
     /// A change only in the leftover (the newer segments of a store whose MANIFEST was
     /// replaced by an older copy) or the only whole copy of a record (a compaction's
     /// output left by a crash, when the live record is damaged) is thus kept. A segment
-    /// that cannot be read whole, or that is no regular file, is not redundant either.
+    /// that cannot be read whole, or that is no regular file, is not redundant either;
+    /// one a crash left without its header holds nothing and is.
     private func isRedundantSegment(_ name: String) -> Bool {
         guard let file = try? files.open(.segment, number: 0, writable: false, name: name),
-              let size = try? file.size(),
-              let headerBytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
-              let header = try? FileHeader.decode(headerBytes, path: file.path, expecting: .segment)
+              let size = try? file.size()
         else { return false }
+        guard let headerBytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
+              let header = try? FileHeader.decode(headerBytes, path: file.path, expecting: .segment)
+        else { return Self.holdsNoRecord(file, size: size) }
         let segment = LogSegment(number: header.fileNumber, file: file, end: size, version: header.version)
         guard let scan = try? IndexRecovery.scan(segment, from: Int64(FormatConstants.fileHeaderSize)),
               scan.damage.isEmpty, scan.tornTail == nil
@@ -89,9 +94,39 @@ struct LeftoverFiles {
                 default: return false
                 }
             }
-            return index.tombstones[id] != nil || !damageFound
+            if let tombstone = index.tombstones[id] {
+                // Held only while the records that make the tombstone read back: the
+                // leftover may hold the only whole copy of the delete.
+                return tombstone.events.allSatisfy { segments.holdsRecord(at: $0.location) }
+            }
+            return !damageFound
         }
     }
+
+    /// True for a file a crash left before its header was written: shorter than a
+    /// header, or nothing but zero bytes (the size made durable, the bytes not). A
+    /// segment is created empty and then given its header, so such files are common
+    /// after a crash, and no record can be in them. A file larger than any segment is
+    /// not read (a planted sparse file of terabytes would cost the open that long): it
+    /// goes to `lost/`, which costs a rename.
+    private static func holdsNoRecord(_ file: DurableFile, size: Int64) -> Bool {
+        guard size >= Int64(FormatConstants.fileHeaderSize) else { return true }
+        guard size <= largestZeroFile else { return false }
+        let chunk = 1 << 20
+        var offset: Int64 = 0
+        while offset < size {
+            guard let bytes = try? file.read(at: offset, count: Int(min(Int64(chunk), size - offset))),
+                  !bytes.isEmpty, bytes.allSatisfy({ $0 == 0 })
+            else { return false }
+            offset += Int64(bytes.count)
+        }
+        return true
+    }
+
+    /// The largest header-less file read through for zeros: 1 GiB and a record, more
+    /// than a segment of the default size limit grows to. A larger one (a store with
+    /// larger segments, or a planted file) goes to `lost/` instead: kept, not read.
+    static let largestZeroFile: Int64 = (1 << 30) + Int64(FormatConstants.maxPayloadLength)
 
     /// True when every record of `route` reads back whole (its checksums hold).
     private func readsBack(_ route: IndexedRoute) -> Bool {

@@ -244,29 +244,45 @@ import Testing
         #expect(Self.lostNames(url).isEmpty, "\(Self.lostNames(url))")
     }
 
-    /// The real file system, except that renaming onto MANIFEST fails while armed: a
-    /// compaction then fails at its switch, after it kept the damage in lost/.
+    /// The real file system, except that once armed, renaming onto MANIFEST fails after
+    /// an index file was created: a compaction, which commits the MANIFEST before each
+    /// output it creates and writes its index last before its switch, then fails at the
+    /// switch, after it kept the damage in lost/ (as a process killed there would).
     final class FailingManifestRename: ForwardingFileSystem, @unchecked Sendable {
         let base: any FileSystem = PosixFileSystem.shared
         let armed = StateLock(false)
+        private let indexCreated = StateLock(false)
+        func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
+            if flags & O_CREAT != 0, path.contains("/" + FormatConstants.indexPrefix), armed.withLock({ $0 }) {
+                indexCreated.withLock { $0 = true }
+            }
+            return try base.open(path, flags: flags, mode: mode)
+        }
         func rename(_ from: String, to: String) throws {
-            if to.hasSuffix("/" + FormatConstants.manifestName), armed.withLock({ $0 }) { throw Errno(code: EIO) }
+            if to.hasSuffix("/" + FormatConstants.manifestName), armed.withLock({ $0 }), indexCreated.withLock({ $0 }) {
+                throw Errno(code: EIO)
+            }
             try base.rename(from, to: to)
         }
     }
 
     /// Opens the store of ``sixRoutes(at:sealed:)`` through ``FailingManifestRename``,
     /// deletes routes 1 and 2 (so that segment 1 is worth rewriting), and runs
-    /// `attempts` compactions that fail at their switch, each leaving its output
-    /// behind.
+    /// `attempts` compactions that fail at their switch, each in a store opened again
+    /// (a switch that failed leaves its writer refusing changes), each leaving its
+    /// output behind.
     static func compactionsFailingAtTheirSwitch(at url: URL, attempts: Int = 1) throws {
-        let fileSystem = FailingManifestRename()
-        let store = try RouteStore(at: url, options: options, fileSystem: fileSystem)
-        try store.delete(RouteID(1))
-        try store.delete(RouteID(2))
-        fileSystem.armed.withLock { $0 = true }
-        for _ in 0..<attempts { #expect(throws: RouteLogError.self) { try store.compact() } }
-        try? store.close()
+        for attempt in 0..<attempts {
+            let fileSystem = FailingManifestRename()
+            let store = try RouteStore(at: url, options: options, fileSystem: fileSystem)
+            if attempt == 0 {
+                try store.delete(RouteID(1))
+                try store.delete(RouteID(2))
+            }
+            fileSystem.armed.withLock { $0 = true }
+            #expect(throws: RouteLogError.self) { try store.compact() }
+            try? store.close()
+        }
     }
 
     @Test func compactionsThatFailAtTheirSwitchKeepTheDamageOnce() throws {

@@ -84,13 +84,18 @@ func atEveryCrashPoint(template: URL, work: URL, options: RouteStore.Options, li
     }
 }
 
-/// ``atEveryCrashPoint`` for a compaction, run twice so that the second one is crashed
-/// too.
+/// ``atEveryCrashPoint`` for a compaction of a healthy store, run twice so that the
+/// second one is crashed too. Whatever the crash left, the reopened store puts nothing
+/// into `lost/`: every leftover of a compaction holds only copies.
 @discardableResult
 func compactionAtEveryCrashPoint(template: URL, work: URL, options: RouteStore.Options,
                                  check: (RouteStore, Int) throws -> Void) throws -> Int {
     try atEveryCrashPoint(template: template, work: work, options: options, { store in
         try store.compact()
         try store.compact()
-    }, check: { store, crashPoint, _ in try check(store, crashPoint) })
+    }, check: { store, crashPoint, _ in
+        try check(store, crashPoint)
+        let lost = (try? FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent(LostAndFound.directoryName).path)) ?? []
+        #expect(lost.isEmpty, "crash at operation \(crashPoint): a healthy store put \(lost) into lost/")
+    })
 }
