@@ -146,6 +146,20 @@ import Testing
         let points = try #require(result.routes.first?.points)
         #expect(points.map(\.timestamp.timeIntervalSince1970) == [1_700_000_005.25, 1_700_000_010.25, 1_700_000_111])
         #expect(result.report.untimedRoutes == 0)
+        // Correlations repeated with no point between them are kept as the last one
+        // (and the file's first): memory grows with the points, not with the file.
+        var repeated = FITForge()
+        repeated.define(local: 0, global: Self.record, FITForge.recordFields)
+        repeated.define(local: 1, global: 162, correlation)
+        repeated.record(time: 995, latitude: 1, longitude: 1)
+        for second in 0..<1000 { repeated.data(local: 1, [UInt64(utc) + UInt64(second), 990, 0xFFFF, 0xFFFF]) }
+        repeated.record(time: 1000, latitude: 1.0001, longitude: 1)
+        var activity = FITActivity(protocolVersion: "2.0")
+        for second in 0..<1000 { activity.correlate(pointsBefore: 1, Double(second)) }
+        #expect(activity.correlations.map(\.offset) == [0, 999])
+        let repeatedPoints = try #require(try FITImporter.read(repeated.file()).routes.first?.points)
+        // The first point before any correlation takes the first; the second the last.
+        #expect(repeatedPoints.map(\.timestamp.timeIntervalSince1970) == [1_700_000_005, 1_700_000_000 + 999 + 10])
         // A correlation whose UTC time is itself system time says nothing.
         var unsure = FITForge()
         unsure.define(local: 0, global: Self.record, FITForge.recordFields)

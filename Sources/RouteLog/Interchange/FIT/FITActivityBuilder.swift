@@ -25,6 +25,18 @@ struct FITActivity {
     var correlations: [(pointsBefore: Int, offset: Double)] = []
 
     var sports: [UInt8] { !sessionSports.isEmpty ? sessionSports : !sportMessageSports.isEmpty ? sportMessageSports : lapSports }
+
+    /// Notes a correlation. Of several with no point between them only the last is
+    /// kept (no point takes the others), besides the first of the file, which points
+    /// before any correlation take: at most two more than the points, however many the
+    /// file repeats.
+    mutating func correlate(pointsBefore: Int, _ offset: Double) {
+        if correlations.count >= 2, correlations[correlations.count - 1].pointsBefore == pointsBefore {
+            correlations[correlations.count - 1].offset = offset
+        } else {
+            correlations.append((pointsBefore, offset))
+        }
+    }
 }
 
 /// Turns decoded FIT messages into ``FITActivity`` values (messages to route).
@@ -83,6 +95,7 @@ struct FITActivityBuilder: FITMessageConsumer {
             activity.path.setTime(at: index, fitEpoch + Double(time) + offset)
         }
         activity.systemTimes = []
+        activity.correlations = []
     }
 
     /// The offset a `timestamp_correlation` gives, nil unless its UTC time is one and
@@ -117,7 +130,7 @@ struct FITActivityBuilder: FITMessageConsumer {
         case 0:
             if let created = message.unsigned(4) { current!.timeCreated = Self.absoluteDate(created) }
         case 162:
-            if let offset = Self.correlationOffset(message) { current!.correlations.append((current!.path.count, offset)) }
+            if let offset = Self.correlationOffset(message) { current!.correlate(pointsBefore: current!.path.count, offset) }
         default:
             break
         }
