@@ -160,6 +160,16 @@ import Testing
         let repeatedPoints = try #require(try FITImporter.read(repeated.file()).routes.first?.points)
         // The first point before any correlation takes the first; the second the last.
         #expect(repeatedPoints.map(\.timestamp.timeIntervalSince1970) == [1_700_000_005, 1_700_000_000 + 999 + 10])
+        // A correlation sent with a compressed-timestamp header has its UTC time there.
+        var compressed = FITForge()
+        compressed.define(local: 0, global: Self.record, FITForge.recordFields)
+        compressed.define(local: 1, global: 162, correlation)
+        compressed.define(local: 2, global: 162, [.init(number: 1, size: 4, baseType: 0x86)])
+        compressed.data(local: 1, [UInt64(utc), 990, 0xFFFF, 0xFFFF])
+        compressed.data(local: 2, [1000], compressedOffset: UInt8((utc + 5) & 0x1F))
+        compressed.record(time: 1005, latitude: 1, longitude: 1)
+        let compressedPoints = try #require(try FITImporter.read(compressed.file()).routes.first?.points)
+        #expect(compressedPoints.map(\.timestamp.timeIntervalSince1970) == [1_700_000_010])
         // A correlation whose UTC time is itself system time says nothing.
         var unsure = FITForge()
         unsure.define(local: 0, global: Self.record, FITForge.recordFields)

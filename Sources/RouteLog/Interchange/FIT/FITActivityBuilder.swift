@@ -101,7 +101,7 @@ struct FITActivityBuilder: FITMessageConsumer {
     /// The offset a `timestamp_correlation` gives, nil unless its UTC time is one and
     /// lies after its system time.
     static func correlationOffset(_ message: FITMessage) -> Double? {
-        guard let utc = message.unsigned(FITMessage.timestampField), utc >= firstAbsoluteTime,
+        guard let utc = message.timestamp, utc >= firstAbsoluteTime,
               let system = message.unsigned(1), system < utc else { return nil }
         func fraction(_ scaled: UInt8, _ milliseconds: UInt8) -> Double {
             if let value = message.unsigned(scaled), value < 32768 { return Double(value) / 32768 }
