@@ -72,6 +72,36 @@ import Testing
         #expect(result.routes.first?.points.allSatisfy { abs($0.latitude - 22.5) < 1e-12 && abs($0.longitude - 11.25) < 1e-12 } == true)
     }
 
+    /// A chain of many files without a positioned record costs no memory per file: their
+    /// activities are counted, not kept; and with bad CRCs ignored, only the first
+    /// mismatches are described, the rest counted (memory grows with the points kept,
+    /// never with the file).
+    @Test func aChainOfManyEmptyFilesKeepsCountsNotFiles() throws {
+        var lap = FITForge()
+        lap.define(local: 0, global: 19, [.init(number: 25, size: 1, baseType: 0)])
+        lap.data(local: 0, [1])
+        let empty = lap.file(headerSize: 12)
+        let chain = [[UInt8]](repeating: empty, count: 5000).joined() + FITForge.walk(3).file()
+        var decoder = FITDecoder(FITByteSource(data: Data(chain)), source: "chain", ignoresBadCRC: false)
+        var builder = FITActivityBuilder(maximumPoints: 10)
+        try decoder.decode(into: &builder)
+        #expect(builder.activities.map(\.path.count) == [3])
+        #expect(builder.filesWithoutPoints == 5000)
+        let result = try FITImporter.read(Array(chain))
+        #expect(result.routes.map(\.points.count) == [3])
+        #expect(result.report.chainedFiles == 5001 && result.report.filesWithoutPoints == 5000 && result.report.lapsRead == 5000)
+
+        let bad = [[UInt8]](repeating: lap.file(headerSize: 14, headerCRC: .wrong, fileCRC: .wrong), count: 1000).joined()
+            + FITForge.walk(2).file()
+        var options = RouteImportOptions()
+        options.importsDespiteBadCRC = true
+        let forced = try FITImporter.read(Array(bad), options: options)
+        #expect(forced.routes.map(\.points.count) == [2])
+        let listed = FITDecoder.listedCRCMismatches
+        #expect(forced.report.ignoredCRCMismatches.count == listed + 1)
+        #expect(forced.report.ignoredCRCMismatches.last == "\(2000 - listed) more in later files of the chain, not listed")
+    }
+
     @Test func chainedFilesGiveOneRouteEachAndCheckEachCRC() throws {
         var settings = FITForge()
         settings.define(local: 0, global: 0, [.init(number: 0, size: 1, baseType: 0)])

@@ -54,7 +54,15 @@ struct FITActivity {
 /// temperature, device info, HRV...) is not read.
 struct FITActivityBuilder: FITMessageConsumer {
     let maximumPoints: Int
+    /// The files that held a positioned record, each an activity.
     private(set) var activities: [FITActivity] = []
+    /// The files of a chain without a positioned record, counted, and what they skipped
+    /// added up; their activities are not kept, so that a chain of many empty files costs
+    /// no memory (it grows with the points kept, never with the file).
+    private(set) var filesWithoutPoints = 0
+    private(set) var skippedWithoutPoints = (recordsWithoutPosition: 0, laps: 0, developerFields: 0)
+    /// The protocol version of the chain's first file.
+    private(set) var firstProtocolVersion: String?
     private var current: FITActivity?
     private var pausePending = false
     private var pointCount = 0
@@ -74,8 +82,16 @@ struct FITActivityBuilder: FITMessageConsumer {
 
     mutating func fileEnded() {
         if var current {
-            Self.correlate(&current)
-            activities.append(current)
+            if firstProtocolVersion == nil { firstProtocolVersion = current.protocolVersion }
+            if current.path.isEmpty {
+                filesWithoutPoints += 1
+                skippedWithoutPoints.recordsWithoutPosition += current.recordsWithoutPosition
+                skippedWithoutPoints.laps += current.laps
+                skippedWithoutPoints.developerFields += current.developerFields
+            } else {
+                Self.correlate(&current)
+                activities.append(current)
+            }
         }
         current = nil
     }

@@ -25,6 +25,11 @@ struct FITDecoder {
     let ignoresBadCRC: Bool
     /// One line per header or file CRC that did not match, when ``ignoresBadCRC``.
     private(set) var ignoredCRCMismatches: [String] = []
+    /// Mismatches past the first ``listedCRCMismatches``, counted but not described: a
+    /// chain of a million small files with bad CRCs would otherwise keep a million
+    /// descriptions (memory grows with the points kept, never with the file).
+    private(set) var unlistedCRCMismatches = 0
+    static let listedCRCMismatches = 16
     /// FIT files read so far (more than one in a chain).
     private(set) var fileCount = 0
 
@@ -166,6 +171,10 @@ struct FITDecoder {
             throw RouteLogError(.invalidArgument, "Bad FIT CRC at byte \(offset): \(what); nothing from this file was "
                 + "imported (import it anyway with --ignore-crc, or RouteImportOptions.importsDespiteBadCRC, "
                 + "when every record still decodes)", path: source, offset: offset)
+        }
+        guard ignoredCRCMismatches.count < Self.listedCRCMismatches else {
+            unlistedCRCMismatches += 1
+            return
         }
         ignoredCRCMismatches.append("\(what) (at byte \(offset))")
     }

@@ -61,11 +61,18 @@ public enum FITImporter {
         var builder = FITActivityBuilder(maximumPoints: options.maximumPoints)
         try decoder.decode(into: &builder)
         var activities = builder.activities
-        builder = FITActivityBuilder(maximumPoints: 0)  // so that the points below are not shared
-        var report = RouteImportReport(source: source, format: .fit,
-                                       version: activities.first?.protocolVersion ?? "2.0")
+        var report = RouteImportReport(source: source, format: .fit, version: builder.firstProtocolVersion ?? "2.0")
         report.chainedFiles = decoder.fileCount
         report.ignoredCRCMismatches = decoder.ignoredCRCMismatches
+        if decoder.unlistedCRCMismatches > 0 {
+            report.ignoredCRCMismatches.append("\(decoder.unlistedCRCMismatches) more in later files of the chain, not listed")
+        }
+        let skipped = builder.skippedWithoutPoints
+        report.pointsWithoutPositionSkipped += skipped.recordsWithoutPosition
+        report.lapsRead += skipped.laps
+        report.developerFieldsSkipped += skipped.developerFields
+        if decoder.fileCount > 1 { report.filesWithoutPoints += builder.filesWithoutPoints }
+        builder = FITActivityBuilder(maximumPoints: 0)  // so that the points below are not shared
         var routes: [Route] = []
         for index in activities.indices {
             var path = GPXPath(name: nil, isPlannedRoute: false)
@@ -74,10 +81,7 @@ public enum FITImporter {
             report.pointsWithoutPositionSkipped += activity.recordsWithoutPosition
             report.lapsRead += activity.laps
             report.developerFieldsSkipped += activity.developerFields
-            guard !path.isEmpty else {
-                if decoder.fileCount > 1 { report.filesWithoutPoints += 1 }
-                continue
-            }
+            guard !path.isEmpty else { continue }  // the builder keeps no such activity
             report.powerReadingsDropped += activity.powerReadings
             report.pausesKept += activity.pauses
             let sports = activity.sports
