@@ -285,14 +285,22 @@ import Testing
         }
     }
 
+    /// The store of ``sixRoutes(at:sealed:)``, sealed, with route 3's record in segment
+    /// 1 damaged and the index files removed: damage a rebuilt index cannot name. Returns
+    /// the segment's name and the damaged record's span.
+    static func routeThreeDamagedWithoutIndex(at url: URL) throws -> (name: String, span: (start: Int64, end: Int64)) {
+        let spans = try sixRoutes(at: url, sealed: true).spans
+        let name = FormatConstants.segmentName(1)
+        let span = try #require(spans[RouteID(3)])
+        try flip(url.appendingPathComponent(name), at: (span.start + span.end) / 2)
+        _ = try removeIndexFiles(of: url)
+        return (name, span)
+    }
+
     @Test func compactionsThatFailAtTheirSwitchKeepTheDamageOnce() throws {
         let directory = TemporaryDirectory()
         let url = directory.store()
-        let spans = try Self.sixRoutes(at: url, sealed: true).spans
-        let name = FormatConstants.segmentName(1)
-        let span = try #require(spans[RouteID(3)])
-        try Self.flip(url.appendingPathComponent(name), at: (span.start + span.end) / 2)
-        _ = try removeIndexFiles(of: url)
+        let (name, span) = try Self.routeThreeDamagedWithoutIndex(at: url)
         try Self.compactionsFailingAtTheirSwitch(at: url, attempts: 3)
         let kept = Self.lostNames(url).filter { $0.hasPrefix(name) }
         #expect(kept == ["\(name)@\(span.start)"], "\(Self.lostNames(url))")
@@ -395,11 +403,7 @@ import Testing
     @Test func aKeptCopyWhoseLineACrashCutOffIsReported() throws {
         let directory = TemporaryDirectory()
         let url = directory.store()
-        let spans = try Self.sixRoutes(at: url, sealed: true).spans
-        let name = FormatConstants.segmentName(1)
-        let span = try #require(spans[RouteID(3)])
-        try Self.flip(url.appendingPathComponent(name), at: (span.start + span.end) / 2)
-        _ = try removeIndexFiles(of: url)
+        let (name, span) = try Self.routeThreeDamagedWithoutIndex(at: url)
         try Self.compactionsFailingAtTheirSwitch(at: url)
         let log = url.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
         try FileManager.default.removeItem(at: log)
