@@ -62,6 +62,22 @@ import Testing
         #expect(result.report.sports == ["swimming+cycling+running"] && result.report.activities == ["multisport"])
     }
 
+    @Test func sportsRepeatedByManyMessagesAreKeptOnceEach() throws {
+        var forge = FITForge.walk(2)
+        forge.define(local: 3, global: Self.lap, [.init(number: 25, size: 1, baseType: 0)])
+        for i in 0..<20_000 { forge.data(local: 3, [i % 3 == 0 ? 2 : 11]) }
+        var decoder = FITDecoder(FITByteSource(data: Data(forge.file())), source: "laps", ignoresBadCRC: false)
+        var builder = FITActivityBuilder(maximumPoints: 10)
+        try decoder.decode(into: &builder)
+        #expect(builder.activities.map(\.sports) == [[2, 11]] && builder.activities.map(\.laps) == [20_000])
+        let report = try FITImporter.read(forge.file()).report
+        #expect(report.sports == ["cycling+walking"] && report.activities == ["multisport"])
+
+        var list = FITSportList()
+        for sport in [UInt8(200), 3, 200, 64, 0, 255, 3, 63, 128, 0, 255] { list.insert(sport) }
+        #expect(list.inOrder == [200, 3, 64, 0, 255, 63, 128])
+    }
+
     @Test func withoutASessionTheSportMessageThenTheLapsNameTheSport() throws {
         var bySport = FITForge.walk(2)
         bySport.define(local: 2, global: Self.sport, [.init(number: 0, size: 1, baseType: 0)])

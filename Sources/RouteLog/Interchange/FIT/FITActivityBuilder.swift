@@ -7,10 +7,11 @@ struct FITActivity {
     var protocolVersion: String
     /// `file_id.time_created`, for records that have no time of their own.
     var timeCreated: Date?
-    /// Sports of the session messages in order, else of the sport messages, else of the laps.
-    var sessionSports: [UInt8] = []
-    var sportMessageSports: [UInt8] = []
-    var lapSports: [UInt8] = []
+    /// Sports of the session messages, of the sport messages and of the laps, each
+    /// once, in the order they came.
+    var sessionSports = FITSportList()
+    var sportMessageSports = FITSportList()
+    var lapSports = FITSportList()
     var laps = 0
     var recordsWithoutPosition = 0
     var powerReadings = 0
@@ -24,7 +25,10 @@ struct FITActivity {
     /// system time into a FIT UTC time.
     var correlations: [(pointsBefore: Int, offset: Double)] = []
 
-    var sports: [UInt8] { !sessionSports.isEmpty ? sessionSports : !sportMessageSports.isEmpty ? sportMessageSports : lapSports }
+    /// The sessions' sports, else the sport messages', else the laps'.
+    var sports: [UInt8] {
+        (!sessionSports.isEmpty ? sessionSports : !sportMessageSports.isEmpty ? sportMessageSports : lapSports).inOrder
+    }
 
     /// Notes a correlation. Of several with no point between them only the last is
     /// kept (no point takes the others), besides the first of the file, which points
@@ -136,13 +140,13 @@ struct FITActivityBuilder: FITMessageConsumer {
             let stops: Set<UInt32> = [1, 4, 8, 9]
             if message.unsigned(0) == 0, let type = message.unsigned(1), stops.contains(type) { pausePending = true }
         case 18:
-            if let sport = message.unsigned(5), sport <= 255 { current!.sessionSports.append(UInt8(sport)) }
+            if let sport = message.unsigned(5), sport <= 255 { current!.sessionSports.insert(UInt8(sport)) }
             if let calories = message.number(11) { current!.path.calories = (current!.path.calories ?? 0) + calories }
         case 19:
             current!.laps += 1
-            if let sport = message.unsigned(25), sport <= 255 { current!.lapSports.append(UInt8(sport)) }
+            if let sport = message.unsigned(25), sport <= 255 { current!.lapSports.insert(UInt8(sport)) }
         case 12:
-            if let sport = message.unsigned(0), sport <= 255 { current!.sportMessageSports.append(UInt8(sport)) }
+            if let sport = message.unsigned(0), sport <= 255 { current!.sportMessageSports.insert(UInt8(sport)) }
         case 0:
             if let created = message.unsigned(4) { current!.timeCreated = Self.absoluteDate(created) }
         case 162:
