@@ -43,6 +43,8 @@ public enum GPXImporter {
         var report = GPXImportReport(source: source, version: contents.version ?? "1.1")
         report.waypointsSkipped = contents.waypoints
         report.unknownExtensionsSkipped = contents.unknownExtensions
+        report.emptyPathsSkipped = contents.pathsWithoutPoints
+        report.emptySegmentsSkipped = contents.segmentsOfPathsWithoutPoints
         let hasTrackPoints = contents.paths.contains { !$0.isPlannedRoute && !$0.isEmpty }
         var routes: [Route] = []
         // Paths are moved out one by one, and each path's columns are freed as its
@@ -53,10 +55,6 @@ public enum GPXImporter {
             var path = GPXPath(isPlannedRoute: false)
             swap(&path, &paths[index])
             report.emptySegmentsSkipped += path.emptySegments
-            if path.isEmpty {
-                report.emptyPathsSkipped += 1
-                continue
-            }
             if path.isPlannedRoute, hasTrackPoints, !options.importsPlannedRoutesBesideTracks {
                 report.plannedRoutesSkipped += 1
                 continue
@@ -65,7 +63,7 @@ public enum GPXImporter {
             let metres = RouteMetrics.distance(of: route.points, segmentStarts: route.segmentStarts)
             guard ImportLimits.splitCount(metres: metres) <= Double(options.limits.splitsPerRoute) else {
                 throw RouteLogError(.invalidArgument,
-                                    "GPX refused: path \(index + 1) of the file is \(Int(metres / 1000)) km long, "
+                                    "GPX refused: path \(path.placeInFile) of the file is \(Int(metres / 1000)) km long, "
                                         + "which makes more than \(ImportLimits.grouped(options.limits.splitsPerRoute)) "
                                         + "kilometre and mile splits (ImportLimits.splitsPerRoute); nothing from this "
                                         + "file was imported", path: source)

@@ -30,6 +30,9 @@ struct GPXPath {
     var distance: Double?
     /// The kind of activity: GPX `<type>`, FIT sport, TCX `Sport`.
     var activity: ActivityKind?
+    /// Its place among the file's `<trk>` and `<rte>` elements, from 1 (those without
+    /// points counted too), to name it in messages.
+    var placeInFile = 0
 
     init(name: String? = nil, isPlannedRoute: Bool) {
         self.name = name
@@ -129,8 +132,16 @@ extension GPXPointValues {
 }
 
 /// Everything a GPX file held that the importer cares about.
+///
+/// Only the paths with points are kept; those without any are counted, with their
+/// segments, so that a file of millions of `<trk/>` costs no memory per element
+/// (memory grows with the points kept, never with the text).
 struct GPXContents {
     var paths: [GPXPath] = []
+    /// `<trk>` and `<rte>` elements without a point, not kept.
+    var pathsWithoutPoints = 0
+    /// The `<trkseg>` elements of those paths (all without a point).
+    var segmentsOfPathsWithoutPoints = 0
     var fileTime: Date?
     var waypoints = 0
     var unknownExtensions = 0

@@ -27,6 +27,7 @@ final class GPXReader: NSObject, XMLParserDelegate {
     private var pointsRead = 0
     private var names: XMLNameBudget
     private var pathsWithPoints = 0
+    private var pathsRead = 0
     private var parser: XMLParser?
 
     private init(source: String, limits: ImportLimits, feed: XMLInputFeed) {
@@ -191,7 +192,9 @@ final class GPXReader: NSObject, XMLParserDelegate {
             skipUntilDepth = depth
         case "trk", "rte":
             guard depth == 2 else { break }
+            pathsRead += 1
             path = GPXPath(isPlannedRoute: name == "rte")
+            path?.placeInFile = pathsRead
             segmentHasPoints = false
         case "trkseg":
             segmentHasPoints = false
@@ -289,8 +292,15 @@ final class GPXReader: NSObject, XMLParserDelegate {
         case "trkseg":
             if !segmentHasPoints { path?.emptySegments += 1 }
         case "trk", "rte":
-            if depth == 2, let finished = path { contents.paths.append(finished) }
-            if depth == 2 { path = nil }
+            guard depth == 2, let finished = path else { break }
+            path = nil
+            // A path without points is counted, not kept: it would cost memory for nothing.
+            if finished.isEmpty {
+                contents.pathsWithoutPoints += 1
+                contents.segmentsOfPathsWithoutPoints += finished.emptySegments
+            } else {
+                contents.paths.append(finished)
+            }
         default:
             break
         }

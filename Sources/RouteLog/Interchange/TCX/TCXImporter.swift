@@ -62,16 +62,13 @@ public enum TCXImporter {
         report.pointsWithoutPositionSkipped = contents.pointsWithoutPosition
         report.powerReadingsDropped = contents.powerReadings
         report.pausesKept = contents.pauses
+        report.emptyPathsSkipped = contents.pathsWithoutPoints
         var paths = contents.paths
         contents.paths = []
         var routes: [Route] = []
         for index in paths.indices {
             var path = GPXPath(name: nil, isPlannedRoute: false)
             swap(&path, &paths[index].path)
-            guard !path.isEmpty else {
-                report.emptyPathsSkipped += 1
-                continue
-            }
             let kind = paths[index].sport.flatMap(ActivityKind.init(importedName:))
             path.activity = kind
             routes.append(GPXImporter.makeRoute(&path, fileTime: paths[index].idTime, options: options,

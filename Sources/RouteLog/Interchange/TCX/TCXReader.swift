@@ -13,9 +13,13 @@ struct TCXPath {
     var isCourse = false
 }
 
-/// Everything a TCX file held that the importer cares about.
+/// Everything a TCX file held that the importer cares about. Only the Activities and
+/// Courses with points are kept; those without are counted, so that a file of millions
+/// of empty ones costs no memory per element.
 struct TCXContents {
     var paths: [TCXPath] = []
+    /// Activities and Courses without a positioned Trackpoint, not kept.
+    var pathsWithoutPoints = 0
     var coursePoints = 0
     var unknownExtensions = 0
     var laps = 0
@@ -245,7 +249,8 @@ final class TCXReader: NSObject, XMLParserDelegate {
         if depth == sectionDepth { sectionDepth = nil }
         guard current != nil else { return }
         if depth == currentDepth {
-            contents.paths.append(current!)
+            // A path without points is counted, not kept: it would cost memory for nothing.
+            if current!.path.isEmpty { contents.pathsWithoutPoints += 1 } else { contents.paths.append(current!) }
             current = nil
             return
         }
