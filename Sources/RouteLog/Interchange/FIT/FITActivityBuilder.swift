@@ -58,6 +58,9 @@ struct FITActivity {
 /// temperature, device info, HRV...) is not read.
 struct FITActivityBuilder: FITMessageConsumer {
     let maximumPoints: Int
+    /// The most files of a chain with a positioned record, each a route
+    /// (``ImportLimits/routesPerFile``).
+    let maximumRoutes: Int
     /// The files that held a positioned record, each an activity.
     private(set) var activities: [FITActivity] = []
     /// The files of a chain without a positioned record, counted, and what they skipped
@@ -75,8 +78,9 @@ struct FITActivityBuilder: FITMessageConsumer {
     static let fitEpoch: TimeInterval = 631_065_600
     private static let semicircleDegrees = 180 / 2_147_483_648.0
 
-    init(maximumPoints: Int) {
+    init(maximumPoints: Int, maximumRoutes: Int = ImportLimits().routesPerFile) {
         self.maximumPoints = maximumPoints
+        self.maximumRoutes = maximumRoutes
     }
 
     mutating func fileStarted(_ header: FITFileHeader) {
@@ -177,7 +181,12 @@ struct FITActivityBuilder: FITMessageConsumer {
         }
         guard pointCount < maximumPoints else {
             throw FITDecodingProblem("the file has more than \(maximumPoints) positioned records, the most "
-                + "RouteLog imports from one file")
+                + "RouteLog imports from one file", isLimit: true)
+        }
+        // This file's first positioned record makes it a route.
+        guard !current!.path.isEmpty || activities.count < maximumRoutes else {
+            throw FITDecodingProblem("the file has more than \(ImportLimits.grouped(maximumRoutes)) chained FIT files "
+                + "with positioned records, each a route (ImportLimits.routesPerFile); split the file", isLimit: true)
         }
         let latitude = lat * Self.semicircleDegrees, longitude = lon * Self.semicircleDegrees
         guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {

@@ -92,7 +92,7 @@ struct FITDecoder {
                 do {
                     try consumer.consume(message)
                 } catch let problem as FITDecodingProblem {
-                    throw fail(problem.text, at: recordStart)
+                    throw fail(problem.text, at: recordStart, refused: problem.isLimit)
                 }
             }
         }
@@ -179,8 +179,11 @@ struct FITDecoder {
         ignoredCRCMismatches.append("\(what) (at byte \(offset))")
     }
 
-    private func fail(_ what: String, at offset: Int64) -> RouteLogError {
-        RouteLogError(.invalidArgument, "Malformed FIT at byte \(offset): \(what); nothing from this file was imported",
+    /// The error for a problem at `offset`: a malformed file, or with `refused` a limit
+    /// of ``ImportLimits`` passed.
+    private func fail(_ what: String, at offset: Int64, refused: Bool = false) -> RouteLogError {
+        RouteLogError(.invalidArgument, (refused ? "FIT refused" : "Malformed FIT")
+                          + " at byte \(offset): \(what); nothing from this file was imported",
                       path: source, offset: offset)
     }
 

@@ -72,5 +72,10 @@ struct FITDefinition: Equatable {
 /// Why a FIT file cannot be read, without the where: the decoder adds the byte offset.
 struct FITDecodingProblem: Error, Equatable {
     var text: String
-    init(_ text: String) { self.text = text }
+    /// Whether the file passed a limit of ``ImportLimits`` rather than being malformed.
+    var isLimit: Bool
+    init(_ text: String, isLimit: Bool = false) {
+        self.text = text
+        self.isLimit = isLimit
+    }
 }

@@ -58,7 +58,8 @@ public enum FITImporter {
 
     static func read(_ input: FITByteSource, source: String, options: RouteImportOptions) throws -> RouteImport {
         var decoder = FITDecoder(input, source: source, ignoresBadCRC: options.importsDespiteBadCRC)
-        var builder = FITActivityBuilder(maximumPoints: options.maximumPoints)
+        var builder = FITActivityBuilder(maximumPoints: options.maximumPoints,
+                                         maximumRoutes: options.limits.routesPerFile)
         try decoder.decode(into: &builder)
         var activities = builder.activities
         var report = RouteImportReport(source: source, format: .fit, version: builder.firstProtocolVersion ?? "2.0")

@@ -115,15 +115,18 @@ final class TCXReader: NSObject, XMLParserDelegate {
         return contents
     }
 
-    private func fail(_ what: String, _ parser: XMLParser) -> RouteLogError {
+    private func fail(_ what: String, _ parser: XMLParser, refused: Bool = false) -> RouteLogError {
         RouteLogError(.invalidArgument,
-                      "Malformed TCX at line \(parser.lineNumber), column \(parser.columnNumber): \(what); "
+                      (refused ? "TCX refused" : "Malformed TCX")
+                          + " at line \(parser.lineNumber), column \(parser.columnNumber): \(what); "
                           + "nothing from this file was imported", path: source)
     }
 
-    func stop(_ what: String) {
+    /// Records the first error and stops the parser and its input at once; `refused`
+    /// for a limit of ``ImportLimits`` passed rather than a fault of the file.
+    func stop(_ what: String, refused: Bool = false) {
         guard error == nil, let parser else { return }
-        error = fail(what, parser)
+        error = fail(what, parser, refused: refused)
         feed?.stop()
         parser.abortParsing()
     }
@@ -267,6 +270,11 @@ final class TCXReader: NSObject, XMLParserDelegate {
         guard contents.pointCount < options.maximumPoints else {
             return stop("the file has more than \(options.maximumPoints) Trackpoints with a position, "
                 + "the most RouteLog imports from one file")
+        }
+        let routes = options.limits.routesPerFile
+        guard current?.path.isEmpty == false || contents.paths.count < routes else {
+            return stop("the file has more than \(ImportLimits.grouped(routes)) Activities and Courses with points "
+                + "(ImportLimits.routesPerFile); split the file", refused: true)
         }
         finished.latitude = latitude
         finished.longitude = longitude
