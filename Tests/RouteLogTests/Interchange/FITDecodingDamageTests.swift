@@ -57,6 +57,24 @@ import Testing
         #expect(try refusal(forge.file()).message.contains("compressed-timestamp"))
     }
 
+    /// A compressed timestamp only moves time forward; one that would pass FIT's last
+    /// time wrapped round to a system time (below 0x10000000) and was taken as one.
+    @Test func aCompressedTimestampPastTheLastFITTimeIsRefusedWhereItStands() throws {
+        #expect(FITRecordHeader.timestamp(offset: 1, after: 0xFFFF_FFFE) == nil)
+        #expect(FITRecordHeader.timestamp(offset: 0x1F, after: 0xFFFF_FFE0) == nil, "0xFFFFFFFF is FIT's invalid time")
+        #expect(FITRecordHeader.timestamp(offset: 0x1E, after: 0xFFFF_FFE0) == 0xFFFF_FFFE)
+        var forge = FITForge()
+        forge.define(local: 0, global: 20, FITForge.recordFields)
+        forge.record(time: 0xFFFF_FFFE, latitude: 10, longitude: 20)
+        forge.define(local: 1, global: 20, Array(FITForge.recordFields.dropFirst()))
+        let offset = 14 + forge.records.count
+        forge.record(local: 1, time: nil, latitude: 10.001, longitude: 20, compressedOffset: 1)
+        let error = try refusal(forge.file())
+        #expect(error.offset == Int64(offset))
+        #expect(error.message.hasPrefix("Malformed FIT at byte \(offset): a compressed-timestamp header's offset 1 "
+            + "after the timestamp 0xFFFFFFFE would pass 0xFFFFFFFE"), "\(error.message)")
+    }
+
     @Test func lengthsThatRunPastTheEndOfTheRecordsAreRefused() throws {
         // A definition of 200 fields in a file whose records end 3 bytes later.
         var fields = FITForge()

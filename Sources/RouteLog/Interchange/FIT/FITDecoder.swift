@@ -84,7 +84,12 @@ struct FITDecoder {
                         throw fail("a compressed-timestamp header comes before any message with a full timestamp",
                                    at: recordStart)
                     }
-                    message.timestamp = FITRecordHeader.timestamp(offset: timeOffset, after: last)
+                    guard let time = FITRecordHeader.timestamp(offset: timeOffset, after: last) else {
+                        throw fail("a compressed-timestamp header's offset \(timeOffset) after the timestamp "
+                            + "\(Self.hex(last)) would pass 0xFFFFFFFE, the last time FIT can write: the file is damaged",
+                                   at: recordStart)
+                    }
+                    message.timestamp = time
                 } else {
                     message.timestamp = message.unsigned(FITMessage.timestampField)
                 }
@@ -190,5 +195,11 @@ struct FITDecoder {
     static func hex(_ value: UInt16) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return "0x" + String(repeating: "0", count: 4 - digits.count) + digits
+    }
+
+    /// "0xFFFFFFFE": a 32-bit value as the FIT protocol description writes it.
+    static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 }

@@ -27,10 +27,12 @@ enum FITRecordHeader: Equatable {
 
     /// The timestamp a compressed header gives: the last full timestamp seen (in any
     /// message) with its low 5 bits replaced by `offset`, one 32-second rollover later
-    /// when the offset is below those bits (time only moves forward).
-    static func timestamp(offset: UInt32, after last: UInt32) -> UInt32 {
-        var time = (last & ~UInt32(0x1F)) &+ offset
-        if offset < last & 0x1F { time &+= 0x20 }
-        return time
+    /// when the offset is below those bits (time only moves forward). Nil when that
+    /// reaches 0xFFFFFFFF, FIT's invalid time, or would pass it: time cannot wrap round
+    /// to the small values of system time, so such a header is damage.
+    static func timestamp(offset: UInt32, after last: UInt32) -> UInt32? {
+        var time = UInt64(last & ~UInt32(0x1F)) + UInt64(offset)
+        if offset < last & 0x1F { time += 0x20 }
+        return time < UInt64(UInt32.max) ? UInt32(time) : nil
     }
 }
