@@ -94,7 +94,7 @@ enum ImportCommand: Command {
     /// left out as duplicates, counted apart: "1 route, 413 points (ids 2); skipped 2
     /// routes already stored".
     static func summary(_ report: RouteImportReport) -> String {
-        let ids = report.routeIDs.map(String.init).joined(separator: ", ")
+        let ids = shownIDs(report.routeIDs)
         var text = Formatting.count(report.routeIDs.count, "route") + ", " + Formatting.count(report.savedPointCount, "point")
             + (ids.isEmpty ? "" : " (ids \(ids))")
         let stored = report.duplicates.filter { $0.existingID != nil }.count
@@ -103,6 +103,17 @@ enum ImportCommand: Command {
                        repeated > 0 ? Formatting.count(repeated, "route") + " repeated in the file" : nil].compactMap { $0 }
         if !skipped.isEmpty { text += "; skipped " + skipped.joined(separator: " and ") }
         return text
+    }
+
+    /// Ids listed in full in a file's line; past them only the first and last few are
+    /// (a file of a million routes would print megabytes of ids). `--json` lists all.
+    static let idsListedInFull = 10
+
+    /// "2, 3, 4", or for many ids "2, 3, 4 ... 999, 1000".
+    static func shownIDs(_ ids: [RouteID]) -> String {
+        let text = { (some: ArraySlice<RouteID>) in some.map(String.init).joined(separator: ", ") }
+        guard ids.count > idsListedInFull else { return text(ids[...]) }
+        return text(ids.prefix(3)) + " ... " + text(ids.suffix(2))
     }
 }
 

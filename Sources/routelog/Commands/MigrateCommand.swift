@@ -17,7 +17,7 @@ enum MigrateCommand: Command {
         """)
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> ExitCode {
-        try ImportInput.check(arguments.positionals[1])
+        try ImportInput.check(arguments.positionals[1], otherwise: "copy the archive into a regular file and migrate that")
         let archive = URL(fileURLWithPath: arguments.positionals[1])
         let store = try InterchangeStoreAccess.openForImport(arguments)
         let report = try LegacyArchiveMigrator.migrate(archive, into: store)
