@@ -39,6 +39,10 @@ int routelog_farthest_point_is_wide(void);
 /// The same index without AVX2 (for tests).
 size_t routelog_farthest_point_portable(const double *x, const double *y, size_t a, size_t b);
 
+/// 1 when the `needle_count` bytes at `needle` occur in the `haystack_count` bytes at
+/// `haystack` (always for an empty needle), else 0.
+int routelog_contains_bytes(const void *haystack, size_t haystack_count, const void *needle, size_t needle_count);
+
 /// The offset of the first `AB 52 4C` (the sync marker's first three bytes) wholly
 /// inside the `count` bytes at `data`, or `count` when there is none.
 size_t routelog_find_sync_prefix(const void *data, size_t count);

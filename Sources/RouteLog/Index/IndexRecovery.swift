@@ -75,18 +75,25 @@ struct IndexRecovery {
     }
 
     /// The scans of every segment past what `indexed` covers, or nil when the index is
-    /// no prefix of the log (once a segment has records the index lacks, no later
-    /// segment may have any it holds).
+    /// no prefix of the log: a segment before the last one the index holds records of
+    /// has records it lacks that change the state. Records there that replay to nothing
+    /// (``RouteIndex/replaysToNothing(_:position:)``: what a rewritten index leaves out,
+    /// such as a superseded edit that ended its segment) are skipped, not caught up.
     private static func catchUpScans(_ indexed: LoadedIndex, segments: SegmentSet) throws -> [SegmentScan]? {
         let header = Int64(FormatConstants.fileHeaderSize)
-        var gapSeen = false
+        let covered = segments.segments.map { indexed.index.coveredEnd[$0.number] ?? header }
+        let lastHeld = covered.lastIndex { $0 > header }
+        let positions = Dictionary(uniqueKeysWithValues: segments.segments.enumerated().map { ($1.number, $0) })
         var scans: [SegmentScan] = []
-        for segment in segments.segments {
-            let covered = indexed.index.coveredEnd[segment.number] ?? header
-            if gapSeen && covered > header { return nil }
-            var scan = try scan(segment, from: min(covered, segment.end))
-            scan.validEnd = max(scan.validEnd, min(covered, segment.end))
-            if !scan.events.isEmpty { gapSeen = true }
+        for (position, segment) in segments.segments.enumerated() {
+            var scan = try scan(segment, from: min(covered[position], segment.end))
+            scan.validEnd = max(scan.validEnd, min(covered[position], segment.end))
+            if let lastHeld, position < lastHeld, !scan.events.isEmpty {
+                guard scan.events.allSatisfy({ indexed.index.replaysToNothing($0, position: { positions[$0] }) })
+                else { return nil }
+                scan.events = []
+                scan.storedMetadata = []
+            }
             scans.append(scan)
         }
         return scans

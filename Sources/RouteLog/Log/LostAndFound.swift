@@ -1,4 +1,5 @@
 import Foundation
+import CRouteLogSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -66,9 +67,12 @@ struct LostAndFound: Sendable {
             while done < length {
                 let chunk = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
                 guard !chunk.isEmpty else { break }
-                try copy.write(chunk, at: done)
+                // A range of zeros (a sparse file's hole, say) is left a hole in the copy
+                // too, so that keeping a large tail of nothing does not fill the disk.
+                if !chunk.allSatisfy({ $0 == 0 }) { try copy.write(chunk, at: done) }
                 done += Int64(chunk.count)
             }
+            try copy.truncate(to: done)
             try copy.syncAll()
         } catch {
             // A copy cut short holds nothing the file does not: it goes, and the bytes stay
@@ -83,10 +87,32 @@ struct LostAndFound: Sendable {
     /// `lost/LOG` has it already (a copy whose line a crash cut off is then reported).
     func ensureNoted(name: String, from offset: Int64, length: Int64, reason: String) throws {
         let line = "\(name) offset \(offset) length \(length): "
-        if let log = try? DurableFile.open(directory + "/" + Self.logName, flags: O_RDONLY, fileSystem: files.fileSystem),
-           let size = try? log.size(), let bytes = try? log.read(at: 0, count: Int(size)),
-           String(decoding: bytes, as: UTF8.self).contains(line) { return }
+        if logContains(Array(line.utf8)) { return }
         try note(line + reason)
+    }
+
+    /// True when `lost/LOG` holds `text`. Read a megabyte at a time, each read
+    /// overlapping the last by the text's length, so that a log of any size costs no
+    /// more memory than that.
+    private func logContains(_ text: [UInt8]) -> Bool {
+        guard !text.isEmpty,
+              let log = try? DurableFile.open(directory + "/" + Self.logName, flags: O_RDONLY, fileSystem: files.fileSystem),
+              let size = try? log.size() else { return false }
+        let window = max(1 << 20, 2 * text.count)
+        var start: Int64 = 0
+        while start < size {
+            guard let bytes = try? log.read(at: start, count: Int(min(Int64(window), size - start))),
+                  bytes.count >= text.count || start + Int64(bytes.count) >= size else { return false }
+            let found = bytes.withUnsafeBytes { haystack in
+                text.withUnsafeBytes { needle in
+                    routelog_contains_bytes(haystack.baseAddress, haystack.count, needle.baseAddress, needle.count) == 1
+                }
+            }
+            if found { return true }
+            guard start + Int64(bytes.count) < size else { return false }
+            start += Int64(bytes.count - text.count + 1)
+        }
+        return false
     }
 
     /// True when `lost/` already holds a copy of `length` bytes of `file` from
@@ -120,7 +146,10 @@ struct LostAndFound: Sendable {
             try files.fileSystem.rename(files.path(name), to: directory + "/" + target)
         }
         try files.syncDirectory()
-        try note("\(name) moved whole: \(reason)")
+        // The file is in lost/ now, and listed there (``entries()``) with or without its
+        // line: a log that cannot take the line (not a regular file, a full disk) does
+        // not make the move unreported to the caller.
+        try? note("\(name) moved whole: \(reason)")
     }
 
     /// Appends one line to `lost/LOG` and makes it durable.

@@ -138,6 +138,12 @@ struct StoreOpener {
         var writer = StoreWriter(log: log, index: IndexFile(number: manifest.indexFile, file: nil, end: 0),
                                  manifest: ManifestWriter(files: files, current: manifest),
                                  nextRouteID: nextRouteID, options: options)
+        // Files a writer or compaction left unlisted are judged before this open makes
+        // any file: one of them may hold the next file number (a file made before its
+        // number was committed), which a roll or an index rewrite below reserves again.
+        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index,
+                                           segments: writer.log.segments, damageFound: !state.openDamage.isEmpty || !state.tornTails.isEmpty || state.indexRebuilt,
+                                           firstLaterFileNumber: manifest.nextFileNumber).clear()
         // Appends go after whole records of the current version only: a last segment
         // holding damage, or written by version 1, is left as it is for a new one.
         let activePath = writer.log.active.path
@@ -159,9 +165,6 @@ struct StoreOpener {
             writer.index.append(recovery.caughtUp)
             writer.index.syncQuietly()
         }
-        state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index,
-                                           segments: writer.log.segments, damageFound: !state.openDamage.isEmpty || !state.tornTails.isEmpty || state.indexRebuilt,
-                                           firstLaterFileNumber: manifest.nextFileNumber).clear()
         state.segments = writer.log.segments
         state.generation = writer.manifest.current.generation
         state.indexFileNumber = writer.index.number
