@@ -31,6 +31,9 @@ struct RouteIndex: Sendable {
     private var ledger: TotalsLedger?
     /// Cell → routes, once a pass-through query asked (``withCellMap(_:)``), then kept.
     private var cellMap: CellMap?
+    /// Routes by what a duplicate must share, once a duplicate was looked for
+    /// (``withDuplicateCandidates(_:)``), then kept.
+    private var duplicates: DuplicateCandidates?
 
     /// An index holding only `route` and `recording` under `id`, without counters: the
     /// scratch state a writer checks a group of changes against.
@@ -79,6 +82,7 @@ struct RouteIndex: Sendable {
             guard var route = routes[id] else { return }
             ledger?.remove(id)
             cellMap?.remove(id, route.metadata.derived.cells)
+            duplicates?.remove(id, route)
             if let previous = route.editLocation { liveBytes.add(-Int64(previous.length), to: previous.segment) }
             let sameStart = route.metadata.shiftMs == metadata.shiftMs
             route.edited(metadata, at: location)
@@ -86,6 +90,7 @@ struct RouteIndex: Sendable {
             routes.updateValue(route, encodedMetadata: encodedMetadata, forKey: id)
             ledger?.add(id, route)
             cellMap?.add(id, route.metadata.derived.cells)
+            duplicates?.add(id, route)
             if sameStart, let index = cachedIndex(of: id, startMs: route.shape.firstMs + metadata.shiftMs) {
                 sortedCache[index] = route.summary(id)  // same place in the order
             } else {
@@ -146,7 +151,7 @@ struct RouteIndex: Sendable {
                     if stretch.bytes != 0 { settle(stretch) }
                     stretch = (location.segment, location.end, 0)
                 }
-                guard ledger == nil, cellMap == nil, !sortedCacheValid,
+                guard ledger == nil, cellMap == nil, duplicates == nil, !sortedCacheValid,
                       routes.insertIfNew(put.id, location: location, shape: put.shape, encodedMetadata: put.metadata)
                 else {
                     let bytes = ArraySlice(put.metadata)
@@ -167,7 +172,7 @@ struct RouteIndex: Sendable {
         let rows = packed.rows
         // While the index keeps no totals, cells or sorted listing, a new route is only
         // a row: its metadata is appended at once, and what no row takes is counted dead.
-        let direct = ledger == nil && cellMap == nil && !sortedCacheValid
+        let direct = ledger == nil && cellMap == nil && duplicates == nil && !sortedCacheValid
         let base = direct ? routes.appendMetadata(packed.metadata) : 0
         var taken = 0
         defer { if direct { routes.forgetMetadata(packed.metadata.count - taken) } }
@@ -204,7 +209,7 @@ struct RouteIndex: Sendable {
 
     private mutating func applyPut(_ id: RouteID, location: RecordLocation, shape: RouteShape, shiftMs: Int64,
                                    encodedMetadata: UnsafeRawBufferPointer) {
-        guard ledger == nil, cellMap == nil, !sortedCacheValid,
+        guard ledger == nil, cellMap == nil, duplicates == nil, !sortedCacheValid,
               routes.insertIfNew(id, location: location, shape: shape, encodedMetadata: encodedMetadata)
         else {
             let bytes = ArraySlice(encodedMetadata)
@@ -223,6 +228,7 @@ struct RouteIndex: Sendable {
         }
         ledger?.add(id, route)
         cellMap?.add(id, route.metadata.derived.cells)
+        duplicates?.add(id, route)
         liveBytes.add(Int64(route.location.length), to: route.location.segment)
         // A recorded route's start and chunks were counted live as they arrived.
         if route.recorded != nil { chunkedBytes += Self.bytes(of: route) }
@@ -239,6 +245,7 @@ struct RouteIndex: Sendable {
     private mutating func release(_ id: RouteID, _ route: IndexedRoute) {
         ledger?.remove(id)
         cellMap?.remove(id, route.metadata.derived.cells)
+        duplicates?.remove(id, route)
         liveBytes.add(-Int64(route.location.length), to: route.location.segment)
         if let edit = route.editLocation { liveBytes.add(-Int64(edit.length), to: edit.segment) }
         if route.recorded != nil {
@@ -301,6 +308,17 @@ struct RouteIndex: Sendable {
             cellMap = fresh
         }
         return body(&cellMap!)
+    }
+
+    /// Runs `body` on the duplicate candidates: made from every route the first time,
+    /// then maintained by ``apply(_:)``.
+    mutating func withDuplicateCandidates<T>(_ body: (inout DuplicateCandidates) -> T) -> T {
+        if duplicates == nil {
+            var fresh = DuplicateCandidates()
+            for (id, route) in routes { fresh.add(id, route) }
+            duplicates = fresh
+        }
+        return body(&duplicates!)
     }
 
     /// All summaries sorted by start date, then id.

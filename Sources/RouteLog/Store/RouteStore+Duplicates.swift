@@ -9,17 +9,32 @@ extension RouteStore {
     /// imported from GPX and the same activity from its FIT file match when their
     /// positions and times agree. Nil when no stored route matches.
     ///
-    /// Candidates come from the index (same start time, point count, end time, first and
-    /// last position and bounding box; a binary search by date); only they are loaded and
-    /// compared point by point. Many stored routes equal in all of these but one point
-    /// each (untimed copies of one path with a point moved) still cost a load each.
+    /// Candidates come from the index: the routes that share the new route's start and
+    /// end time, point count, first and last position and bounding box, looked up in a
+    /// map the index keeps once a duplicate was first looked for. Only they are loaded
+    /// and compared point by point, and each is loaded once: a digest of its positions
+    /// is kept, so routes alike in all of those figures but one point (copies of one
+    /// path with a point moved) cost a comparison of digests, not a load, after the first.
     /// - Throws: `.closed`; read errors of a candidate route (`.corrupted`, `.io`).
     public func existingRoute(equalTo route: Route) throws -> RouteID? {
-        guard let key = RoutePositions(route) else { return nil }
-        let start = Quantization.date(milliseconds: key.times[0])
-        for summary in try summaries(from: start, to: start.addingTimeInterval(0.001))
-        where summary.pointCount == key.times.count && key.mayEqual(summary) {
-            if RoutePositions(try self.route(summary.id)) == key { return summary.id }
+        guard let positions = RoutePositions(route), let key = DuplicateCandidates.Key(positions) else { return nil }
+        let digest = positions.hashValue
+        let candidates = try state.withLock { s in
+            try s.checkOpen()
+            return s.index.withDuplicateCandidates { $0.candidates(key) }
+        }
+        for candidate in candidates where candidate.digest == nil || candidate.digest == digest {
+            let stored: Route
+            do {
+                stored = try self.route(candidate.id)
+            } catch let error as RouteLogError where error.code == .notFound {
+                continue  // deleted since the candidates were listed
+            }
+            guard let storedPositions = RoutePositions(stored) else { continue }
+            state.withLock { s in
+                s.index.withDuplicateCandidates { $0.remember(storedPositions.hashValue, of: candidate.id, key: key) }
+            }
+            if storedPositions == positions { return candidate.id }
         }
         return nil
     }
@@ -31,23 +46,6 @@ struct RoutePositions: Equatable, Hashable {
     var latitudes: [Int64] = []
     var longitudes: [Int64] = []
     var times: [Int64] = []
-
-    /// Whether a stored route of this summary can hold these positions: the figures the
-    /// index keeps (at stored precision) agree, so only such routes are loaded.
-    func mayEqual(_ summary: RouteSummary) -> Bool {
-        let last = times.count - 1
-        let box = summary.boundingBox
-        return Quantization.milliseconds(summary.startDate) == times[0]
-            && Quantization.milliseconds(summary.endDate) == times[0] + max(0, times[last] - times[0])
-            && Quantization.degrees(summary.startCoordinate.latitude) == latitudes[0]
-            && Quantization.degrees(summary.startCoordinate.longitude) == longitudes[0]
-            && Quantization.degrees(summary.endCoordinate.latitude) == latitudes[last]
-            && Quantization.degrees(summary.endCoordinate.longitude) == longitudes[last]
-            && Quantization.degrees(box.southWest.latitude) == latitudes.min()
-            && Quantization.degrees(box.northEast.latitude) == latitudes.max()
-            && Quantization.degrees(box.southWest.longitude) == longitudes.min()
-            && Quantization.degrees(box.northEast.longitude) == longitudes.max()
-    }
 
     /// Nil for a route without points or with a value a save would refuse.
     init?(_ route: Route) {

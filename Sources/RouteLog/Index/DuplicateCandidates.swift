@@ -1,0 +1,73 @@
+/// The index's routes by what a duplicate of each must share with it, read from the
+/// index alone (start and end time, point count, first and last position, bounding
+/// box, at stored precision): ``RouteStore/existingRoute(equalTo:)`` looks up the few
+/// routes a new one may equal instead of listing the routes of its start time. Each
+/// route's points, once loaded for a comparison, are kept as a digest, so that routes
+/// alike in all of those figures but one point are loaded once, not once a comparison.
+/// Built the first time a duplicate is looked for (a store that never imports pays
+/// nothing), then kept by the index as routes come and go.
+struct DuplicateCandidates: Sendable {
+    /// What two equal routes share, from the index.
+    struct Key: Hashable, Sendable {
+        var startMs: Int64, durationMs: Int64
+        var pointCount: UInt32
+        var south: Int32, west: Int32, north: Int32, east: Int32
+        var startLat: Int32, startLon: Int32, endLat: Int32, endLon: Int32
+
+        /// A stored route's key: its shape, with its time shift applied.
+        init(_ route: IndexedRoute) {
+            let shape = route.shape
+            startMs = shape.firstMs &+ route.metadata.shiftMs
+            durationMs = shape.durationMs
+            pointCount = shape.pointCount
+            (south, west, north, east) = (shape.south, shape.west, shape.north, shape.east)
+            (startLat, startLon, endLat, endLon) = (shape.startLat, shape.startLon, shape.endLat, shape.endLon)
+        }
+
+        /// The key a stored copy of `positions` would have; nil when no stored route can
+        /// have it (a value beyond what the index keeps).
+        init?(_ positions: RoutePositions) {
+            let count = positions.times.count
+            guard count > 0, count <= Int(UInt32.max),
+                  let south = Int32(exactly: positions.latitudes.min()!), let north = Int32(exactly: positions.latitudes.max()!),
+                  let west = Int32(exactly: positions.longitudes.min()!), let east = Int32(exactly: positions.longitudes.max()!),
+                  let startLat = Int32(exactly: positions.latitudes[0]), let startLon = Int32(exactly: positions.longitudes[0]),
+                  let endLat = Int32(exactly: positions.latitudes[count - 1]),
+                  let endLon = Int32(exactly: positions.longitudes[count - 1])
+            else { return nil }
+            startMs = positions.times[0]
+            durationMs = max(0, positions.times[count - 1] &- positions.times[0])
+            pointCount = UInt32(count)
+            (self.south, self.west, self.north, self.east) = (south, west, north, east)
+            (self.startLat, self.startLon, self.endLat, self.endLon) = (startLat, startLon, endLat, endLon)
+        }
+    }
+
+    /// A route that may be a duplicate, and the digest of its positions once loaded.
+    struct Candidate: Sendable, Equatable {
+        var id: RouteID
+        var digest: Int?
+    }
+
+    private var routes: [Key: [Candidate]] = [:]
+
+    mutating func add(_ id: RouteID, _ route: IndexedRoute) {
+        routes[Key(route), default: []].append(Candidate(id: id, digest: nil))
+    }
+
+    mutating func remove(_ id: RouteID, _ route: IndexedRoute) {
+        let key = Key(route)
+        guard var list = routes[key], let index = list.firstIndex(where: { $0.id == id }) else { return }
+        list.remove(at: index)
+        routes[key] = list.isEmpty ? nil : list
+    }
+
+    /// The routes whose index figures are `key`'s.
+    func candidates(_ key: Key) -> [Candidate] { routes[key] ?? [] }
+
+    /// Notes the digest of route `id`'s positions (its key `key`), loaded for a comparison.
+    mutating func remember(_ digest: Int, of id: RouteID, key: Key) {
+        guard let index = routes[key]?.firstIndex(where: { $0.id == id }) else { return }
+        routes[key]![index].digest = digest
+    }
+}
