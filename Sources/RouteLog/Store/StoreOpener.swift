@@ -157,7 +157,10 @@ struct StoreOpener {
         // records on disk (a roll above has synced them already).
         if rewrite || !recovery.caughtUp.isEmpty { try writer.log.syncActive() }
         if rewrite {
-            try writer.rewriteIndex(state.index)
+            // The index file replaced (unusable, or of an older version) is no longer
+            // listed: removed (its name only, never followed), as leftovers are above.
+            let replaced = try writer.rewriteIndex(state.index)
+            files.remove([replaced], keeping: writer.manifest.current)
         } else if let indexFile = recovery.indexFile {
             if recovery.indexTornTail != nil { try indexFile.truncate(to: recovery.indexEnd) }
             writer.index = IndexFile(number: manifest.indexFile, file: indexFile, end: recovery.indexEnd,
