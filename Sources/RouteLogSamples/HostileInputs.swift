@@ -54,6 +54,23 @@ public enum HostileInputs {
         try file.close()
     }
 
+    /// A GPX file of one track of three points, then `emptyTracks` tracks without any
+    /// (`<trk/>`, 7 bytes each: 1,000,000 make 7 MB).
+    public static func gpx(emptyTracks: Int, to url: URL) throws {
+        let file = try ChunkedFile(url)
+        file.append(Data((head + "<trk><trkseg><trkpt lat=\"47.1\" lon=\"8.1\"/><trkpt lat=\"47.2\" lon=\"8.2\"/>"
+                          + "<trkpt lat=\"47.3\" lon=\"8.3\"/></trkseg></trk>\n").utf8))
+        let block = Data(String(repeating: "<trk/>\n", count: 1000).utf8)
+        var written = 0
+        while written + 1000 <= emptyTracks {
+            file.append(block)
+            written += 1000
+        }
+        for _ in written..<emptyTracks { file.append(Data("<trk/>\n".utf8)) }
+        file.append(Data("</gpx>\n".utf8))
+        try file.close()
+    }
+
     /// A GPX file of one track of one point whose `<name>` is `nameBytes` letters long.
     public static func gpx(nameBytes: Int, to url: URL) throws {
         let file = try ChunkedFile(url)

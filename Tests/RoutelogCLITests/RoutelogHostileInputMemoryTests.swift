@@ -61,6 +61,18 @@ struct RoutelogHostileInputMemoryTests {
         #expect(listed.stdout.contains("no routes"))
     }
 
+    @Test func aMillionEmptyTracksAreCountedNotKept() throws {
+        let inputs = Inputs()
+        let gpx = try inputs.file("million-empty-tracks.gpx") { try HostileInputs.gpx(emptyTracks: 1_000_000, to: $0) }
+        let store = inputs.directory.appendingPathComponent("empty.routelog")
+        defer { try? FileManager.default.removeItem(at: store) }
+        let outcome = try measure(["import", store.path, gpx.path, "--create"], inputs, "1,000,000 empty <trk/>")
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.peakMiB < Self.bound, "peak \(outcome.peakMiB) MiB")
+        let listed = try CLI.run(["ls", store.path])
+        #expect(listed.stdout.contains("1 route"), "\(listed.stdout)")
+    }
+
     @Test func aGigabyteNameIsRefusedAtItsFirstKilobyteInBoundedMemory() throws {
         let inputs = Inputs()
         let gpx = try inputs.file("gigabyte-name.gpx") { try HostileInputs.gpx(nameBytes: 1 << 30, to: $0) }
