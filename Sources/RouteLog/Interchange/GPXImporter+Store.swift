@@ -30,7 +30,9 @@ extension GPXImporter {
     }
 
     /// Imports every `.gpx` file directly inside `directory`, in name order, each all
-    /// or nothing (see ``importFiles(_:into:options:)``).
+    /// or nothing (see ``importFiles(_:into:options:)``). A FIFO, socket or device named
+    /// `.gpx` is not opened: its outcome is a `.invalidArgument` failure ("not a regular
+    /// file"), and the other files are still imported.
     ///
     /// ```swift
     /// for outcome in GPXImporter.importDirectory(fixtures, into: store) {
@@ -39,14 +41,16 @@ extension GPXImporter {
     /// ```
     public static func importDirectory(_ directory: URL, into store: RouteStore,
                                        options: GPXImportOptions = .init()) -> [GPXFileOutcome] {
-        importFiles(gpxFiles(in: directory), into: store, options: options)
+        RouteImporter.directoryOutcomes(RouteImporter.listing(directory).filter(isGPXName), isRouteFile: { _, _ in true },
+                                        importOne: { try importFile($0, into: store, options: options) })
     }
 
     /// The `.gpx` files directly inside `directory`, sorted by name (empty when the
-    /// directory cannot be read).
+    /// directory cannot be read). A FIFO, socket or device is left out without being
+    /// opened.
     public static func gpxFiles(in directory: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.lowercased().hasSuffix(".gpx") }.sorted()
-            .map { directory.appendingPathComponent($0) }
+        RouteImporter.listing(directory).filter { isGPXName($0) && ImportInputFile.kind(atPath: $0.path) != .special }
     }
+
+    private static func isGPXName(_ url: URL) -> Bool { url.lastPathComponent.lowercased().hasSuffix(".gpx") }
 }

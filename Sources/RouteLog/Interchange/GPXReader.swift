@@ -37,22 +37,10 @@ final class GPXReader: NSObject, XMLParserDelegate {
         names = XMLNameBudget(limit: limits.xmlNames)
     }
 
-    /// Reads a GPX file from disk, streaming it in small chunks.
+    /// Reads a GPX file from disk, streaming it in small chunks; a directory or a FIFO,
+    /// socket or device is refused without waiting on it.
     static func read(contentsOf url: URL, limits: ImportLimits = .init()) throws -> GPXContents {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-              FileManager.default.isReadableFile(atPath: url.path) else {
-            throw RouteLogError(.notFound, "Cannot read the GPX file; check the path", path: url.path)
-        }
-        guard !isDirectory.boolValue else {
-            throw RouteLogError(.invalidArgument, "This is a directory, not a GPX file", path: url.path)
-        }
-        let feed: XMLInputFeed
-        do {
-            feed = try XMLInputFeed(contentsOf: url)
-        } catch {
-            throw RouteLogError(.notFound, "Cannot read the GPX file; check the path", path: url.path)
-        }
+        let feed = try XMLInputFeed(contentsOf: url, what: "GPX file")
         return try read(feed, source: url.path, limits: limits)
     }
 

@@ -31,8 +31,9 @@ public enum LegacyArchiveMigrator {
     /// with more locations in one route or in all than the limits allow, or more
     /// splits in a route, is refused before those are built.
     /// - Throws: ``RouteLogError`` `.notFound` for a missing file, `.invalidArgument` for
-    ///   a file that is not a keyed archive, a limit passed, or a route the store
-    ///   refuses (naming it); the store's errors. Nothing is saved when it throws.
+    ///   a directory or a FIFO, socket or device (never waited on), a file that is not
+    ///   a keyed archive, a limit passed, or a route the store refuses (naming it); the
+    ///   store's errors. Nothing is saved when it throws.
     public static func migrate(_ url: URL, into store: RouteStore,
                                limits: ImportLimits = .init()) throws -> LegacyMigrationReport {
         let bytes: MappedBytes

@@ -17,23 +17,14 @@ final class MappedBytes: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
     private let mapped: Bool
 
-    /// Maps the regular file at `url`.
+    /// Maps the regular file at `url` (opened by ``ImportInputFile``: never waiting).
     /// - Throws: `.notFound` when it cannot be opened, `.invalidArgument` when it is
     ///   not a regular file, `.io` when it cannot be mapped.
     init(contentsOf url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw RouteLogError(.notFound, "cannot read the file; check the path", path: url.path)
-        }
+        let file = try ImportInputFile.open(url, what: "keyed archive")
+        let descriptor = file.descriptor
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw RouteLogError.io("fstat", path: url.path, errno: errno)
-        }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw RouteLogError(.invalidArgument, "not a regular file; give the archive file itself", path: url.path)
-        }
-        let size = Int(status.st_size)
+        let size = Int(file.size)
         guard size > 0 else {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
             mapped = false

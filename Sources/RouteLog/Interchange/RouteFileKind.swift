@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The route file formats RouteLog imports, told apart by their content, never by
 /// their file name.
@@ -38,22 +43,17 @@ public enum RouteFileKind: String, Sendable, Equatable, Hashable, CaseIterable {
         }
     }
 
-    /// The format of the file at `url`, from its first bytes.
+    /// The format of the file at `url`, from its first bytes. The file is opened without
+    /// waiting and read only when it is a regular file (a symbolic link to one is followed).
     /// - Throws: ``RouteLogError`` `.notFound` when it cannot be read, `.invalidArgument`
-    ///   for a directory or content that is none of GPX, TCX and FIT.
+    ///   for a directory, a FIFO, socket or device ("not a regular file"), or content
+    ///   that is none of GPX, TCX and FIT.
     public static func detect(contentsOf url: URL) throws -> RouteFileKind {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-              let handle = try? FileHandle(forReadingFrom: url) else {
-            throw RouteLogError(.notFound, "Cannot read the file; check the path", path: url.path)
-        }
-        defer { try? handle.close() }
-        guard !isDirectory.boolValue else {
-            throw RouteLogError(.invalidArgument, "This is a directory, not a route file", path: url.path)
-        }
-        let head = (try? handle.read(upToCount: sniffLength)) ?? nil
-        guard let kind = detect(head ?? Data()) else {
-            throw RouteLogError(.invalidArgument, unknownMessage(head ?? Data()), path: url.path)
+        let file = try ImportInputFile.open(url, what: "route file")
+        defer { _ = close(file.descriptor) }
+        let head = ImportInputFile.readHead(file.descriptor, count: sniffLength)
+        guard let kind = detect(head) else {
+            throw RouteLogError(.invalidArgument, unknownMessage(head), path: url.path)
         }
         return kind
     }

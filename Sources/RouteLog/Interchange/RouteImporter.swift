@@ -57,19 +57,44 @@ public enum RouteImporter {
     }
 
     /// Imports every file directly inside `directory` whose content is GPX, TCX or FIT,
-    /// in name order, each all or nothing (see ``importFiles(_:into:options:)``).
+    /// in name order, each all or nothing (see ``importFiles(_:into:options:)``). A FIFO,
+    /// socket or device in it is not opened: its outcome is a `.invalidArgument` failure
+    /// ("not a regular file"), and the other files are still imported.
     public static func importDirectory(_ directory: URL, into store: RouteStore,
                                        options: RouteImportOptions = .init()) -> [RouteFileOutcome] {
-        importFiles(routeFiles(in: directory), into: store, options: options)
+        directoryOutcomes(listing(directory).filter { !$0.lastPathComponent.hasPrefix(".") }, isRouteFile: { url, kind in
+            kind == .regular && (try? RouteFileKind.detect(contentsOf: url)) != nil
+        }, importOne: { try importFile($0, into: store, options: options) })
     }
 
-    /// The regular files directly inside `directory` whose first bytes are GPX, TCX or
-    /// FIT, sorted by name; hidden files are passed over (empty when the directory
+    /// The regular files directly inside `directory` (a symbolic link to one counts)
+    /// whose first bytes are GPX, TCX or FIT, sorted by name; hidden files are passed
+    /// over, and a FIFO, socket or device is never opened (empty when the directory
     /// cannot be read).
     public static func routeFiles(in directory: URL) -> [URL] {
+        listing(directory).filter { url in
+            !url.lastPathComponent.hasPrefix(".") && ImportInputFile.kind(atPath: url.path) == .regular
+                && (try? RouteFileKind.detect(contentsOf: url)) != nil
+        }
+    }
+
+    /// The names directly inside `directory`, sorted, as URLs (empty when it cannot be read).
+    static func listing(_ directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0) }.filter { url in
-            (try? RouteFileKind.detect(contentsOf: url)) != nil
+        return names.sorted().map { directory.appendingPathComponent($0) }
+    }
+
+    /// The outcomes of a directory import over `entries`: a FIFO, socket or device fails
+    /// without being opened; any other entry is imported when `isRouteFile` accepts it
+    /// (given its kind, nil when nothing is there), else passed over.
+    static func directoryOutcomes(_ entries: [URL], isRouteFile: (URL, ImportInputFile.Kind?) -> Bool,
+                                  importOne: (URL) throws -> RouteImportReport) -> [RouteFileOutcome] {
+        entries.flatMap { url -> [RouteFileOutcome] in
+            let kind = ImportInputFile.kind(atPath: url.path)
+            if kind == .special {
+                return [RouteFileOutcome(file: url, result: .failure(ImportInputFile.notRegularFile(url.path)))]
+            }
+            return isRouteFile(url, kind) ? outcomes([url], importOne) : []
         }
     }
 

@@ -49,14 +49,12 @@ final class XMLInputFeed: InputStream {
     /// Why the feed stopped itself (a refused encoding or declaration), with where it is.
     var refusal: XMLDeclarationGuard.Refusal? { declarations.refusal ?? characterRefusal }
 
-    /// Opens `url` for reading.
-    /// - Throws: `.notFound` when it cannot be opened.
-    init(contentsOf url: URL) throws {
-        let descriptor = openForReading(url.path)
-        guard descriptor >= 0 else {
-            throw RouteLogError(.notFound, "Cannot read the file; check the path", path: url.path)
-        }
-        source = .file(descriptor)
+    /// Opens `url` for reading (``ImportInputFile``: never waiting, a regular file only).
+    /// - Parameter what: how errors name the file ("GPX file").
+    /// - Throws: `.notFound` when it cannot be opened, `.invalidArgument` for a
+    ///   directory or a FIFO, socket or device.
+    init(contentsOf url: URL, what: String = "file") throws {
+        source = .file(try ImportInputFile.open(url, what: what).descriptor)
         super.init(data: Data())
     }
 
@@ -195,9 +193,8 @@ struct InstructionHazard: Equatable {
     }
 }
 
-// At file scope, where `open`, `read` and `close` are the C functions, not the
+// At file scope, where `read` and `close` are the C functions, not the
 // stream's methods.
-private func openForReading(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
 private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
     read(descriptor, buffer, count)
 }

@@ -22,20 +22,13 @@ import Foundation
 public enum FITImporter {
     /// Reads a FIT file from disk.
     /// - Throws: ``RouteLogError`` `.notFound` when the file cannot be read,
-    ///   `.invalidArgument` with the byte offset when it is not a valid FIT file.
+    ///   `.invalidArgument` for a directory or a FIFO, socket or device (never waited
+    ///   on), or with the byte offset when it is not a valid FIT file.
     public static func read(contentsOf url: URL, options: RouteImportOptions = .init()) throws -> RouteImport {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let handle = try? FileHandle(forReadingFrom: url),
-              let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
-        else {
-            if isDirectory.boolValue {
-                throw RouteLogError(.invalidArgument, "This is a directory, not a FIT file", path: url.path)
-            }
-            throw RouteLogError(.notFound, "Cannot read the FIT file; check the path", path: url.path)
-        }
+        let file = try ImportInputFile.open(url, what: "FIT file")
+        let handle = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
-        return try read(FITByteSource(handle: handle, length: size.int64Value), source: url.path, options: options)
+        return try read(FITByteSource(handle: handle, length: file.size), source: url.path, options: options)
     }
 
     /// Reads FIT data held in memory; `source` names it in the report and in errors.

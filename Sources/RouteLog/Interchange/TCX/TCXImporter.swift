@@ -23,17 +23,10 @@ import Foundation
 public enum TCXImporter {
     /// Reads a TCX file from disk.
     /// - Throws: ``RouteLogError`` `.notFound` when the file cannot be read,
-    ///   `.invalidArgument` with line and column when it is not valid TCX.
+    ///   `.invalidArgument` for a directory or a FIFO, socket or device (never waited
+    ///   on), or with line and column when it is not valid TCX.
     public static func read(contentsOf url: URL, options: RouteImportOptions = .init()) throws -> RouteImport {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-              FileManager.default.isReadableFile(atPath: url.path) else {
-            throw RouteLogError(.notFound, "Cannot read the TCX file; check the path", path: url.path)
-        }
-        guard !isDirectory.boolValue else {
-            throw RouteLogError(.invalidArgument, "This is a directory, not a TCX file", path: url.path)
-        }
-        return build(try TCXReader.read(contentsOf: url, options: options), source: url.path, options: options)
+        build(try TCXReader.read(contentsOf: url, options: options), source: url.path, options: options)
     }
 
     /// Reads TCX held in memory; `source` names it in the report and in errors.

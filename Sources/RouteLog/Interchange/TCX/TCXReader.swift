@@ -76,12 +76,7 @@ final class TCXReader: NSObject, XMLParserDelegate {
     }
 
     static func read(contentsOf url: URL, options: RouteImportOptions) throws -> TCXContents {
-        let feed: XMLInputFeed
-        do {
-            feed = try XMLInputFeed(contentsOf: url)
-        } catch {
-            throw RouteLogError(.notFound, "Cannot read the TCX file; check the path", path: url.path)
-        }
+        let feed = try XMLInputFeed(contentsOf: url, what: "TCX file")
         return try TCXReader(source: url.path, options: options).run(feed)
     }
 
