@@ -65,9 +65,13 @@ struct DuplicateCandidates: Sendable {
     /// The routes whose index figures are `key`'s.
     func candidates(_ key: Key) -> [Candidate] { routes[key] ?? [] }
 
-    /// Notes the digest of route `id`'s positions (its key `key`), loaded for a comparison.
-    mutating func remember(_ digest: Int, of id: RouteID, key: Key) {
-        guard let index = routes[key]?.firstIndex(where: { $0.id == id }) else { return }
-        routes[key]![index].digest = digest
+    /// Notes the digests of routes of key `key` loaded for a comparison (each loaded
+    /// with that key), in one pass over the key's candidates.
+    mutating func remember(_ digests: [RouteID: Int], key: Key) {
+        guard var list = routes[key] else { return }
+        for index in list.indices {
+            if let digest = digests[list[index].id] { list[index].digest = digest }
+        }
+        routes[key] = list
     }
 }

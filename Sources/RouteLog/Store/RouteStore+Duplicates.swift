@@ -23,6 +23,14 @@ extension RouteStore {
             try s.checkOpen()
             return s.index.withDuplicateCandidates { $0.candidates(key) }
         }
+        // Digests learnt here are noted together at the end (one pass over the key's
+        // candidates, not one a candidate).
+        var learnt: [RouteID: Int] = [:]
+        defer {
+            if !learnt.isEmpty {
+                state.withLock { s in s.index.withDuplicateCandidates { $0.remember(learnt, key: key) } }
+            }
+        }
         for candidate in candidates where candidate.digest == nil || candidate.digest == digest {
             let stored: Route
             do {
@@ -30,10 +38,11 @@ extension RouteStore {
             } catch let error as RouteLogError where error.code == .notFound {
                 continue  // deleted since the candidates were listed
             }
-            guard let storedPositions = RoutePositions(stored) else { continue }
-            state.withLock { s in
-                s.index.withDuplicateCandidates { $0.remember(storedPositions.hashValue, of: candidate.id, key: key) }
-            }
+            // A route edited since it was listed (its times shifted) has another key: its
+            // digest is not this key's, and it cannot equal this route.
+            guard let storedPositions = RoutePositions(stored), DuplicateCandidates.Key(storedPositions) == key
+            else { continue }
+            learnt[candidate.id] = storedPositions.hashValue
             if storedPositions == positions { return candidate.id }
         }
         return nil
