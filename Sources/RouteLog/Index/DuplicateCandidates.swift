@@ -46,32 +46,86 @@ struct DuplicateCandidates: Sendable {
     /// A route that may be a duplicate, and the digest of its positions once loaded.
     struct Candidate: Sendable, Equatable {
         var id: RouteID
-        var digest: Int?
+        /// 0 while the route was not loaded (a digest of 0 is taken for unknown: that
+        /// route is loaded again, nothing more).
+        private var known: Int
+
+        init(id: RouteID, digest: Int?) {
+            self.id = id
+            known = digest ?? 0
+        }
+
+        var digest: Int? {
+            get { known == 0 ? nil : known }
+            set { known = newValue ?? 0 }
+        }
     }
 
-    private var routes: [Key: [Candidate]] = [:]
+    /// The candidates of one key: most keys have one route, kept inline (an array per
+    /// route would cost its allocation).
+    private enum Entry: Sendable {
+        case one(Candidate)
+        case many([Candidate])
+
+        var candidates: [Candidate] {
+            switch self {
+            case .one(let candidate): return [candidate]
+            case .many(let list): return list
+            }
+        }
+
+        init?(_ list: [Candidate]) {
+            switch list.count {
+            case 0: return nil
+            case 1: self = .one(list[0])
+            default: self = .many(list)
+            }
+        }
+    }
+
+    /// By the key's hash, not the key (60 bytes): keys that share a hash share an entry,
+    /// and the full comparison of a lookup tells their routes apart.
+    private var routes: [Int: Entry] = [:]
 
     mutating func add(_ id: RouteID, _ route: IndexedRoute) {
-        routes[Key(route), default: []].append(Candidate(id: id, digest: nil))
+        let hash = Key(route).hashValue
+        let candidate = Candidate(id: id, digest: nil)
+        switch routes[hash] {
+        case nil: routes[hash] = .one(candidate)
+        case .one(let first)?: routes[hash] = .many([first, candidate])
+        case .many(var list)?:
+            routes[hash] = nil  // the list's only reference now: appended in place, not copied
+            list.append(candidate)
+            routes[hash] = .many(list)
+        }
     }
 
     mutating func remove(_ id: RouteID, _ route: IndexedRoute) {
-        let key = Key(route)
-        guard var list = routes[key], let index = list.firstIndex(where: { $0.id == id }) else { return }
-        list.remove(at: index)
-        routes[key] = list.isEmpty ? nil : list
+        let hash = Key(route).hashValue
+        switch routes[hash] {
+        case .one(let only)? where only.id == id: routes[hash] = nil
+        case .many(var list)?:
+            guard let index = list.firstIndex(where: { $0.id == id }) else { return }
+            routes[hash] = nil
+            list.remove(at: index)
+            routes[hash] = Entry(list)
+        default: break
+        }
     }
 
-    /// The routes whose index figures are `key`'s.
-    func candidates(_ key: Key) -> [Candidate] { routes[key] ?? [] }
+    /// The routes whose index figures are `key`'s (and, rarely, another key's of the
+    /// same hash).
+    func candidates(_ key: Key) -> [Candidate] { routes[key.hashValue]?.candidates ?? [] }
 
     /// Notes the digests of routes of key `key` loaded for a comparison (each loaded
     /// with that key), in one pass over the key's candidates.
     mutating func remember(_ digests: [RouteID: Int], key: Key) {
-        guard var list = routes[key] else { return }
-        for index in list.indices {
-            if let digest = digests[list[index].id] { list[index].digest = digest }
-        }
-        routes[key] = list
+        let hash = key.hashValue
+        guard let entry = routes[hash] else { return }
+        routes[hash] = Entry(entry.candidates.map { candidate in
+            var candidate = candidate
+            if let digest = digests[candidate.id] { candidate.digest = digest }
+            return candidate
+        })
     }
 }

@@ -63,6 +63,32 @@ import Testing
         #expect(try Self.candidates(store, like: Self.alike(2)).isEmpty)
     }
 
+    @Test func theMapKeepsOneOrManyRoutesAKeyAndTheirDigests() throws {
+        func indexed(_ route: Route, shiftMs: Int64 = 0) -> IndexedRoute {
+            IndexedRoute(shape: RouteShape(points: route.points, segmentStarts: []),
+                         metadata: StoredMetadata(RouteMetadata(), shiftMs: shiftMs),
+                         location: RecordLocation(segment: 1, offset: 20, length: 40))
+        }
+        let same = indexed(Self.alike(1)), other = indexed(Self.alike(1), shiftMs: 1_000)
+        let key = DuplicateCandidates.Key(same), otherKey = DuplicateCandidates.Key(other)
+        #expect(key != otherKey && key.startMs + 1_000 == otherKey.startMs)
+        var map = DuplicateCandidates()
+        for id in 1...3 { map.add(RouteID(UInt64(id)), same) }
+        map.add(RouteID(9), other)
+        #expect(map.candidates(key).map(\.id) == [RouteID(1), RouteID(2), RouteID(3)])
+        #expect(map.candidates(otherKey).map(\.id) == [RouteID(9)])
+        map.remember([RouteID(2): 77, RouteID(9): 5], key: key)
+        #expect(map.candidates(key).map(\.digest) == [nil, 77, nil])
+        map.remove(RouteID(1), same)
+        map.remove(RouteID(3), same)
+        #expect(map.candidates(key) == [DuplicateCandidates.Candidate(id: RouteID(2), digest: 77)])
+        map.remove(RouteID(2), same)
+        map.remove(RouteID(2), same)  // gone already: nothing happens
+        #expect(map.candidates(key).isEmpty && map.candidates(otherKey).map(\.id) == [RouteID(9)])
+        map.remove(RouteID(9), other)
+        #expect(map.candidates(otherKey).isEmpty)
+    }
+
     @Test func aRouteNoStoredRouteCanEqualHasNoKey() {
         var far = Self.alike(0)
         far.points[1].longitude = 400  // beyond any stored longitude
