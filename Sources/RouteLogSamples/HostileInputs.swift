@@ -30,6 +30,17 @@ public enum HostileInputs {
             handle.write(buffer)
             try handle.close()
         }
+
+        /// `count` copies of one item: `block` (1,000 items) as often as it fits, then
+        /// `item` for the rest.
+        func appendRepeated(_ count: Int, block: Data, item: Data) {
+            var written = 0
+            while written + 1000 <= count {
+                append(block)
+                written += 1000
+            }
+            for _ in written..<count { append(item) }
+        }
     }
 
     /// A GPX file of one track holding `points` bare points (`<trkpt lat=... lon=.../>`,
@@ -43,13 +54,7 @@ public enum HostileInputs {
             let digits = String(1_000_000 + i).dropFirst()
             block += "<trkpt lat=\"47.\(digits)\" lon=\"8.\(digits)\"/>\n"
         }
-        let blockBytes = Data(block.utf8)
-        var written = 0
-        while written + 1000 <= points {
-            file.append(blockBytes)
-            written += 1000
-        }
-        for _ in written..<points { file.append(Data("<trkpt lat=\"47.5\" lon=\"8.5\"/>\n".utf8)) }
+        file.appendRepeated(points, block: Data(block.utf8), item: Data("<trkpt lat=\"47.5\" lon=\"8.5\"/>\n".utf8))
         file.append(Data("</trkseg></trk></gpx>\n".utf8))
         try file.close()
     }
@@ -60,13 +65,8 @@ public enum HostileInputs {
         let file = try ChunkedFile(url)
         file.append(Data((head + "<trk><trkseg><trkpt lat=\"47.1\" lon=\"8.1\"/><trkpt lat=\"47.2\" lon=\"8.2\"/>"
                           + "<trkpt lat=\"47.3\" lon=\"8.3\"/></trkseg></trk>\n").utf8))
-        let block = Data(String(repeating: "<trk/>\n", count: 1000).utf8)
-        var written = 0
-        while written + 1000 <= emptyTracks {
-            file.append(block)
-            written += 1000
-        }
-        for _ in written..<emptyTracks { file.append(Data("<trk/>\n".utf8)) }
+        file.appendRepeated(emptyTracks, block: Data(String(repeating: "<trk/>\n", count: 1000).utf8),
+                            item: Data("<trk/>\n".utf8))
         file.append(Data("</gpx>\n".utf8))
         try file.close()
     }

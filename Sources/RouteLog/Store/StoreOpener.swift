@@ -138,6 +138,12 @@ struct StoreOpener {
         var writer = StoreWriter(log: log, index: IndexFile(number: manifest.indexFile, file: nil, end: 0),
                                  manifest: ManifestWriter(files: files, current: manifest),
                                  nextRouteID: nextRouteID, options: options)
+        let rewrite = recovery.indexUnusable || recovery.indexVersion < FormatConstants.version
+        // The records the index is to cover anew were read from the page cache: a writer
+        // killed before its sync (a buffered save, or a save not yet answered) leaves
+        // them there, not yet on disk. Synced first, so that the index vouches only for
+        // records on disk, and leftovers are judged against records on disk only.
+        if rewrite || !recovery.caughtUp.isEmpty { try writer.log.syncActive() }
         // Files a writer or compaction left unlisted are judged before this open makes
         // any file: one of them may hold the next file number (a file made before its
         // number was committed), which a roll or an index rewrite below reserves again.
@@ -150,12 +156,6 @@ struct StoreOpener {
         if writer.log.active.version < FormatConstants.version || state.openDamage.contains(where: { $0.path == activePath }) {
             try writer.roll()
         }
-        let rewrite = recovery.indexUnusable || recovery.indexVersion < FormatConstants.version
-        // The records the index is to cover anew were read from the page cache: a writer
-        // killed before its sync (a buffered save, or a save not yet answered) leaves
-        // them there, not yet on disk. Synced first, so the index vouches only for
-        // records on disk (a roll above has synced them already).
-        if rewrite || !recovery.caughtUp.isEmpty { try writer.log.syncActive() }
         if rewrite {
             // The index file replaced (unusable, or of an older version) is no longer
             // listed: removed (its name only, never followed), as leftovers are above.

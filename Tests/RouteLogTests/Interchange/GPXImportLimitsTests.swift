@@ -113,11 +113,12 @@ import Testing
         #expect(try GPXImporter.read(data: Data(many.utf8)).report.unknownExtensionsSkipped == 50_000)
     }
 
+    /// Three untimed points half the world apart each: about 40,000 km, more splits than
+    /// a lowered limit allows.
+    static let halfTheWorldApart = "<trkpt lat=\"0\" lon=\"0\"/><trkpt lat=\"0\" lon=\"179.9\"/><trkpt lat=\"0\" lon=\"-0.2\"/>"
+
     @Test func aRouteLongEnoughForTooManySplitsIsRefusedBeforeItsSplitsAreMade() throws {
-        // Three untimed points half the world apart each: about 40,000 km.
-        let text = Self.head + "<trk><trkseg>"
-            + "<trkpt lat=\"0\" lon=\"0\"/><trkpt lat=\"0\" lon=\"179.9\"/><trkpt lat=\"0\" lon=\"-0.2\"/>"
-            + "</trkseg></trk></gpx>"
+        let text = Self.head + "<trk><trkseg>" + Self.halfTheWorldApart + "</trkseg></trk></gpx>"
         var options = GPXImportOptions()
         options.limits.splitsPerRoute = 10_000
         #expect {

@@ -20,9 +20,7 @@ import Testing
     }
 
     @Test func aGPXPathIsNamedByItsPlaceInTheFileEmptyOnesCounted() throws {
-        // Three untimed points half the world apart: about 40,000 km, too many splits.
-        let text = GPXImportLimitsTests.head + "<trk/><rte/><trk><trkseg>"
-            + "<trkpt lat=\"0\" lon=\"0\"/><trkpt lat=\"0\" lon=\"179.9\"/><trkpt lat=\"0\" lon=\"-0.2\"/>"
+        let text = GPXImportLimitsTests.head + "<trk/><rte/><trk><trkseg>" + GPXImportLimitsTests.halfTheWorldApart
             + "</trkseg></trk></gpx>"
         var options = RouteImportOptions()
         options.limits.splitsPerRoute = 10_000
