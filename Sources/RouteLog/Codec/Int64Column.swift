@@ -1,6 +1,7 @@
 /// One column of stored integers, in memory the codec owns: the save and load paths
 /// fill and read columns through raw pointers, without the uniqueness checks and
-/// copies an `[Int64]` would cost per value.
+/// copies an `[Int64]` would cost per value. Its memory comes from, and goes back to,
+/// ``ScratchMemory``.
 final class Int64Column: @unchecked Sendable {
     let base: UnsafeMutablePointer<Int64>
     let capacity: Int
@@ -10,11 +11,12 @@ final class Int64Column: @unchecked Sendable {
     /// An empty column with room for `capacity` values.
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        base = .allocate(capacity: self.capacity)
+        base = ScratchMemory.take(Int64.self, count: self.capacity)
         count = 0
     }
 
-    /// A column owning memory allocated elsewhere (it deallocates it).
+    /// A column owning memory from `ScratchMemory.take(Int64.self, count: capacity)`
+    /// (it gives it back).
     init(taking base: UnsafeMutablePointer<Int64>, capacity: Int, count: Int) {
         self.base = base
         self.capacity = capacity
@@ -27,7 +29,7 @@ final class Int64Column: @unchecked Sendable {
         count = values.count
     }
 
-    deinit { base.deallocate() }
+    deinit { ScratchMemory.give(base, count: capacity) }
 
     subscript(index: Int) -> Int64 {
         precondition(index >= 0 && index < count, "column index \(index) outside 0..<\(count)")

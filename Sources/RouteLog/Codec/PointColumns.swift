@@ -134,10 +134,10 @@ final class TrackScratch {
 
     init(count: Int) {
         self.count = count
-        latitudes = .allocate(capacity: max(1, count))
-        longitudes = .allocate(capacity: max(1, count))
-        times = .allocate(capacity: max(1, count))
-        lengths = .allocate(capacity: max(1, count))
+        latitudes = ScratchMemory.take(Double.self, count: max(1, count))
+        longitudes = ScratchMemory.take(Double.self, count: max(1, count))
+        times = ScratchMemory.take(Double.self, count: max(1, count))
+        lengths = ScratchMemory.take(Double.self, count: max(1, count))
     }
 
     @inline(__always)
@@ -148,10 +148,10 @@ final class TrackScratch {
     }
 
     func deallocate() {
-        latitudes.deallocate()
-        longitudes.deallocate()
-        times.deallocate()
-        lengths.deallocate()
+        ScratchMemory.give(latitudes, count: max(1, count))
+        ScratchMemory.give(longitudes, count: max(1, count))
+        ScratchMemory.give(times, count: max(1, count))
+        ScratchMemory.give(lengths, count: max(1, count))
     }
 }
 
@@ -171,7 +171,7 @@ private struct OptionalSink {
         self.limit = limit
         self.nonNegative = nonNegative
         self.pointCount = pointCount
-        values = .allocate(capacity: max(1, pointCount))
+        values = ScratchMemory.take(Int64.self, count: max(1, pointCount))
     }
 
     /// Takes point i's value as stored in the point (``TrackPoint/absent`` for none);
@@ -227,7 +227,7 @@ private struct OptionalSink {
     func finish() -> (values: Int64Column, bitmap: [UInt8]?)? {
         defer { bitmap?.deallocate() }
         guard present > 0 else {
-            values.deallocate()
+            ScratchMemory.give(values, count: max(1, pointCount))
             return nil
         }
         let column = Int64Column(taking: values, capacity: max(1, pointCount), count: present)

@@ -277,6 +277,9 @@ public final class RouteStore: Sendable {
             }
             lock?.release()
             changeHub.finish()
+            // The codec's working memory is kept for the next save or load; a closed
+            // store hands it back (another open store takes it again as it needs it).
+            ScratchMemory.drain()
         }
         try writer.withLock { w in
             // Saves append one index record each: when many have piled up, the index is

@@ -26,11 +26,11 @@ import Testing
         }
     }
 
-    /// Metres from point `i` to the segment a-b on `s`'s plane.
-    static func distance(_ s: PreviewSimplifier, _ i: Int, _ a: Int, _ b: Int) -> Double {
-        let dx = s.x[b] - s.x[a], dy = s.y[b] - s.y[a], length2 = dx * dx + dy * dy
-        let t = length2 > 0 ? min(1, max(0, ((s.x[i] - s.x[a]) * dx + (s.y[i] - s.y[a]) * dy) / length2)) : 0
-        return hypot(s.x[a] + t * dx - s.x[i], s.y[a] + t * dy - s.y[i])
+    /// Metres from point `i` to the segment a-b on a plane's points `x`, `y`.
+    static func distance(_ x: [Double], _ y: [Double], _ i: Int, _ a: Int, _ b: Int) -> Double {
+        let dx = x[b] - x[a], dy = y[b] - y[a], length2 = dx * dx + dy * dy
+        let t = length2 > 0 ? min(1, max(0, ((x[i] - x[a]) * dx + (y[i] - y[a]) * dy) / length2)) : 0
+        return hypot(x[a] + t * dx - x[i], y[a] + t * dy - y[i])
     }
 
     @Test func everyDroppedPointIsWithinTheToleranceOfItsPiece() {
@@ -53,8 +53,9 @@ import Testing
                     let start = a / (piece - 1) * (piece - 1)
                     #expect(b <= start + piece - 1, "\(label): kept \(a) and \(b) span two pieces")
                     let plane = PreviewSimplifier(Array(line[start..<min(n, start + piece)]))
+                    let (x, y) = (plane.x, plane.y)
                     for i in (a + 1)..<b {
-                        let d = Self.distance(plane, i - start, a - start, b - start)
+                        let d = Self.distance(x, y, i - start, a - start, b - start)
                         #expect(d <= tolerance * (1 + 1e-9), "\(label): point \(i) is \(d) m from \(a)-\(b)")
                     }
                 }

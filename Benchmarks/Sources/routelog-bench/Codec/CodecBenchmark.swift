@@ -51,8 +51,8 @@ enum CodecBenchmark {
 
         let load = try LoadCost.measure(walks, rounds: options.quick ? 100 : 400, directory: directory)
         print(""); load.report().forEach { print($0) }
-        let loadV2 = LoadCost.median(load.versions[2]!.load)
-        goals.append(("load a 3,600-point walk at most 60 µs (v2: read, check, decode, build [TrackPoint])",
+        let loadV2 = load.goalLoad
+        goals.append(("load a 3,600-point walk at most 60 µs (v2: read, check, decode, build [TrackPoint]; single or back to back, the slower)",
                       Format.seconds(loadV2), loadV2 <= 60e-6))
         goals.append(("decode at least 60 million points a second (v2 block to [TrackPoint])",
                       "\(Format.decimal(load.decodeRate(2) / 1e6, 1)) million", load.decodeRate(2) >= 60e6))

@@ -10,6 +10,8 @@ import RouteLogSamples
 struct SaveCost {
     struct Version {
         var whole: [Double] = []
+        /// Minor page faults of each whole save.
+        var faults: [Int] = []
         /// What the save's codec part costs, called as the store calls it.
         var storeCodecPart: [Double] = []
         /// ``RouteEncoder``'s stages: one pass, shape, point block.
@@ -39,11 +41,14 @@ struct SaveCost {
             let version = i % 2 + 1
             let walk = walks[(i / 2) % walks.count]
             CodecBenchmarkHooks.writePointBlocks(version: version)
+            let faultsBefore = ProcessStats.minorFaults()
             let whole = try ThreadClock.seconds { _ = try store.save(walk) }
+            let faults = ProcessStats.minorFaults() - faultsBefore
             let part = Double(try CodecBenchmarkHooks.saveCodecPart(walk, clock: ThreadClock.now)) / 1e9
             let stages = try CodecBenchmarkHooks.encodeStages(walk, version: version, clock: ThreadClock.now)
             guard i >= 40 else { continue }  // warm-up: caches, allocator, page cache
             cost.versions[version]!.whole.append(whole)
+            cost.versions[version]!.faults.append(faults)
             cost.versions[version]!.storeCodecPart.append(part)
             for (stage, ns) in stages {
                 if cost.versions[version]!.stages[stage] == nil { cost.versions[version]!.stageOrder.append(stage) }
@@ -84,7 +89,8 @@ struct SaveCost {
             guard let v = versions[version] else { continue }
             let whole = Self.median(v.whole), part = Self.median(v.storeCodecPart)
             lines.append("  v\(version): whole save \(Format.seconds(whole)) (p10 \(Format.seconds(Percentiles(v.whole).value(at: 10))), "
-                         + "p90 \(Format.seconds(Percentiles(v.whole).value(at: 90)))), \(Format.decimal(whole * 1e9 / Double(points), 1)) ns a point")
+                         + "p90 \(Format.seconds(Percentiles(v.whole).value(at: 90)))), \(Format.decimal(whole * 1e9 / Double(points), 1)) ns a point, "
+                         + "\(Format.decimal(Double(v.faults.reduce(0, +)) / Double(max(1, v.faults.count)), 1)) page faults a save")
             lines.append("      the codec part (validate, quantize, measure, derived fields, shape, point block): \(Format.seconds(part)); "
                          + "the rest (record, checksum, write, index): \(Format.seconds(whole - part))")
             for stage in v.stageOrder {

@@ -20,18 +20,20 @@ struct ColumnEncoderV2 {
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        residuals = .allocate(capacity: self.capacity)
-        streamBytes = .allocate(capacity: Self.bytesPerValue * self.capacity + 128)
-        counts = .allocate(capacity: 4 * V2.valueTokens)
-        tokenBytes = .allocate(capacity: self.capacity)
+        residuals = ScratchMemory.take(UInt64.self, count: self.capacity)
+        streamBytes = ScratchMemory.take(UInt8.self, count: Self.streamCapacity(self.capacity))
+        counts = ScratchMemory.take(UInt32.self, count: 4 * V2.valueTokens)
+        tokenBytes = ScratchMemory.take(UInt8.self, count: self.capacity)
     }
 
     func deallocate() {
-        residuals.deallocate()
-        streamBytes.deallocate()
-        counts.deallocate()
-        tokenBytes.deallocate()
+        ScratchMemory.give(residuals, count: capacity)
+        ScratchMemory.give(streamBytes, count: Self.streamCapacity(capacity))
+        ScratchMemory.give(counts, count: 4 * V2.valueTokens)
+        ScratchMemory.give(tokenBytes, count: capacity)
     }
+
+    private static func streamCapacity(_ capacity: Int) -> Int { bytesPerValue * capacity + 128 }
 
     /// Appends the column: tag, encoding, length and body.
     func encode(tag: FormatConstants.ColumnTag, values: UnsafeBufferPointer<Int64>, presence: ColumnPresence?,

@@ -22,8 +22,8 @@ extension PointBlockV2 {
         guard n > 0 else { return [] }
         let chunk = min(n, Self.chunkPoints)
         // Scratch: latitudes, longitudes, seconds, then the seven optional slots.
-        let scratch = UnsafeMutablePointer<Double>.allocate(capacity: chunk * 10)
-        defer { scratch.deallocate() }
+        let scratch = ScratchMemory.take(Double.self, count: chunk * 10)
+        defer { ScratchMemory.give(scratch, count: chunk * 10) }
         let lat = scratch, lon = scratch + chunk, seconds = scratch + 2 * chunk
         let slots = (0..<7).map { scratch + (3 + $0) * chunk }
         var fields = slots.map { OptionalField(absent: $0, count: chunk) }

@@ -50,12 +50,12 @@ enum PointBlockV2 {
         }
         let length = block.count - 1
         // A copy with zero padding, so that reading a stream's last bits may look past it.
-        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: length + BlockCursor.padding)
-        defer { copy.deallocate() }
+        let copy = ScratchMemory.take(UInt8.self, count: length + BlockCursor.padding)
+        defer { ScratchMemory.give(copy, count: length + BlockCursor.padding) }
         block.withUnsafeBufferPointer { copy.initialize(from: $0.baseAddress! + 1, count: length) }
         (copy + length).initialize(repeating: 0, count: BlockCursor.padding)
-        let tables = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 << V2.maxCodeLength)
-        defer { tables.deallocate() }
+        let tables = ScratchMemory.take(UInt64.self, count: 1 << V2.maxCodeLength)
+        defer { ScratchMemory.give(tables, count: 1 << V2.maxCodeLength) }
         let decoder = ColumnDecoderV2(tableStorage: tables, loops: loops)
 
         var cursor = BlockCursor(base: copy, end: length)

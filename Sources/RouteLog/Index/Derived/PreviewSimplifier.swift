@@ -5,8 +5,10 @@ import CRouteLogSystem
 /// no dropped point is further than a tolerance from the kept line (format-spec.md,
 /// "Derived fields": preview).
 struct PreviewSimplifier {
-    private(set) var x: [Double] = []
-    private(set) var y: [Double] = []
+    private let plane: Plane
+    /// The points on the plane, east and north in metres (copies, for checking).
+    var x: [Double] { Array(UnsafeBufferPointer(start: plane.x, count: plane.count)) }
+    var y: [Double] { Array(UnsafeBufferPointer(start: plane.y, count: plane.count)) }
 
     /// Projects `coordinates` on a plane around their mean latitude (equirectangular,
     /// longitudes unwrapped across the antimeridian): good to a fraction of a percent
@@ -23,8 +25,8 @@ struct PreviewSimplifier {
     /// was most of its cost.
     init(latitudes: UnsafeBufferPointer<Int64>, longitudes: UnsafeBufferPointer<Int64>) {
         let n = min(latitudes.count, longitudes.count)
-        let degrees = UnsafeMutablePointer<Double>.allocate(capacity: max(1, 2 * n))
-        defer { degrees.deallocate() }
+        let degrees = ScratchMemory.take(Double.self, count: 2 * n)
+        defer { ScratchMemory.give(degrees, count: 2 * n) }
         if let lat = latitudes.baseAddress, let lon = longitudes.baseAddress {
             routelog_divide_integers(lat, n, FormatConstants.degreeScale, degrees)
             routelog_divide_integers(lon, n, FormatConstants.degreeScale, degrees + n)
@@ -34,32 +36,29 @@ struct PreviewSimplifier {
 
     @inline(__always)
     private init(count: Int, latitude: (Int) -> Double, longitude: (Int) -> Double) {
+        plane = Plane(count: count)
         guard count > 0 else { return }
         let metresPerDegree = 6_371_008.8 * Double.pi / 180
         var latitudeSum = 0.0
         for i in 0..<count { latitudeSum += latitude(i) }
         let meanLat = latitudeSum / Double(count)
         let lonScale = metresPerDegree * cos(meanLat * .pi / 180)
-        x = [Double](repeating: 0, count: count)
-        y = [Double](repeating: 0, count: count)
-        x.withUnsafeMutableBufferPointer { x in
-            y.withUnsafeMutableBufferPointer { y in
-                var lon = longitude(0), previous = lon
-                for i in 0..<count {
-                    let longitude = longitude(i)
-                    var step = longitude - previous
-                    if step > 180 { step -= 360 } else if step < -180 { step += 360 }
-                    lon += step
-                    previous = longitude
-                    x[i] = lon * lonScale
-                    y[i] = latitude(i) * metresPerDegree
-                }
-            }
+        let x = plane.x, y = plane.y
+        var lon = longitude(0), previous = lon
+        for i in 0..<count {
+            let longitude = longitude(i)
+            var step = longitude - previous
+            if step > 180 { step -= 360 } else if step < -180 { step += 360 }
+            lon += step
+            previous = longitude
+            x[i] = lon * lonScale
+            y[i] = latitude(i) * metresPerDegree
         }
     }
 
     /// Distance in metres from point `i` to the segment from `a` to `b`.
     private func distance(_ i: Int, _ a: Int, _ b: Int) -> Double {
+        let x = plane.x, y = plane.y
         let dx = x[b] - x[a], dy = y[b] - y[a]
         let length2 = dx * dx + dy * dy
         var t = length2 > 0 ? ((x[i] - x[a]) * dx + (y[i] - y[a]) * dy) / length2 : 0
@@ -76,11 +75,7 @@ struct PreviewSimplifier {
     /// per point; the winner's distance is then measured by ``distance(_:_:_:)``.
     func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
         guard b - a > 1 else { return nil }
-        let best = x.withUnsafeBufferPointer { x in
-            y.withUnsafeBufferPointer { y in
-                Int(routelog_farthest_point(x.baseAddress!, y.baseAddress!, a, b))
-            }
-        }
+        let best = Int(routelog_farthest_point(plane.x, plane.y, a, b))
         return (best, distance(best, a, b))
     }
 
@@ -97,7 +92,7 @@ struct PreviewSimplifier {
     /// up to 64 splits for a preview, but n²/2 for a line built so that every split
     /// peels one point off (callers with no point limit bound n).
     func keep(maxPoints: Int = .max, tolerance: Double, work: inout Int) -> (indices: [Int], error: Double) {
-        let n = x.count
+        let n = plane.count
         guard n > 2 else { return (Array(0..<n), 0) }
         var kept = [0, n - 1]
         var dropped = 0.0
@@ -127,5 +122,24 @@ struct PreviewSimplifier {
             if let f = farthest(span.index, span.b) { spans.append((span.index, span.b, f.index, f.distance)) }
         }
         return (kept.sorted(), dropped)
+    }
+}
+
+/// The points projected on the plane, in metres, in ``ScratchMemory`` (a save makes one
+/// per route; kept there, its pages serve the next save).
+private final class Plane {
+    let x: UnsafeMutablePointer<Double>
+    let y: UnsafeMutablePointer<Double>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        x = ScratchMemory.take(Double.self, count: count)
+        y = ScratchMemory.take(Double.self, count: count)
+    }
+
+    deinit {
+        ScratchMemory.give(x, count: count)
+        ScratchMemory.give(y, count: count)
     }
 }
