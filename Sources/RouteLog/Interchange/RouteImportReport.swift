@@ -81,13 +81,18 @@ public struct RouteImportReport: Sendable, Equatable {
 
     /// One line per thing worth saying, such as "18 waypoints skipped (RouteLog stores
     /// paths, not places)". Empty when everything in the file was imported as is.
+    ///
+    /// Bounded whatever the file holds: the sports are listed once each with how many
+    /// routes had them, and past ``notesListedInFull`` lines of one kind (sports,
+    /// duplicates, CRC mismatches) the rest are counted on one line; ``sports``,
+    /// ``activities``, ``duplicates`` and ``ignoredCRCMismatches`` keep them all.
     public var notes: [String] {
         var lines: [String] = []
         func add(_ count: Int, _ text: String) { if count > 0 { lines.append("\(count) \(text)") } }
         let named = zip(sports, activities).compactMap { sport, activity in
             sport.map { "\($0)" + (activity.map { " (\($0))" } ?? "") }
         }
-        if !named.isEmpty { lines.append("sport: " + named.joined(separator: ", ")) }
+        if !named.isEmpty { lines.append("sport: " + Self.tally(named)) }
         if chainedFiles > 1 { lines.append("\(chainedFiles) FIT files chained in this file") }
         add(filesWithoutPoints, "FIT file(s) of the chain without a positioned record (settings, indoor)")
         add(waypointsSkipped, "waypoint(s) skipped (RouteLog stores paths, not places)")
@@ -106,8 +111,9 @@ public struct RouteImportReport: Sendable, Equatable {
         }
         add(interpolatedTimes, "point(s) without a time given one interpolated from their neighbours")
         add(jumpsBroken, "time gap(s) or jump(s) turned into segment breaks")
-        lines += ignoredCRCMismatches.map { "imported despite a bad CRC: " + $0 }
-        lines += duplicates.map(\.note)
+        lines += Self.firstFew(ignoredCRCMismatches.map { "imported despite a bad CRC: " + $0 },
+                               more: "more file(s) imported despite a bad CRC")
+        lines += Self.firstFew(duplicates.map(\.note), more: "more route(s) left out as duplicates")
         if routeCount == 0 {
             switch format {
             case .gpx: lines.append("no track or route with points: nothing imported")
@@ -172,3 +178,31 @@ public struct RouteFileOutcome: Sendable {
 
 /// The former name of ``RouteFileOutcome``.
 public typealias GPXFileOutcome = RouteFileOutcome
+
+extension RouteImportReport {
+    /// Lines of one kind the notes list before counting the rest.
+    public static let notesListedInFull = 5
+
+    /// The first ``notesListedInFull`` of `lines`, then one line counting the others.
+    static func firstFew(_ lines: [String], more: String) -> [String] {
+        guard lines.count > notesListedInFull else { return lines }
+        return Array(lines.prefix(notesListedInFull)) + ["\(lines.count - notesListedInFull) \(more)"]
+    }
+
+    /// Each name once, in the order first met, with its count when more than one route
+    /// had it; past ``notesListedInFull`` names, the others counted: "running (3 routes),
+    /// cycling".
+    static func tally(_ names: [String]) -> String {
+        var counts: [String: Int] = [:], order: [String] = []
+        for name in names {
+            if counts[name] == nil { order.append(name) }
+            counts[name, default: 0] += 1
+        }
+        let shown = order.prefix(notesListedInFull).map { name in
+            counts[name]! > 1 ? "\(name) (\(counts[name]!) routes)" : name
+        }
+        let others = order.dropFirst(notesListedInFull).reduce(0) { $0 + counts[$1]! }
+        return shown.joined(separator: ", ")
+            + (others > 0 ? " and \(order.count - notesListedInFull) more (\(others) route(s))" : "")
+    }
+}
