@@ -43,6 +43,9 @@ size_t routelog_farthest_point_portable(const double *x, const double *y, size_t
 /// `haystack` (always for an empty needle), else 0.
 int routelog_contains_bytes(const void *haystack, size_t haystack_count, const void *needle, size_t needle_count);
 
+// 1 when this build runs under AddressSanitizer (sanitizers.c).
+int routelog_built_with_address_sanitizer(void);
+
 /// The offset of the first `AB 52 4C` (the sync marker's first three bytes) wholly
 /// inside the `count` bytes at `data`, or `count` when there is none.
 size_t routelog_find_sync_prefix(const void *data, size_t count);

@@ -1,3 +1,5 @@
+import CRouteLogSystem
+
 /// The working memory of a save or a load (columns of stored integers, the encoder's
 /// streams, the copies a decoder reads from), kept on a shelf for the next one instead
 /// of going back to the system.
@@ -11,14 +13,19 @@
 ///
 /// What the shared shelf keeps is bounded: no buffer over 1 MiB (a column of a route of
 /// about 130,000 points; longer routes allocate and free as before), and at most 2 MiB
-/// in all; what does not fit goes back to the system. Sizes are
+/// in all; to make room for a buffer given back, the buffers shelved longest ago go back
+/// to the system (so one long route's large buffers do not hold the shelf for the
+/// ordinary saves after it). Sizes are
 /// rounded up to classes a quarter of a power of two apart, so routes of different
 /// lengths share buffers, at most a quarter of a buffer unused. ``drain()`` frees the
 /// shelf (``RouteStore/close()`` calls it). A buffer is on the shelf or in one
 /// caller's hands, never both: the shelf's lock hands it over.
 enum ScratchMemory {
-    /// The shelf every save and load of the process shares.
-    static let shared = ScratchShelf(largestKept: 1 << 20, shelfBytes: 2 << 20)
+    /// The shelf every save and load of the process shares. Under AddressSanitizer it
+    /// keeps nothing: a shelved buffer is neither freed nor poisoned, and a class's slack
+    /// is writable, so reads past a buffer or after its release would go unreported.
+    static let shared = ScratchShelf(largestKept: routelog_built_with_address_sanitizer() != 0 ? 0 : 1 << 20,
+                                     shelfBytes: 2 << 20)
 
     /// Memory for `count` values of `T`, uninitialized, from the shared shelf.
     static func take<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> { shared.take(type, count: count) }
@@ -63,8 +70,8 @@ final class ScratchShelf: Sendable {
     func give<T>(_ pointer: UnsafeMutablePointer<T>, count: Int) {
         let bytes = Self.byteClass(MemoryLayout<T>.stride * max(1, count))
         let address = UInt(bitPattern: pointer)
-        let kept = shelves(bytes) && shelf.withLock { $0.keep(address, bytes) }
-        if !kept { UnsafeMutableRawPointer(pointer).deallocate() }
+        let evicted = shelves(bytes) ? shelf.withLock { $0.keep(address, bytes) } : [address]
+        for address in evicted { UnsafeMutableRawPointer(bitPattern: address)!.deallocate() }
     }
 
     /// Frees every shelved buffer.
@@ -101,12 +108,21 @@ final class ScratchShelf: Sendable {
             return buffers.remove(at: i).address
         }
 
-        /// Shelves the buffer if it fits; false when the caller is to free it.
-        mutating func keep(_ address: UInt, _ bytes: Int) -> Bool {
-            guard total + bytes <= limit else { return false }
+        /// Shelves the buffer, taking off the buffers shelved longest ago until it fits;
+        /// returns what the caller is to free (the buffer itself when it could never fit).
+        mutating func keep(_ address: UInt, _ bytes: Int) -> [UInt] {
+            guard bytes <= limit else { return [address] }
+            var evicted: [UInt] = []
+            var oldest = 0
+            while total + bytes > limit {
+                evicted.append(buffers[oldest].address)
+                total -= buffers[oldest].bytes
+                oldest += 1
+            }
+            if oldest > 0 { buffers.removeFirst(oldest) }
             buffers.append((address, bytes))
             total += bytes
-            return true
+            return evicted
         }
 
         mutating func removeAll() -> [UInt] {

@@ -63,6 +63,33 @@ import Testing
         #expect(shelf.shelved.buffers == 0 && shelf.shelved.bytes == 0)
     }
 
+    /// A long route's large buffers, shelved after its save, give way to the buffers of
+    /// the ordinary saves after it, oldest first, instead of filling the shelf for good.
+    @Test func largeBuffersGiveWayToTheNextOnes() {
+        let shelf = ScratchShelf(largestKept: 1 << 20, shelfBytes: 2 << 20)
+        let large = (0..<3).map { _ in shelf.take(UInt8.self, count: 600_000) }  // the 640 KiB class
+        for b in large { shelf.give(b, count: 600_000) }
+        #expect(shelf.shelved.buffers == 3 && shelf.shelved.bytes == 3 * 655_360)
+        // An ordinary save's columns: 3,600 values of 8 bytes, eighteen of them.
+        let ordinary = (0..<18).map { _ in shelf.take(Int64.self, count: 3_600) }
+        #expect(shelf.shelved.buffers == 3, "no large buffer serves a small request")
+        for b in ordinary { shelf.give(b, count: 3_600) }
+        // 18 × 32 KiB = 576 KiB: one 640 KiB buffer, the oldest, made room.
+        #expect(shelf.shelved.bytes == 2 * 655_360 + 18 * 32_768, "\(shelf.shelved)")
+        #expect(shelf.shelved.buffers == 20)
+        let again = (0..<18).map { _ in shelf.take(Int64.self, count: 3_600) }
+        #expect(Set(again.map { UInt(bitPattern: $0) }) == Set(ordinary.map { UInt(bitPattern: $0) }),
+                "the next save is served from the shelf")
+        for b in again { shelf.give(b, count: 3_600) }
+        // A buffer larger than the shelf itself is never kept, and evicts nothing.
+        let huge = ScratchShelf(largestKept: 1 << 20, shelfBytes: 64 << 10)
+        let h = huge.take(UInt8.self, count: 100 << 10)
+        let small = huge.take(UInt8.self, count: 8 << 10)
+        huge.give(small, count: 8 << 10)
+        huge.give(h, count: 100 << 10)
+        #expect(huge.shelved.buffers == 1 && huge.shelved.bytes == 8 << 10)
+    }
+
     /// Threads take buffers of a few classes, fill each with their own pattern, yield,
     /// check the pattern is still theirs, and give the buffer back: a buffer handed to
     /// two threads at once would show the other's pattern.
