@@ -10,9 +10,11 @@ import Darwin
 ///
 /// A FIFO blocks `open` until a writer comes and `read` until it writes; a device can
 /// do the same, so an import given one (or a directory holding one) would hang for
-/// ever. The file is opened `O_NONBLOCK` and the open descriptor's `fstat` must say it
-/// is a regular file before a byte is read, so nothing swapped in between a check and
-/// the open can slip through. Unlike the store's own files (``DurableFile``), a
+/// ever, and opening some devices does something by itself (a tape rewinds, a modem
+/// line is raised). So a path that `stat` shows is a FIFO, a socket or a device is
+/// refused without being opened; then the file is opened `O_NONBLOCK` and the open
+/// descriptor's `fstat` must say it is a regular file before a byte is read, so nothing
+/// swapped in between the check and the open can slip through. Unlike the store's own files (``DurableFile``), a
 /// symbolic link is followed: import inputs are the user's files, and a link to a
 /// regular file imports like the file.
 enum ImportInputFile {
@@ -48,6 +50,7 @@ enum ImportInputFile {
     ///   opened, `.invalidArgument` for a directory or a FIFO, socket or device.
     static func open(_ url: URL, what: String) throws -> (descriptor: Int32, size: Int64) {
         let path = url.path
+        if kind(atPath: path) == .special { throw notRegularFile(path) }
         var descriptor: Int32
         repeat {
             descriptor = openNonBlocking(path)

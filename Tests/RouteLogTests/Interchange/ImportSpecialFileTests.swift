@@ -89,6 +89,37 @@ import Darwin
         }
     }
 
+    #if os(Linux)
+    /// A FIFO (or a device) is refused from what `stat` says, before any open: opening
+    /// some devices does something by itself. inotify sees every open of the FIFO; there
+    /// must be none. (The open-and-`fstat` check after it is what the tests above meet
+    /// when the FIFO has a writer; here nothing else opens it.)
+    @Test func aFIFOIsRefusedWithoutBeingOpened() throws {
+        let directory = TemporaryDirectory()
+        let store = try RouteStore(at: directory.store())
+        defer { try? store.close() }
+        let fifo = Self.fifo(in: directory)
+        let watcher = inotify_init1(Int32(IN_NONBLOCK))
+        #expect(watcher >= 0)
+        defer { close(watcher) }
+        #expect(inotify_add_watch(watcher, fifo.path, UInt32(IN_OPEN)) >= 0)
+        Self.expectRefused(Self.finishing(fifo) { try RouteFileKind.detect(contentsOf: fifo) }, fifo)
+        Self.expectRefused(Self.finishing(fifo) { try GPXImporter.read(contentsOf: fifo).routes.count }, fifo)
+        Self.expectRefused(Self.finishing(fifo) { try TCXImporter.importFile(fifo, into: store).routeIDs }, fifo)
+        Self.expectRefused(Self.finishing(fifo) { try FITImporter.read(contentsOf: fifo).routes.count }, fifo)
+        Self.expectRefused(Self.finishing(fifo) { try LegacyArchiveMigrator.migrate(fifo, into: store).routeIDs }, fifo)
+        var events = [UInt8](repeating: 0, count: 4096)
+        let got = read(watcher, &events, events.count)
+        let code = errno
+        #expect(got < 0 && code == EAGAIN, "the FIFO was opened: \(got) bytes of inotify events")
+        // The watch itself works: an open of the FIFO is seen.
+        let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        if reader >= 0 { close(reader) }
+        #expect(read(watcher, &events, events.count) > 0, "inotify saw the test's own open")
+    }
+    #endif
+
     @Test func aSocketIsRefusedAsNotARegularFile() throws {
         let directory = TemporaryDirectory()
         let url = directory.url.appendingPathComponent("s.gpx")
