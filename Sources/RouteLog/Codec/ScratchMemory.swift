@@ -8,7 +8,8 @@ import CRouteLogSystem
 /// about 300 KB, each a few dozen buffers of tens of kilobytes. Freed and asked for
 /// again at every save, they are pages the system takes back and hands out again (on
 /// Linux, glibc trims its heap once more than 128 KB at its top is free): each page
-/// comes back zeroed through a page fault, and that cost more than the encoding itself.
+/// comes back zeroed through a page fault: in a process that loaded routes back to back,
+/// those faults took twice as long as the decoding.
 /// Kept here, the same buffers serve save after save.
 ///
 /// What the shared shelf keeps is bounded: no buffer over 1 MiB (a column of a route of
@@ -18,7 +19,7 @@ import CRouteLogSystem
 /// ordinary saves after it). Sizes are
 /// rounded up to classes a quarter of a power of two apart, so routes of different
 /// lengths share buffers, at most a quarter of a buffer unused. ``drain()`` frees the
-/// shelf (``RouteStore/close()`` calls it). A buffer is on the shelf or in one
+/// shelf; the last open ``RouteStore`` to close calls it. A buffer is on the shelf or in one
 /// caller's hands, never both: the shelf's lock hands it over.
 enum ScratchMemory {
     /// The shelf every save and load of the process shares. Under AddressSanitizer it
@@ -35,6 +36,12 @@ enum ScratchMemory {
 
     /// Frees every buffer on the shared shelf.
     static func drain() { shared.drain() }
+
+    /// Called once by each store that opens.
+    static func storeOpened() { shared.userOpened() }
+
+    /// Called once by each store that closes; the last one drains the shelf.
+    static func storeClosed() { shared.userClosed() }
 }
 
 /// Free buffers kept for reuse, within bounds (``ScratchMemory``).
@@ -72,6 +79,21 @@ final class ScratchShelf: Sendable {
         let address = UInt(bitPattern: pointer)
         let evicted = shelves(bytes) ? shelf.withLock { $0.keep(address, bytes) } : [address]
         for address in evicted { UnsafeMutableRawPointer(bitPattern: address)!.deallocate() }
+    }
+
+    /// Users of the shelf (open stores): it is drained when the last one goes, not
+    /// when any does, which would throw away the working memory of the others.
+    private let users = StateLock(0)
+
+    func userOpened() { users.withLock { $0 += 1 } }
+
+    /// The last user gone drains the shelf.
+    func userClosed() {
+        let last = users.withLock { count -> Bool in
+            count -= 1
+            return count == 0
+        }
+        if last { drain() }
     }
 
     /// Frees every shelved buffer.

@@ -111,6 +111,7 @@ public final class RouteStore: Sendable {
         if isReadOnly {
             changeHub.onFirstSubscriber.withLock { $0 = { [weak self] in self?.startFollowingWriter() } }
         }
+        ScratchMemory.storeOpened()
     }
 
     /// A compaction in the writer's process may replace the files between reading the
@@ -277,9 +278,9 @@ public final class RouteStore: Sendable {
             }
             lock?.release()
             changeHub.finish()
-            // The codec's working memory is kept for the next save or load; a closed
-            // store hands it back (another open store takes it again as it needs it).
-            ScratchMemory.drain()
+            // The codec's working memory is kept for the next save or load while a store
+            // is open; the last store to close hands it back to the system.
+            ScratchMemory.storeClosed()
         }
         try writer.withLock { w in
             // Saves append one index record each: when many have piled up, the index is

@@ -90,6 +90,18 @@ import Testing
         #expect(huge.shelved.buffers == 1 && huge.shelved.bytes == 8 << 10)
     }
 
+    /// The shelf is drained when its last user (an open store) goes, not when any does.
+    @Test func theLastUserToGoDrainsTheShelf() {
+        let shelf = ScratchShelf(largestKept: 1 << 20, shelfBytes: 2 << 20)
+        shelf.userOpened()
+        shelf.userOpened()
+        shelf.give(shelf.take(Int64.self, count: 3_600), count: 3_600)
+        shelf.userClosed()
+        #expect(shelf.shelved.buffers == 1, "another user is still there")
+        shelf.userClosed()
+        #expect(shelf.shelved.buffers == 0 && shelf.shelved.bytes == 0)
+    }
+
     /// Threads take buffers of a few classes, fill each with their own pattern, yield,
     /// check the pattern is still theirs, and give the buffer back: a buffer handed to
     /// two threads at once would show the other's pattern.
