@@ -2,12 +2,16 @@
 // RouteLog record frame and file header (format-spec.md, "Checksums").
 #include "CRouteLogSystem.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define CRC32C_POLY 0x82F63B78u
 
+// Tables built once, by the first checksum that needs them, whichever thread that is:
+// pthread_once makes every other thread wait for a table and see it whole (two threads
+// building one at once wrote the same values, but a race all the same).
 static uint32_t table[8][256];
-static int table_ready = 0;
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static void build_table(void) {
     for (uint32_t n = 0; n < 256; n++) {
@@ -22,12 +26,10 @@ static void build_table(void) {
             table[k][n] = c;
         }
     }
-    __atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
 }
 
 uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t length) {
-    // Building the table twice from two threads writes the same values: harmless.
-    if (!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE)) build_table();
+    pthread_once(&table_once, build_table);
     const unsigned char *p = data;
     uint32_t c = ~crc;
     while (length >= 8) {
@@ -61,7 +63,7 @@ uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t 
 // a fixed length is linear, so it is four table lookups (one a byte of the register).
 #define CRC32C_BLOCK 1024
 static uint32_t carry_table[4][256];
-static int carry_ready = 0;
+static pthread_once_t carry_once = PTHREAD_ONCE_INIT;
 
 __attribute__((target("sse4.2")))
 static uint32_t carry_over_zeros(uint32_t r, size_t length) {
@@ -74,7 +76,6 @@ __attribute__((target("sse4.2")))
 static void build_carry_table(void) {
     for (int k = 0; k < 4; k++)
         for (uint32_t v = 0; v < 256; v++) carry_table[k][v] = carry_over_zeros(v << (8 * k), CRC32C_BLOCK);
-    __atomic_store_n(&carry_ready, 1, __ATOMIC_RELEASE);
 }
 
 static inline uint32_t carry_over_block(uint32_t r) {
@@ -87,8 +88,7 @@ static uint32_t crc32c_sse42(uint32_t crc, const void *data, size_t length) {
     const unsigned char *p = data;
     uint64_t c = ~crc;
     if (length >= 3 * CRC32C_BLOCK) {
-        // Building the table twice from two threads writes the same values: harmless.
-        if (!__atomic_load_n(&carry_ready, __ATOMIC_ACQUIRE)) build_carry_table();
+        pthread_once(&carry_once, build_carry_table);
         do {
             uint64_t c1 = 0, c2 = 0;
             for (size_t i = 0; i < CRC32C_BLOCK; i += 8) {
