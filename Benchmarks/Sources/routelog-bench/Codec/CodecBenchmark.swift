@@ -6,6 +6,12 @@ import Foundation
 /// the disk's own pace; each against the goals, printed as met / not met.
 /// Nothing here asserts: it reports.
 enum CodecBenchmark {
+    /// "129 µs a load (wall), 0.1 page faults a load".
+    static func perOperation(_ seconds: Double, _ loop: (count: Int, faults: Int), _ what: String) -> String {
+        let n = Double(max(1, loop.count))
+        return "\(Format.seconds(seconds / n)) a \(what) (wall), \(Format.decimal(Double(loop.faults) / n, 1)) page faults a \(what)"
+    }
+
     static func run(_ options: BenchOptions) throws {
         let directory = options.stores.appendingPathComponent("codec")
         try? FileManager.default.removeItem(at: directory)
@@ -14,13 +20,14 @@ enum CodecBenchmark {
         let walks = SaveCost.walks(count: 8, points: options.pointsPerRoute)
         if let seconds = options.codecLoadLoopSeconds {
             let loads = try LoadCost.loop(walks, seconds: seconds, directory: directory)
-            print("\(loads) loads of \(options.pointsPerRoute)-point walks (v2 blocks) in \(Format.decimal(seconds, 0)) s")
+            print("\(loads.count) loads of \(options.pointsPerRoute)-point walks (v2 blocks) in \(Format.decimal(seconds, 0)) s: "
+                  + Self.perOperation(seconds, loads, "load"))
             return
         }
         if let seconds = options.codecSaveLoopSeconds {
             let saves = try SaveCost.loop(walks, seconds: seconds, version: options.codecLoopVersion, directory: directory)
-            print("\(saves) buffered saves (v\(options.codecLoopVersion) blocks) of \(options.pointsPerRoute)-point walks "
-                  + "in \(Format.decimal(seconds, 0)) s")
+            print("\(saves.count) buffered saves (v\(options.codecLoopVersion) blocks) of \(options.pointsPerRoute)-point walks "
+                  + "in \(Format.decimal(seconds, 0)) s: " + Self.perOperation(seconds, saves, "save"))
             return
         }
         print("RouteLog codec benchmark: routelog-bench \(CommandLine.arguments.dropFirst().joined(separator: " "))")

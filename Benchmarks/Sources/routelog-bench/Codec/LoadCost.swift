@@ -75,19 +75,20 @@ struct LoadCost {
         return cost
     }
 
-    /// `route(_:)` of the walks in turn for `seconds` (a loop to run under `perf record`); returns how many.
-    static func loop(_ walks: [Route], seconds: Double, directory: URL) throws -> Int {
+    /// `route(_:)` of the walks in turn for `seconds` (a loop to run under `perf record`); returns how many,
+    /// and the page faults the loop took.
+    static func loop(_ walks: [Route], seconds: Double, directory: URL) throws -> (count: Int, faults: Int) {
         let url = directory.appendingPathComponent("load-loop.routelog")
         let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
         defer { try? store.close() }
         let ids = try walks.map { try store.save($0) }
-        let end = Stopwatch.now() + UInt64(seconds * 1e9)
+        let end = Stopwatch.now() + UInt64(seconds * 1e9), faults = ProcessStats.minorFaults()
         var loads = 0
         while Stopwatch.now() < end {
             _ = try store.route(ids[loads % ids.count])
             loads += 1
         }
-        return loads
+        return (loads, ProcessStats.minorFaults() - faults)
     }
 
     static func median(_ samples: [Double]) -> Double { Percentiles(samples).value(at: 50) }

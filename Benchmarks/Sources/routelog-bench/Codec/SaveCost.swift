@@ -58,13 +58,14 @@ struct SaveCost {
         return cost
     }
 
-    /// Buffered saves for `seconds` (a loop to run under `perf record`); returns how many.
-    static func loop(_ walks: [Route], seconds: Double, version: Int, directory: URL) throws -> Int {
+    /// Buffered saves for `seconds` (a loop to run under `perf record`); returns how many, and the
+    /// page faults the loop took.
+    static func loop(_ walks: [Route], seconds: Double, version: Int, directory: URL) throws -> (count: Int, faults: Int) {
         CodecBenchmarkHooks.writePointBlocks(version: version)
         defer { CodecBenchmarkHooks.writePointBlocks(version: nil) }
         let url = directory.appendingPathComponent("save-loop.routelog")
         var store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
-        let end = Stopwatch.now() + UInt64(seconds * 1e9)
+        let end = Stopwatch.now() + UInt64(seconds * 1e9), faults = ProcessStats.minorFaults()
         var saves = 0
         while Stopwatch.now() < end {
             _ = try store.save(walks[saves % walks.count])
@@ -76,8 +77,9 @@ struct SaveCost {
                 store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
             }
         }
+        let taken = ProcessStats.minorFaults() - faults
         try store.close()
-        return saves
+        return (saves, taken)
     }
 
     static func median(_ samples: [Double]) -> Double { Percentiles(samples).value(at: 50) }
