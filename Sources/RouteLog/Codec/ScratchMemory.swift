@@ -76,8 +76,12 @@ final class ScratchShelf: Sendable {
     /// be trivial (none is deinitialized) and no longer used.
     func give<T>(_ pointer: UnsafeMutablePointer<T>, count: Int) {
         let bytes = Self.byteClass(MemoryLayout<T>.stride * max(1, count))
+        guard shelves(bytes) else {
+            UnsafeMutableRawPointer(pointer).deallocate()
+            return
+        }
         let address = UInt(bitPattern: pointer)
-        let evicted = shelves(bytes) ? shelf.withLock { $0.keep(address, bytes) } : [address]
+        let evicted = shelf.withLock { $0.keep(address, bytes) }
         for address in evicted { UnsafeMutableRawPointer(bitPattern: address)!.deallocate() }
     }
 
