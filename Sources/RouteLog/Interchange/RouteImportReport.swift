@@ -111,9 +111,10 @@ public struct RouteImportReport: Sendable, Equatable {
         }
         add(interpolatedTimes, "point(s) without a time given one interpolated from their neighbours")
         add(jumpsBroken, "time gap(s) or jump(s) turned into segment breaks")
-        lines += Self.firstFew(ignoredCRCMismatches.map { "imported despite a bad CRC: " + $0 },
-                               more: "more file(s) imported despite a bad CRC")
-        lines += Self.firstFew(duplicates.map(\.note), more: "more route(s) left out as duplicates")
+        lines += Self.firstFew(ignoredCRCMismatches, more: "more file(s) imported despite a bad CRC") {
+            "imported despite a bad CRC: " + $0
+        }
+        lines += Self.firstFew(duplicates, more: "more route(s) left out as duplicates") { $0.note }
         if routeCount == 0 {
             switch format {
             case .gpx: lines.append("no track or route with points: nothing imported")
@@ -183,11 +184,16 @@ extension RouteImportReport {
     /// Lines of one kind the notes list before counting the rest.
     public static let notesListedInFull = 5
 
-    /// The first ``notesListedInFull`` of `lines`, then one line counting the others.
-    static func firstFew(_ lines: [String], more: String) -> [String] {
-        guard lines.count > notesListedInFull else { return lines }
-        return Array(lines.prefix(notesListedInFull)) + ["\(lines.count - notesListedInFull) \(more)"]
+    /// A line for each of the first ``notesListedInFull`` of `items`, then one line
+    /// counting the others (whose lines are never made).
+    static func firstFew<T>(_ items: [T], more: String, _ line: (T) -> String) -> [String] {
+        guard items.count > notesListedInFull else { return items.map(line) }
+        return items.prefix(notesListedInFull).map(line) + ["\(items.count - notesListedInFull) \(more)"]
     }
+
+    /// Characters of a sport or activity name a note shows (a file may name one with
+    /// tens of kilobytes); ``sports`` and ``activities`` keep them whole.
+    static let nameShownInFull = 64
 
     /// Each name once, in the order first met, with its count when more than one route
     /// had it; past ``notesListedInFull`` names, the others counted: "running (3 routes),
@@ -199,7 +205,8 @@ extension RouteImportReport {
             counts[name, default: 0] += 1
         }
         let shown = order.prefix(notesListedInFull).map { name in
-            counts[name]! > 1 ? "\(name) (\(counts[name]!) routes)" : name
+            let text = name.count > nameShownInFull ? name.prefix(nameShownInFull) + "…" : name
+            return counts[name]! > 1 ? "\(text) (\(counts[name]!) routes)" : text
         }
         let others = order.dropFirst(notesListedInFull).reduce(0) { $0 + counts[$1]! }
         return shown.joined(separator: ", ")

@@ -42,6 +42,19 @@ import Testing
         #expect(report.duplicates.count == 10_000)
     }
 
+    /// Five names of 60,000 characters each (a TCX Sport attribute may be that long):
+    /// the line shows the start of each.
+    @Test func longSportNamesAreShortened() {
+        var report = RouteImportReport(source: "long.tcx", format: .tcx, version: "2")
+        report.routeCount = 5
+        report.sports = (0..<5).map { String(repeating: "\($0)", count: 60_000) }
+        report.activities = Array(repeating: nil, count: 5)
+        let line = report.notes.first { $0.hasPrefix("sport: ") } ?? ""
+        #expect(line.count < 5 * (RouteImportReport.nameShownInFull + 3) + 10, "\(line.count) characters")
+        #expect(line.hasPrefix("sport: " + String(repeating: "0", count: RouteImportReport.nameShownInFull) + "…, "))
+        #expect(report.sports[0]?.count == 60_000)
+    }
+
     @Test func aFewAreListedAsBefore() {
         var report = RouteImportReport(source: "walk.gpx", format: .gpx, version: "1.1")
         report.routeCount = 3
