@@ -181,6 +181,22 @@ void routelog_order_costs(const int64_t *values, size_t from, size_t to, const i
 void routelog_order_costs_portable(const int64_t *values, size_t from, size_t to, const int64_t *biases,
                                    int64_t *costs);
 
+/// Writes a version 2 column's residuals (format-spec.md, "PointBlock", "Streams") into
+/// count streams (1, 2 or 4; residual j into stream j mod count), stream s from out[s],
+/// each with room for its worst case and 8 bytes more; lengths[s] is stream s's bytes.
+/// u[j] is residual j's u and tokens[j] its token; send[t] is token t's reversed code in
+/// bits 0-31, code length in bits 32-39, extra bits in 40-47 and both together in
+/// 48-55, masks[t] the mask of its extra bits, and longest the most bits any used token
+/// takes. With BMI2 when the processor has it, the same bytes either way.
+void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
+                                     const uint64_t *send, const uint64_t *masks, unsigned longest,
+                                     uint8_t *const *out, size_t *lengths);
+
+/// The same without BMI2 (for tests).
+void routelog_write_residual_streams_portable(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
+                                              const uint64_t *send, const uint64_t *masks, unsigned longest,
+                                              uint8_t *const *out, size_t *lengths);
+
 /// A version 2 column being read from four streams (format-spec.md, "PointBlock",
 /// "Version 2"; residual i in stream i mod 4), for routelog_decode_four_streams.
 typedef struct {

@@ -102,51 +102,19 @@ struct ColumnEncoderV2 {
         return routelog_tokenize_residuals(u, k, &division, tokenBytes, counts) == 1
     }
 
-    /// Residual i into stream i mod `count`, each stream in its own region of the scratch.
+    /// Residual i into stream i mod `count`, each stream in its own region of the scratch
+    /// (`routelog_write_residual_streams`, C: the four writers take turns, one value
+    /// each, so that their chains overlap; one table load gives a token's code, length
+    /// and extra-bit count, and code and extra bits go out in one put).
     private func writeStreams(_ k: Int, _ count: Int, _ plan: CodePlan) -> [(start: Int, length: Int)] {
         let region = Self.bytesPerValue * (k / count + 1) + 8
-        return (0..<count).map { s in
-            (start: s * region, length: writeStream(s, every: count, of: k, plan, into: streamBytes + s * region))
+        let starts: [UnsafeMutablePointer<UInt8>?] = (0..<count).map { streamBytes + $0 * region }
+        var lengths = [Int](repeating: 0, count: count)
+        starts.withUnsafeBufferPointer { out in
+            routelog_write_residual_streams(residuals, tokenBytes, k, count, plan.sendTable, plan.extraMaskTable,
+                                            UInt32(plan.longestValue), out.baseAddress, &lengths)
         }
-    }
-
-    /// Writes residuals `first`, `first + step`, ... as one stream; returns its bytes.
-    /// Shaped for speed: one table load gives a token's code, length and extra-bit
-    /// count, and code and extra bits go out in one put (``BitStreamWriter``, which
-    /// has no branch on how full its buffer is).
-    private func writeStream(_ first: Int, every step: Int, of k: Int, _ plan: CodePlan,
-                             into start: UnsafeMutablePointer<UInt8>) -> Int {
-        let send = plan.sendTable, masks = plan.extraMaskTable, u = residuals, tokens = tokenBytes
-        var writer = BitStreamWriter(start)
-        var i = first
-        if 2 * plan.longestValue <= BitStreamWriter.maxPut {
-            // Two values a put when any two fit: the writer's buffer is a chain from one
-            // put to the next, and this halves its length.
-            while i + step < k {
-                let t0 = Int(tokens[i]), t1 = Int(tokens[i + step])
-                let s0 = send[t0], s1 = send[t1]
-                let bits0 = (s0 & 0xFFFF_FFFF) | (u[i] & masks[t0]) &<< ((s0 &>> 32) & 0xFF)
-                let bits1 = (s1 & 0xFFFF_FFFF) | (u[i + step] & masks[t1]) &<< ((s1 &>> 32) & 0xFF)
-                let total0 = s0 &>> 48
-                writer.put(bits0 | bits1 &<< total0, Int(truncatingIfNeeded: total0 + s1 &>> 48))
-                i += 2 * step
-            }
-        }
-        while i < k {
-            let token = Int(tokens[i])
-            let s = send[token]
-            let length = (s &>> 32) & 0xFF, total = s &>> 48
-            let extraBits = u[i] & masks[token]
-            if total <= UInt64(BitStreamWriter.maxPut) {
-                writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(truncatingIfNeeded: total))
-            } else {
-                // A long value (over 56 bits of code and extra): its pieces one by one.
-                writer.put(s & 0xFFFF_FFFF, Int(length))
-                writer.putLong(extraBits, Int((s &>> 40) & 0xFF))
-            }
-            i += step
-        }
-        return writer.finish()
+        return (0..<count).map { (start: $0 * region, length: lengths[$0]) }
     }
 
     /// One stream with zero runs: each run of u = 0 is one run token.

@@ -1,0 +1,78 @@
+import CRouteLogSystem
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// The save's C write loop for a version 2 column's streams (`routelog_write_residual_streams`):
+/// both its paths (with BMI2 and portable) against the same streams written one value
+/// at a time through ``CodePlan/put(_:_:)`` and ``BitStreamWriter``, for one, two and
+/// four streams, counts of residuals around the loop's groups of eight, and values of
+/// every size, among them values too long for one put (the loop's slow path) and codes
+/// short enough that two values share a put (its fast path).
+@Suite struct ResidualWriterKernelTests {
+    typealias Writer = (UnsafePointer<UInt64>?, UnsafePointer<UInt8>?, Int, Int, UnsafePointer<UInt64>?,
+                        UnsafePointer<UInt64>?, UInt32, UnsafePointer<UnsafeMutablePointer<UInt8>?>?,
+                        UnsafeMutablePointer<Int>?) -> Void
+
+    /// u values for a column: small ones, or small ones with a few of every magnitude.
+    static func values(_ count: Int, large: Bool, _ g: inout SeededGenerator) -> [UInt64] {
+        (0..<count).map { i in
+            if large && i % 7 == 3 { return UInt64.random(in: 0 ... .max, using: &g) >> UInt64.random(in: 0...63, using: &g) }
+            return UInt64.random(in: 1...60, using: &g)
+        }
+    }
+
+    /// The streams as the one-value-at-a-time writer makes them.
+    static func expected(_ u: [UInt64], count: Int, plan: CodePlan) -> [[UInt8]] {
+        (0..<count).map { s in
+            let capacity = 10 * (u.count / count + 1) + 16
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            defer { bytes.deallocate() }
+            var writer = BitStreamWriter(bytes)
+            for j in stride(from: s, to: u.count, by: count) { plan.put(u[j], &writer) }
+            let length = writer.finish()
+            return Array(UnsafeBufferPointer(start: bytes, count: length))
+        }
+    }
+
+    static func written(_ u: [UInt64], tokens: [UInt8], count: Int, plan: CodePlan, with writer: Writer) -> [[UInt8]] {
+        let region = 10 * (u.count / count + 1) + 8
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: count * region)
+        defer { bytes.deallocate() }
+        bytes.initialize(repeating: 0xA5, count: count * region)  // the writer may not rely on zeros
+        let starts: [UnsafeMutablePointer<UInt8>?] = (0..<count).map { bytes + $0 * region }
+        var lengths = [Int](repeating: -1, count: count)
+        starts.withUnsafeBufferPointer { out in
+            writer(u, tokens, u.count, count, plan.sendTable, plan.extraMaskTable, UInt32(plan.longestValue),
+                   out.baseAddress, &lengths)
+        }
+        return (0..<count).map { Array(UnsafeBufferPointer(start: bytes + $0 * region, count: lengths[$0])) }
+    }
+
+    @Test func bothPathsWriteWhatTheValueAtATimeWriterWrites() {
+        var g = SeededGenerator(state: 5151)
+        var slowPathRounds = 0, pairedRounds = 0
+        for round in 0..<240 {
+            let k = [1, 2, 3, 7, 8, 9, 15, 16, 17, 255, 256, 263, 3599, 3600][round % 14]
+            let count = [1, 2, 4][round % 3]
+            let u = Self.values(k, large: round % 4 == 1, &g)
+            let tokens = u.map { UInt8(ResidualToken.token($0)) }
+            var counts = [UInt32](repeating: 0, count: FormatConstants.ColumnV2.valueTokens)
+            for t in tokens { counts[Int(t)] += 1 }
+            let plan = tokens.withUnsafeBufferPointer { t in
+                counts.withUnsafeBufferPointer { CodePlan(tokens: t, tokenCounts: $0) }
+            }
+            #expect(!plan.runs, "round \(round): values from 1 up have no zero runs")
+            if plan.longestValue > BitStreamWriter.maxPut { slowPathRounds += 1 }
+            if 2 * plan.longestValue <= BitStreamWriter.maxPut && count != 2 && k >= 8 { pairedRounds += 1 }
+            let expected = Self.expected(u, count: count, plan: plan)
+            for (name, writer) in [("dispatched", routelog_write_residual_streams as Writer),
+                                   ("portable", routelog_write_residual_streams_portable as Writer)] {
+                let got = Self.written(u, tokens: tokens, count: count, plan: plan, with: writer)
+                #expect(got == expected, "\(name), round \(round): \(k) values in \(count) streams")
+            }
+        }
+        #expect(slowPathRounds > 10, "values longer than one put were written")
+        #expect(pairedRounds > 50, "values two to a put were written")
+    }
+}
