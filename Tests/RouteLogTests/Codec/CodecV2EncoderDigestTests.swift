@@ -37,21 +37,33 @@ import RouteLogSamples
         return routes
     }
 
-    /// FNV-1a over every block's length and bytes (the recorded value is from the encoder
-    /// of 78bdcf3).
-    static func digest() throws -> UInt64 {
+    /// FNV-1a over every block's length and bytes, from `encode`.
+    static func digest(_ encode: (Route) throws -> [UInt8] = { try RouteEncoder.encode($0, version: 2).pointBlock }) throws -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         for route in routes() {
-            let block = try RouteEncoder.encode(route, version: 2).pointBlock
+            let block = try encode(route)
             for shift in stride(from: 0, to: 64, by: 8) { add(UInt8(truncatingIfNeeded: block.count >> shift)) }
             block.forEach(add)
         }
         return hash
     }
 
+    /// The value recorded from the encoder of 78bdcf3 (codes of up to 11 bits), which
+    /// the reference encoder still writes when allowed 11 bits: the bytes changed only by
+    /// the limit.
+    static let elevenBitDigest: UInt64 = 0xA34A_90A7_C16D_7591
+
     @Test func blocksAreTheBytesTheFrozenEncoderWrote() throws {
+        // Recorded when the writer's codes were limited to 9 bits (writtenCodeLength).
         let digest = try Self.digest()
-        #expect(digest == 0xA34A_90A7_C16D_7591, "digest \(String(digest, radix: 16))")
+        #expect(digest == 0x26F6_1F2E_968C_B141, "digest \(String(digest, radix: 16))")
+    }
+
+    @Test func withElevenBitCodesTheReferenceWritesTheBytesRecordedBeforeTheLimit() throws {
+        let digest = try Self.digest { route in
+            ReferencePointBlockV2.encode(try PointColumns(route.points, validating: true), codeLengthLimit: 11)
+        }
+        #expect(digest == Self.elevenBitDigest, "digest \(String(digest, radix: 16))")
     }
 }

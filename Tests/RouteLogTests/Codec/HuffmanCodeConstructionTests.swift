@@ -96,6 +96,73 @@ import Testing
         }
     }
 
+    /// Every entry of the decode table against the entry worked out by hand from the
+    /// codes `HuffmanCode.codes()` gives: for random codes of every width up to 11 bits,
+    /// with and without run tokens, built from every symbol or from only those a lengths
+    /// table lists (as a reader builds them), the same 2^width entries.
+    @Test func everyDecodeTableEntryIsTheOneTheCodesGive() {
+        typealias Table = HuffmanDecodeTable
+        var g = SeededGenerator(state: 1313)
+        let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: 2048)
+        defer { storage.deallocate() }
+        var widths = Set<Int>()
+        for round in 0..<400 {
+            let withRuns = round % 3 == 0
+            let symbols = withRuns ? HuffmanCode.symbolCount : FormatConstants.ColumnV2.valueTokens
+            // A few to many used symbols, with weights from flat to steep.
+            let used = [1, 2, 3, 9, 40, 120, 276][round % 7]
+            var weights = [UInt32](repeating: 0, count: HuffmanCode.symbolCount)
+            for _ in 0..<used {
+                let symbol = Int.random(in: 0..<symbols, using: &g)
+                weights[symbol] = UInt32.random(in: 1...(round % 2 == 0 ? 4 : 1 << 20), using: &g)
+            }
+            var code = HuffmanCode()
+            weights.withUnsafeBufferPointer { w in
+                code.lengths.withUnsafeMutableBufferPointer { l in
+                    HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: w[0..<symbols]), limit: 9 + round % 3, into: l)
+                }
+            }
+            if round % 2 == 1 {  // as a reader lists them: up to the last used value and run token
+                code.valueTokensListed = (code.lengths[0..<256].lastIndex { $0 > 0 } ?? -1) + 1
+                code.runTokensListed = (code.lengths[256...].lastIndex { $0 > 0 }.map { $0 - 255 }) ?? 0
+            }
+            guard code.problem() == nil else {
+                Issue.record("round \(round): \(code.problem()!)")
+                continue
+            }
+            let table = Table(code, storage: storage)
+            let width = code.maxLength
+            widths.insert(width)
+            #expect(table.bits == width, "round \(round)")
+            let (bits, lengths) = code.codes()
+            var mismatches = 0
+            for index in 0..<(1 << width) {
+                let symbol = (0..<HuffmanCode.symbolCount).first { s in
+                    lengths[s] > 0 && UInt32(index) & ((1 << UInt32(lengths[s])) - 1) == bits[s]
+                }
+                let expected: UInt64
+                if let symbol {
+                    let length = Int(lengths[symbol]), isValue = symbol < 256
+                    let extra = isValue ? ResidualToken.extraBits(symbol) : symbol - 256
+                    let base = isValue ? ResidualToken.base(symbol) : UInt64(1) << UInt64(extra)
+                    if isValue && length + extra <= width {
+                        let low = UInt64(index >> length) & ((1 << UInt64(extra)) - 1)
+                        expected = Table.entry(total: length + extra, code: length + extra, base: base + low)
+                    } else if base >= Table.baseLimit {
+                        expected = Table.entry(total: length, code: length, base: UInt64(symbol), flags: Table.slow)
+                    } else {
+                        expected = Table.entry(total: length + extra, code: length, base: base, flags: isValue ? 0 : Table.run)
+                    }
+                } else {
+                    expected = Table.slow  // a single code of one bit: no code starts here
+                }
+                if storage[index] != expected { mismatches += 1 }
+            }
+            #expect(mismatches == 0, "round \(round): \(mismatches) of \(1 << width) entries differ")
+        }
+        #expect(widths.isSuperset(of: [1, 9, 10, 11]), "widths tried: \(widths.sorted())")
+    }
+
     @Test func tokensCoverEveryValueOnce() {
         // Every u maps to a token whose base and extra bits give u back.
         var g = SeededGenerator(state: 12)

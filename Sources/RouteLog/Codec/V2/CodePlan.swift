@@ -76,7 +76,7 @@ final class CodePlan {
         let used = withRuns ? HuffmanCode.symbolCount : V2.valueTokens
         counts.withUnsafeBufferPointer { c in
             code.lengths.withUnsafeMutableBufferPointer { lengths in
-                HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: c[0..<used]), limit: V2.maxCodeLength,
+                HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: c[0..<used]), limit: V2.writtenCodeLength,
                                      into: lengths)
             }
         }

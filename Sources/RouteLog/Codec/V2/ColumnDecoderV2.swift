@@ -124,6 +124,8 @@ struct ColumnDecoderV2 {
         let packed = cursor.position
         try cursor.skip((nibbles + 1) / 2)
         var code = HuffmanCode()
+        code.valueTokensListed = valueCount
+        code.runTokensListed = runCount
         for i in 0..<nibbles {
             let length = (cursor.base[packed + i / 2] >> (i % 2 == 0 ? 0 : 4)) & 0x0F
             code.lengths[i < valueCount ? i : V2.valueTokens + i - valueCount] = length

@@ -8,6 +8,20 @@ struct HuffmanCode {
     /// Length of each symbol's code (0: unused).
     var lengths = [UInt8](repeating: 0, count: symbolCount)
 
+    /// How many value tokens and run tokens may have a length: A and B of the lengths
+    /// table a reader was given (format-spec.md, "The code"), every token otherwise.
+    /// Symbols past them have length 0, so a reader's loops over the code stop there
+    /// (a walk's columns use 5 to 65 of the 276 symbols).
+    var valueTokensListed = V2.valueTokens
+    var runTokensListed = V2.runTokens
+
+    /// Calls `body` with each symbol that may have a length, in symbol order.
+    @inline(__always)
+    func forEachListedSymbol(_ body: (Int) -> Void) {
+        for symbol in 0..<valueTokensListed { body(symbol) }
+        for j in 0..<runTokensListed { body(V2.valueTokens + j) }
+    }
+
     /// Each used symbol's code, bit-reversed so that its first bit is the lowest (the
     /// streams are read from bit 0 up), and its length.
     func codes() -> (bits: [UInt32], lengths: [UInt8]) {
@@ -48,13 +62,19 @@ struct HuffmanCode {
     /// Checks what a reader was given: lengths of at most 11, and a complete code (or a
     /// single code of length 1). Returns a reason when they are not.
     func problem() -> String? {
-        var used = 0, kraft = 0, single = 0
-        for length in lengths where length > 0 {
-            guard length <= V2.maxCodeLength else { return "a code of \(length) bits (at most \(V2.maxCodeLength))" }
+        var used = 0, kraft = 0, single = 0, tooLong = 0
+        forEachListedSymbol { symbol in
+            let length = Int(lengths[symbol])
+            guard length > 0 else { return }
+            guard length <= V2.maxCodeLength else {
+                if tooLong == 0 { tooLong = length }  // the first, in symbol order
+                return
+            }
             used += 1
-            kraft += 1 << (V2.maxCodeLength - Int(length))
-            single = Int(length)
+            kraft += 1 &<< (V2.maxCodeLength - length)
+            single = length
         }
+        if tooLong > 0 { return "a code of \(tooLong) bits (at most \(V2.maxCodeLength))" }
         if used == 0 { return "a code with no symbols" }
         if used == 1 { return single == 1 ? nil : "a single code of \(single) bits (must be 1)" }
         return kraft == 1 << V2.maxCodeLength ? nil : "an incomplete or oversubscribed code"
@@ -97,55 +117,70 @@ struct HuffmanDecodeTable {
     /// Fills `storage` (room for 2^11 entries) for `code`, which must have passed
     /// ``HuffmanCode/problem()``. Made once per column a load decodes, so it allocates
     /// nothing: the canonical codes are worked out in place, as ``HuffmanCode/codes()``
-    /// gives them (within a length, in symbol order).
+    /// gives them (within a length, in symbol order). Its loops visit only the symbols
+    /// the column's lengths table lists (``HuffmanCode/forEachListedSymbol(_:)``): a
+    /// pass over all 276, each a branch on a length the processor cannot guess, cost
+    /// more than filling the table.
     init(_ code: HuffmanCode, storage: UnsafeMutablePointer<UInt64>) {
-        let bits = code.maxLength
-        self.bits = bits
-        entries = storage
-        let size = 1 << bits
         let maxLength = FormatConstants.ColumnV2.maxCodeLength
-        code.lengths.withUnsafeBufferPointer { lengths in
+        entries = storage
+        var bits = 0
+        bits = code.lengths.withUnsafeBufferPointer { lengths in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * (maxLength + 2)) { scratch in
                 let perLength = scratch.baseAddress!, next = perLength + maxLength + 2
                 perLength.initialize(repeating: 0, count: 2 * (maxLength + 2))
-                var used = 0
-                for symbol in 0..<HuffmanCode.symbolCount where lengths[symbol] > 0 {
-                    perLength[Int(lengths[symbol])] += 1
-                    used += 1
+                var used = 0, longest = 0
+                code.forEachListedSymbol { symbol in
+                    let length = Int(lengths[symbol])
+                    guard length > 0 else { return }
+                    perLength[length] &+= 1
+                    used &+= 1
+                    longest = max(longest, length)
                 }
                 var first: UInt32 = 0
                 for length in 1...maxLength {
-                    first = (first + perLength[length - 1]) << 1
+                    first = (first &+ perLength[length &- 1]) &<< 1
                     next[length] = first
                 }
+                let size = 1 &<< longest
                 // A complete code covers every entry; a single code of one bit covers
                 // half, and the rest must say that no code starts there.
                 if used < 2 { storage.update(repeating: Self.slow, count: size) }  // total and code 0: no code
-                for symbol in 0..<HuffmanCode.symbolCount where lengths[symbol] > 0 {
+                code.forEachListedSymbol { symbol in
                     let length = Int(lengths[symbol])
+                    guard length > 0 else { return }
                     let reversed = HuffmanCode.reversed(next[length], length)
-                    next[length] += 1
-                    fill(symbol: symbol, length: length, code: Int(reversed), size: size)
+                    next[length] &+= 1
+                    Self.fill(storage, symbol: symbol, length: length, code: Int(reversed), bits: longest)
                 }
+                return longest
             }
         }
+        self.bits = bits
     }
 
-    /// Every entry whose low `length` bits are `code`: the symbol's whole value when its
-    /// extra bits fit in the table's width too, else its base and extra-bit count.
-    private func fill(symbol: Int, length: Int, code: Int, size: Int) {
+    /// Every entry of a table `bits` wide whose low `length` bits are `code`: the
+    /// symbol's whole value when its extra bits fit in the table's width too, else its
+    /// base and extra-bit count. Shaped for speed: the entries of a whole value differ
+    /// only in the extra bits, which count up from one entry to the next and start again
+    /// every 2^extra entries, so the inner loop is an add and a store.
+    private static func fill(_ entries: UnsafeMutablePointer<UInt64>, symbol: Int, length: Int, code: Int, bits: Int) {
         let isValue = symbol < FormatConstants.ColumnV2.valueTokens
         let extra = isValue ? ResidualToken.extraBits(symbol) : symbol - FormatConstants.ColumnV2.valueTokens
-        let base = isValue ? ResidualToken.base(symbol) : UInt64(1) << UInt64(extra)
-        let step = 1 << length
+        let base = isValue ? ResidualToken.base(symbol) : UInt64(1) &<< UInt64(extra)
+        let size = 1 &<< bits, step = 1 &<< length
         var index = code
         if isValue && length + extra <= bits {
             // The extra bits are in the window too: each entry holds its whole value.
-            let mask = (UInt64(1) << UInt64(extra)) - 1
+            let first = entry(total: length + extra, code: length + extra, base: base)
+            let repeats = 1 &<< extra, one = UInt64(1) &<< baseShift
             while index < size {
-                let u = base + (UInt64(index >> length) & mask)
-                entries[index] = Self.entry(total: length + extra, code: length + extra, base: u)
-                index += step
+                var value = first
+                for _ in 0..<repeats {
+                    entries[index] = value
+                    value &+= one
+                    index &+= step
+                }
             }
         } else {
             let entry = base >= Self.baseLimit

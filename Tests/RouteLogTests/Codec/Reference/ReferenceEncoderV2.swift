@@ -1,17 +1,21 @@
 // The version 2 column encoder as it was before the save path was reshaped for speed
 // (BitStreamWriter storing 32-bit words on a branch, zero runs found value by value),
-// kept word for word under other names: the tests compare today's bytes with its.
+// kept word for word under other names (but for the longest code it makes, which
+// follows the writer's, FormatConstants.ColumnV2.writtenCodeLength): the tests compare
+// today's bytes with its.
 @testable import RouteLog
 
 /// Version 2 point blocks as the reference encoder writes them.
 enum ReferencePointBlockV2 {
-    /// The block of `columns`, as ``PointBlockV2/encode(_:)`` wrote it.
-    static func encode(_ columns: PointColumns) -> [UInt8] {
+    /// The block of `columns`, as ``PointBlockV2/encode(_:)`` wrote it, with codes of at
+    /// most `codeLengthLimit` bits (11 gives the bytes of the encoder before the writer's
+    /// codes were limited to 9 bits).
+    static func encode(_ columns: PointColumns, codeLengthLimit: Int = FormatConstants.ColumnV2.writtenCodeLength) -> [UInt8] {
         var out = ByteWriter(capacity: columns.count * 6 + 64)
         out.u8(FormatConstants.Compression.columnsV2.rawValue)
         out.varint(columns.count)
         out.varint(3 + columns.optional.count)
-        let encoder = ReferenceColumnEncoderV2(capacity: columns.count)
+        let encoder = ReferenceColumnEncoderV2(capacity: columns.count, codeLengthLimit: codeLengthLimit)
         defer { encoder.deallocate() }
         for (tag, column) in [(FormatConstants.ColumnTag.latitude, columns.latitudes), (.longitude, columns.longitudes), (.time, columns.times)] {
             encoder.encode(tag: tag, values: column.buffer, presence: nil, to: &out)
@@ -38,10 +42,13 @@ struct ReferenceColumnEncoderV2 {
     /// Each residual's token, so that writing does not work it out again.
     private let tokenBytes: UnsafeMutablePointer<UInt8>
     private let capacity: Int
+    /// The longest code it makes.
+    private let codeLengthLimit: Int
     /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value.
     private static let bytesPerValue = 10
 
-    init(capacity: Int) {
+    init(capacity: Int, codeLengthLimit: Int = V2.writtenCodeLength) {
+        self.codeLengthLimit = codeLengthLimit
         self.capacity = max(1, capacity)
         residuals = .allocate(capacity: self.capacity)
         streamBytes = .allocate(capacity: Self.bytesPerValue * self.capacity + 64)
@@ -79,7 +86,8 @@ struct ReferenceColumnEncoderV2 {
             header.varint(ResidualToken.zigzag(model.bias))
             header.varint(UInt64(model.divisor))
             let plan = ReferenceCodePlan(residuals: UnsafeBufferPointer(start: residuals, count: k),
-                                tokenCounts: UnsafeBufferPointer(start: counts, count: V2.valueTokens))
+                                tokenCounts: UnsafeBufferPointer(start: counts, count: V2.valueTokens),
+                                codeLengthLimit: codeLengthLimit)
             encoding |= plan.runs ? V2.zeroRuns : 0
             let streamCount = !plan.runs && k >= 256 ? 4 : 1
             encoding |= UInt8(streamCount.trailingZeroBitCount) << V2.streamShift
@@ -212,7 +220,7 @@ final class ReferenceCodePlan {
 
     /// Builds the cheaper code for `residuals` (values u), whose value tokens were
     /// counted into `tokenCounts` (``valueTokens`` entries) as they were made.
-    init(residuals u: UnsafeBufferPointer<UInt64>, tokenCounts: UnsafeBufferPointer<UInt32>) {
+    init(residuals u: UnsafeBufferPointer<UInt64>, tokenCounts: UnsafeBufferPointer<UInt32>, codeLengthLimit: Int) {
         var counts = [UInt32](repeating: 0, count: HuffmanCode.symbolCount)
         for t in 0..<V2.valueTokens { counts[t] = tokenCounts[t] }
         let zeros = Int(counts[0])
@@ -230,11 +238,11 @@ final class ReferenceCodePlan {
             }
             if run > 0 { counts[V2.valueTokens + ResidualToken.runToken(run)] += 1 }
         }
-        let plain = Self.build(counts, withRuns: false)
+        let plain = Self.build(counts, withRuns: false, limit: codeLengthLimit)
         var choice = (runs: false, code: plain.code)
         if tryRuns {
             counts[0] = 0
-            let withRuns = Self.build(counts, withRuns: true)
+            let withRuns = Self.build(counts, withRuns: true, limit: codeLengthLimit)
             if withRuns.bits < plain.bits { choice = (true, withRuns.code) }
         }
         runs = choice.runs
@@ -254,12 +262,12 @@ final class ReferenceCodePlan {
 
     /// A code for `counts` (run tokens ignored unless `withRuns`) and the bits it would
     /// write: codes, extra bits and the lengths table.
-    private static func build(_ counts: [UInt32], withRuns: Bool) -> (code: HuffmanCode, bits: Int) {
+    private static func build(_ counts: [UInt32], withRuns: Bool, limit: Int) -> (code: HuffmanCode, bits: Int) {
         var code = HuffmanCode()
         let used = withRuns ? HuffmanCode.symbolCount : V2.valueTokens
         counts.withUnsafeBufferPointer { c in
             code.lengths.withUnsafeMutableBufferPointer { lengths in
-                HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: c[0..<used]), limit: V2.maxCodeLength,
+                HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: c[0..<used]), limit: limit,
                                      into: lengths)
             }
         }
