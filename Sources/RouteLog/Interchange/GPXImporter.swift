@@ -63,7 +63,8 @@ public enum GPXImporter {
             let metres = RouteMetrics.distance(of: route.points, segmentStarts: route.segmentStarts)
             guard ImportLimits.splitCount(metres: metres) <= Double(options.limits.splitsPerRoute) else {
                 throw RouteLogError(.invalidArgument,
-                                    "GPX refused: path \(path.placeInFile) of the file is \(Int(metres / 1000)) km long, "
+                                    "GPX refused: route \(routes.count + 1) of the file (path \(path.placeInFile), counting "
+                                        + "tracks and routes without points) is \(Int(metres / 1000)) km long, "
                                         + "which makes more than \(ImportLimits.grouped(options.limits.splitsPerRoute)) "
                                         + "kilometre and mile splits (ImportLimits.splitsPerRoute); nothing from this "
                                         + "file was imported", path: source)

@@ -136,11 +136,14 @@ public struct RouteImportReport: Sendable, Equatable {
 
 /// A route of an imported file that was not saved because it was already there.
 public struct DuplicateRoute: Sendable, Equatable {
-    /// Its place in the file, from 1.
+    /// Its number among the file's routes, from 1: the routes with points, in file order,
+    /// as ``RouteImport/routes`` holds them (every message of an import numbers routes
+    /// this way; a GPX refusal adds the path's place counting those without points).
     public var routeNumber: Int
     /// The stored route it equals; nil when it repeats an earlier route of the same file.
     public var existingID: RouteID?
-    /// The earlier route of the same file it repeats, when ``existingID`` is nil.
+    /// The earlier route of the same file it repeats (numbered as ``routeNumber``), when
+    /// ``existingID`` is nil.
     public var earlierRouteNumber: Int?
 
     /// "route 2 is already in the store as route 14: not imported again".

@@ -19,13 +19,17 @@ import Testing
         #expect(result.report.notes.contains("60000 track(s)/route(s) without points skipped"))
     }
 
-    @Test func aGPXPathIsNamedByItsPlaceInTheFileEmptyOnesCounted() throws {
-        let text = GPXImportLimitsTests.head + "<trk/><rte/><trk><trkseg>" + GPXImportLimitsTests.halfTheWorldApart
+    /// Routes are numbered as every import message numbers them (the routes with points,
+    /// in file order), and a refused GPX path also by its place counting empty ones.
+    @Test func aGPXPathIsNamedByItsRouteNumberAndItsPlaceInTheFileEmptyOnesCounted() throws {
+        let short = "<trk><trkseg><trkpt lat=\"47.1\" lon=\"8.5\"/><trkpt lat=\"47.2\" lon=\"8.5\"/></trkseg></trk>"
+        let text = GPXImportLimitsTests.head + "<trk/>" + short + "<rte/><trk><trkseg>" + GPXImportLimitsTests.halfTheWorldApart
             + "</trkseg></trk></gpx>"
         var options = RouteImportOptions()
         options.limits.splitsPerRoute = 10_000
         let error = try #require(throwsError { try GPXImporter.read(data: Data(text.utf8), options: options) })
-        #expect(error.message.hasPrefix("GPX refused: path 3 of the file"), "\(error.message)")
+        #expect(error.message.hasPrefix("GPX refused: route 2 of the file (path 4, counting tracks and routes without points)"),
+                "\(error.message)")
     }
 
     @Test func tcxActivitiesAndCoursesWithoutPointsAreCountedNotKept() throws {
