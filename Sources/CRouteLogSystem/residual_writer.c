@@ -81,6 +81,7 @@ static inline __attribute__((always_inline)) void write_streams(const uint64_t *
                                                                 const uint64_t *masks, unsigned longest,
                                                                 uint8_t *const *out, size_t *lengths) {
     stream_writer w[4];
+    if (count < 1 || count > 4) __builtin_trap();  // the format has 1, 2 or 4 streams
     for (size_t s = 0; s < count; s++) w[s] = (stream_writer){0, 0, out[s]};
     size_t j = 0;
     if (count == 4 && 2 * longest <= MAX_PUT) {

@@ -15,7 +15,8 @@ struct ColumnEncoderV2 {
     private let tokenBytes: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value, and
-    /// the 8 bytes past its end that ``BitStreamWriter`` may store into.
+    /// the 8 bytes past its end that the stream writers (`routelog_write_residual_streams`
+    /// and ``BitStreamWriter``) may store into.
     private static let bytesPerValue = 10
 
     init(capacity: Int) {
@@ -107,6 +108,7 @@ struct ColumnEncoderV2 {
     /// each, so that their chains overlap; one table load gives a token's code, length
     /// and extra-bit count, and code and extra bits go out in one put).
     private func writeStreams(_ k: Int, _ count: Int, _ plan: CodePlan) -> [(start: Int, length: Int)] {
+        precondition(count == 1 || count == 2 || count == 4, "the format has 1, 2 or 4 streams")
         let region = Self.bytesPerValue * (k / count + 1) + 8
         let starts: [UnsafeMutablePointer<UInt8>?] = (0..<count).map { streamBytes + $0 * region }
         var lengths = [Int](repeating: 0, count: count)
