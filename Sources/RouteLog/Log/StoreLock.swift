@@ -14,11 +14,18 @@ final class StoreLock: Sendable {
     /// The open directory the flock is held on, until released.
     private let directory: StateLock<FileRef?>
     private let fileSystem: any FileSystem
+    /// The directory the flock is held on (fstat of its descriptor): what
+    /// ``StoreDirectoryGuard`` holds the writer's paths to. Nil when fstat fails (a
+    /// simulated file system's descriptor).
+    let lockedDirectory: DirectoryIdentity?
 
     private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem) {
         self.file = file
         self.directory = StateLock(directory)
         self.fileSystem = fileSystem
+        var info = stat()
+        lockedDirectory = fstat(directory.fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            ? DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
     }
 
     deinit { releaseDirectory() }

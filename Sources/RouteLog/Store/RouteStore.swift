@@ -87,10 +87,16 @@ public final class RouteStore: Sendable {
             throw RouteLogError.invalid("bufferedQuietSyncDelay must be at least 0 seconds (or nil), not \(delay)")
         }
         let path = url.standardizedFileURL.path
-        let opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem)
+        var opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem)
         try opener.prepareDirectory()
         try opener.checkStoreExists()
         let lock = opener.writable ? try StoreLock.acquire(in: path, fileSystem: fileSystem, protection: options.fileProtection) : nil
+        var fileSystem = fileSystem
+        // From here on a writer's paths lead into the directory it locked, or fail.
+        if let locked = lock?.lockedDirectory, fileSystem is PosixFileSystem {
+            fileSystem = StoreDirectoryGuard(base: fileSystem, directory: path, identity: locked)
+            opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem, segmentFiles: opener.segmentFiles)
+        }
         let identity = opener.writable ? nil : DirectoryIdentity(of: path)
         let (state, writer): (StoreState, StoreWriter?)
         do {

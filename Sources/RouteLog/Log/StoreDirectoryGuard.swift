@@ -1,0 +1,83 @@
+/// The writer's file system, held to the directory it locked. A writer names its files
+/// by path (`directory/name`), but its lock is on the directory it opened: when that
+/// directory is moved away and another put at its path (an app moving its data, a user
+/// in a file manager), a path made after that leads into the other directory, where a
+/// roll, a manifest switch, a compaction or an index rewrite would write without that
+/// directory's lock, and a later open of the moved store would miss what they wrote.
+///
+/// So every call that names a path inside the store first checks that the directory at
+/// the store's path is still the locked one (one `stat`; a save's append and sync go
+/// through open descriptors and are not checked), and otherwise fails with a
+/// ``RouteLogError`` `.io` that says the directory moved: the change it was part of is
+/// not acknowledged, and the store is to be reopened where it now is. Appends through
+/// files already open still reach the moved store, which is where they belong.
+/// A move between the check and the call is not caught (a few microseconds).
+struct StoreDirectoryGuard: FileSystem {
+    let base: any FileSystem
+    /// The store's directory, as the writer names it.
+    let directory: String
+    /// The directory the writer locked.
+    let identity: DirectoryIdentity
+
+    /// Checks `path` when it is in the store's directory (or is the directory).
+    private func check(_ path: String) throws {
+        guard path == directory || path.hasPrefix(directory + "/") else { return }
+        guard DirectoryIdentity(of: directory) == identity else {
+            throw RouteLogError(.io, "the store's directory was moved or replaced while the store was open; nothing "
+                                    + "more is written at this path: reopen the store where it now is", path: directory)
+        }
+    }
+
+    func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
+        try check(path)
+        return try base.open(path, flags: flags, mode: mode)
+    }
+
+    func rename(_ from: String, to: String) throws {
+        try check(from)
+        try check(to)
+        try base.rename(from, to: to)
+    }
+
+    func unlink(_ path: String) throws {
+        try check(path)
+        try base.unlink(path)
+    }
+
+    func makeDirectory(_ path: String) throws {
+        try check(path)
+        try base.makeDirectory(path)
+    }
+
+    func syncDirectory(_ path: String) throws {
+        try check(path)
+        try base.syncDirectory(path)
+    }
+
+    func listDirectory(_ path: String) throws -> [String] {
+        try check(path)
+        return try base.listDirectory(path)
+    }
+
+    // What the calls below name is an open file, or they only ask (a wrong answer makes
+    // the next checked call fail).
+    func close(_ file: FileRef) { base.close(file) }
+    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try base.pread(file, buffer, at: offset)
+    }
+    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        try base.pwrite(file, buffer, at: offset)
+    }
+    func size(_ file: FileRef) throws -> Int64 { try base.size(file) }
+    func truncate(_ file: FileRef, to length: Int64) throws { try base.truncate(file, to: length) }
+    func syncData(_ file: FileRef) throws { try base.syncData(file) }
+    func syncBarrier(_ file: FileRef) throws { try base.syncBarrier(file) }
+    func syncAll(_ file: FileRef) throws { try base.syncAll(file) }
+    func isDirectory(_ path: String) -> Bool? { base.isDirectory(path) }
+    func lockExclusive(_ file: FileRef) throws { try base.lockExclusive(file) }
+    func unlock(_ file: FileRef) { base.unlock(file) }
+    func isLockHeld(_ file: FileRef) throws -> Bool { try base.isLockHeld(file) }
+    func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
+    func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
+    func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
+}
