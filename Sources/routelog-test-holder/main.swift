@@ -3,8 +3,40 @@ import RouteLog
 
 // Test-only: opens the store at the first argument for writing, prints "ready" once it
 // holds the writer's lock, and sleeps until killed, as an app with the store open would.
+//
+// With `--no-descriptors-left STORE`: opens the store (buffered), then lowers its limit
+// of open files to those it has open, saves and deletes a route, and prints what came of
+// each ("saved", "deleted" or "refused: ..."), as a process that ran out of descriptors
+// would; it must get an answer, not crash.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--no-descriptors-left" {
+    var options = RouteStore.Options(durability: .buffered)
+    options.bufferedQuietSyncDelay = 0.05
+    let store = try RouteStore(at: URL(fileURLWithPath: CommandLine.arguments[2]), options: options)
+    let start = Date(timeIntervalSince1970: 1_767_225_600)
+    let route = Route(points: (0..<50).map { i in
+        TrackPoint(latitude: 45 + Double(i) * 1e-5, longitude: 9, timestamp: start.addingTimeInterval(Double(i)))
+    })
+    let probe = open("/dev/null", O_RDONLY)
+    close(probe)
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = rlim_t(probe)  // every descriptor below the lowest free one is taken
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    var lines: [String] = []
+    do {
+        let id = try store.save(route)
+        lines.append("saved")
+        try store.delete(id)
+        lines.append("deleted")
+    } catch {
+        lines.append("refused: \(error)")
+    }
+    usleep(200_000)  // the quiet sync's timer fires meanwhile
+    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    exit(0)
+}
 guard CommandLine.arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: routelog-test-holder STORE\n".utf8))
+    FileHandle.standardError.write(Data("usage: routelog-test-holder [--no-descriptors-left] STORE\n".utf8))
     exit(2)
 }
 // A parent may have blocked signals (test runners do), and the mask is inherited:

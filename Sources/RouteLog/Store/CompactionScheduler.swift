@@ -10,8 +10,10 @@ final class CompactionScheduler: Sendable {
         var running = false
         var last: StoreStatistics.CompactionOutcome?
         var consecutiveFailures = 0
-        /// No automatic compaction before this, after a failure.
-        var notBefore: Date?
+        /// No automatic compaction before this, after a failure: nanoseconds of the
+        /// monotonic clock (`DispatchTime`), which a change of the wall clock leaves
+        /// alone (the wall clock set back a day once paused compaction for a day).
+        var notBefore: UInt64?
         /// Dead bytes when an automatic compaction last found nothing worth rewriting:
         /// the next waits until more are dead.
         var idleAtDeadBytes: Int64?
@@ -24,6 +26,9 @@ final class CompactionScheduler: Sendable {
 
     let status = StateLock(Status())
     private let idle = DispatchGroup()
+
+    /// Nanoseconds since boot (not counting sleep on Linux), for waits.
+    static func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Backoff after the nth failure in a row: 1 s, doubling, at most 10 minutes.
     static func backoff(afterFailures n: Int) -> TimeInterval { min(600, pow(2, Double(max(0, n - 1)))) }
@@ -62,7 +67,7 @@ final class CompactionScheduler: Sendable {
     }
 
     private func run(_ store: RouteStore) throws -> CompactionReport {
-        let started = Date()
+        let started = Self.monotonicNow()
         do {
             let (report, found) = try Compactor(store: store, threshold: store.options.compactionRewriteThreshold).run()
             let dead = store.deadBytes()
@@ -82,8 +87,8 @@ final class CompactionScheduler: Sendable {
         } catch {
             status.withLock { s in
                 s.consecutiveFailures += 1
-                s.notBefore = Date().addingTimeInterval(Self.backoff(afterFailures: s.consecutiveFailures))
-                s.last = .init(finished: Date(), duration: Date().timeIntervalSince(started), bytesReclaimed: 0,
+                s.notBefore = Self.monotonicNow() &+ UInt64(Self.backoff(afterFailures: s.consecutiveFailures) * 1e9)
+                s.last = .init(finished: Date(), duration: Double(Self.monotonicNow() &- started) / 1e9, bytesReclaimed: 0,
                                segmentsCompacted: 0, error: (error as? RouteLogError) ?? RouteLogError(.io, "\(error)"))
             }
             throw error
@@ -103,7 +108,7 @@ final class CompactionScheduler: Sendable {
         let due = (dead >= minimum && Double(dead) >= fraction * Double(total))
             || (chunked >= minimum && Double(chunked) >= fraction * Double(total))
         let waits = due && status.withLock { s -> Bool in
-            if let notBefore = s.notBefore, Date() < notBefore { return true }
+            if let notBefore = s.notBefore, Self.monotonicNow() < notBefore { return true }
             if let idleAt = s.idleAtDeadBytes, dead < idleAt + minimum { return true }
             return false
         }

@@ -86,6 +86,7 @@ public final class RouteStore: Sendable {
         if let delay = options.bufferedQuietSyncDelay, !(delay >= 0) {
             throw RouteLogError.invalid("bufferedQuietSyncDelay must be at least 0 seconds (or nil), not \(delay)")
         }
+        DispatchEventLoop.start()
         let path = url.standardizedFileURL.path
         var opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem)
         try opener.prepareDirectory()
