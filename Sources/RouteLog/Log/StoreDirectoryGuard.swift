@@ -12,7 +12,7 @@
 /// not acknowledged, and the store is to be reopened where it now is. Appends through
 /// files already open still reach the moved store, which is where they belong.
 /// A move between the check and the call is not caught (a few microseconds).
-struct StoreDirectoryGuard: FileSystem {
+struct StoreDirectoryGuard: ForwardingFileSystem {
     let base: any FileSystem
     /// The store's directory, as the writer names it.
     let directory: String
@@ -59,25 +59,6 @@ struct StoreDirectoryGuard: FileSystem {
         return try base.listDirectory(path)
     }
 
-    // What the calls below name is an open file, or they only ask (a wrong answer makes
-    // the next checked call fail).
-    func close(_ file: FileRef) { base.close(file) }
-    func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.pread(file, buffer, at: offset)
-    }
-    func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-        try base.pwrite(file, buffer, at: offset)
-    }
-    func size(_ file: FileRef) throws -> Int64 { try base.size(file) }
-    func truncate(_ file: FileRef, to length: Int64) throws { try base.truncate(file, to: length) }
-    func syncData(_ file: FileRef) throws { try base.syncData(file) }
-    func syncBarrier(_ file: FileRef) throws { try base.syncBarrier(file) }
-    func syncAll(_ file: FileRef) throws { try base.syncAll(file) }
-    func isDirectory(_ path: String) -> Bool? { base.isDirectory(path) }
-    func lockExclusive(_ file: FileRef) throws { try base.lockExclusive(file) }
-    func unlock(_ file: FileRef) { base.unlock(file) }
-    func isLockHeld(_ file: FileRef) throws -> Bool { try base.isLockHeld(file) }
-    func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
-    func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
-    func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
+    // The other calls name an open file, or only ask (a wrong answer makes the next
+    // checked call fail): ForwardingFileSystem passes them to `base`.
 }

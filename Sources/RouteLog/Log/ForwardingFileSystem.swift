@@ -1,7 +1,6 @@
-@testable import RouteLog
-
-/// A test file system that passes every call to `base` except those it implements
-/// itself: a fault injector writes only the calls it changes.
+/// A file system that passes every call to `base` except those it implements itself:
+/// the writer's ``StoreDirectoryGuard`` writes only the calls it checks, a test's fault
+/// injector only the calls it changes.
 protocol ForwardingFileSystem: FileSystem {
     var base: any FileSystem { get }
 }
