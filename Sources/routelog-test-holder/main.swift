@@ -35,8 +35,57 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--no-descripto
     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     exit(0)
 }
+// With `--fork STORE`: opens the store, saves a route, then forks. The child, which has
+// the parent's handle, tries to save, delete and compact through it and closes it; each
+// line it prints says what came of a call ("child save: refused (locked, pid P)", say).
+// The parent then waits for the child, says who holds the store ("parent lock: held by
+// this process"), saves again, closes, and prints the routes a new open finds.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
+    let url = URL(fileURLWithPath: CommandLine.arguments[2])
+    let store = try RouteStore(at: url)
+    let start = Date(timeIntervalSince1970: 1_767_225_600)
+    func walk(_ n: Int) -> Route {
+        Route(points: (0..<20).map { i in
+            TrackPoint(latitude: 45 + Double(n) * 0.01 + Double(i) * 1e-5, longitude: 9, timestamp: start.addingTimeInterval(Double(i)))
+        })
+    }
+    func outcome(_ call: () throws -> Void) -> String {
+        do {
+            try call()
+            return "done"
+        } catch let error as RouteLogError {
+            return "refused (\(error.code), pid \(error.pid.map(String.init) ?? "none"))"
+        } catch {
+            return "refused (\(error))"
+        }
+    }
+    let first = try store.save(walk(0))
+    FileHandle.standardOutput.write(Data("parent pid: \(getpid())\n".utf8))
+    let child = fork()
+    if child == 0 {
+        // Only what a forked child of a threaded process may do: no new threads, and
+        // output by write(2), then _exit.
+        var lines = "child save: \(outcome { _ = try store.save(walk(1)) })\n"
+        lines += "child delete: \(outcome { try store.delete(first) })\n"
+        lines += "child compact: \(outcome { _ = try store.compact() })\n"
+        lines += "child close: \(outcome { try store.close() })\n"
+        lines.utf8CString.withUnsafeBufferPointer { _ = write(1, $0.baseAddress, $0.count - 1) }
+        _exit(0)
+    }
+    var status: Int32 = 0
+    waitpid(child, &status, 0)
+    let holder = RouteStore.writerProcess(at: url)
+    var lines = "parent lock: \(holder == getpid() ? "held by this process" : "held by \(holder.map(String.init) ?? "nobody")")\n"
+    lines += "parent save: \(outcome { _ = try store.save(walk(2)) })\n"
+    lines += "parent close: \(outcome { try store.close() })\n"
+    let reopened = try RouteStore(at: url, options: RouteStore.Options(mode: .readOnly))
+    let summaries = try reopened.summaries()
+    lines += "routes: \(summaries.map { "\($0.id.rawValue)@\($0.startCoordinate.latitude)" }.joined(separator: " "))\n"
+    FileHandle.standardOutput.write(Data(lines.utf8))
+    exit(0)
+}
 guard CommandLine.arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: routelog-test-holder [--no-descriptors-left] STORE\n".utf8))
+    FileHandle.standardError.write(Data("usage: routelog-test-holder [--no-descriptors-left | --fork] STORE\n".utf8))
     exit(2)
 }
 // A parent may have blocked signals (test runners do), and the mask is inherited:

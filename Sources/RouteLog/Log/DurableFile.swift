@@ -91,6 +91,23 @@ final class DurableFile: @unchecked Sendable {
         }
     }
 
+    /// Copies `length` bytes of `source` from `offset` (all it holds from there, when
+    /// `length` is left out) to the start of this file, which then ends where the copy
+    /// does; returns how many bytes that was. A range of zeros (a sparse file's hole, say)
+    /// is left a hole here too, so that copying a large run of nothing does not fill the disk.
+    @discardableResult
+    func copy(from source: DurableFile, at offset: Int64 = 0, length: Int64 = .max) throws -> Int64 {
+        var done: Int64 = 0
+        while done < length {
+            let chunk = try source.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
+            guard !chunk.isEmpty else { break }
+            if !chunk.allSatisfy({ $0 == 0 }) { try write(chunk, at: done) }
+            done += Int64(chunk.count)
+        }
+        try truncate(to: done)
+        return done
+    }
+
     func truncate(to length: Int64) throws {
         try Self.retrying("truncate", path: path) { try fileSystem.truncate(ref, to: length) }
     }

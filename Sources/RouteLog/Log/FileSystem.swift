@@ -53,6 +53,8 @@ protocol FileSystem: Sendable {
     func isLockHeld(_ file: FileRef) throws -> Bool
     /// fstat's file type of an open file.
     func fileType(_ file: FileRef) throws -> FileType
+    /// fstat's count of the names (hard links) an open file has.
+    func linkCount(_ file: FileRef) throws -> Int
     /// lstat's answer: is `path` itself a symbolic link (nil when nothing is there)?
     func isSymbolicLink(_ path: String) -> Bool?
     /// An exclusive lock on the directory itself (flock), which deleting or replacing a
@@ -171,6 +173,12 @@ struct PosixFileSystem: FileSystem {
         var info = stat()
         guard fstat(file.fd, &info) == 0 else { throw Errno(code: errno) }
         return Self.type(info.st_mode)
+    }
+
+    func linkCount(_ file: FileRef) throws -> Int {
+        var info = stat()
+        guard fstat(file.fd, &info) == 0 else { throw Errno(code: errno) }
+        return Int(info.st_nlink)
     }
 
     func isSymbolicLink(_ path: String) -> Bool? {

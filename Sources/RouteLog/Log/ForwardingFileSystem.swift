@@ -29,6 +29,7 @@ extension ForwardingFileSystem {
     func unlock(_ file: FileRef) { base.unlock(file) }
     func isLockHeld(_ file: FileRef) throws -> Bool { try base.isLockHeld(file) }
     func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
+    func linkCount(_ file: FileRef) throws -> Int { try base.linkCount(file) }
     func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
 }

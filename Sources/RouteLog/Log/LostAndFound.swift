@@ -63,16 +63,7 @@ struct LostAndFound: Sendable {
         let copy = try DurableFile.create(directory + "/" + copyName, fileSystem: files.fileSystem)
         do {
             try files.protect(copy)
-            var done: Int64 = 0
-            while done < length {
-                let chunk = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
-                guard !chunk.isEmpty else { break }
-                // A range of zeros (a sparse file's hole, say) is left a hole in the copy
-                // too, so that keeping a large tail of nothing does not fill the disk.
-                if !chunk.allSatisfy({ $0 == 0 }) { try copy.write(chunk, at: done) }
-                done += Int64(chunk.count)
-            }
-            try copy.truncate(to: done)
+            try copy.copy(from: file, at: offset, length: length)
             try copy.syncAll()
         } catch {
             // A copy cut short holds nothing the file does not: it goes, and the bytes stay

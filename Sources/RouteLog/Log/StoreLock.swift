@@ -18,6 +18,10 @@ final class StoreLock: Sendable {
     /// ``StoreDirectoryGuard`` holds the writer's paths to. Nil when fstat fails (a
     /// simulated file system's descriptor).
     let lockedDirectory: DirectoryIdentity?
+    /// The process that took the lock. A child made with fork() shares its open
+    /// descriptions, and with them the locks: letting them go there would let the
+    /// parent's go.
+    let owner: pid_t = getpid()
 
     private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem) {
         self.file = file
@@ -113,8 +117,10 @@ final class StoreLock: Sendable {
                       path: directory, pid: pid)
     }
 
-    /// Lets the lock go, leaving `LOCK` empty (closing the files would too).
+    /// Lets the lock go, leaving `LOCK` empty (closing the files would too). Does
+    /// nothing in a process other than the owner: the owner still holds the store.
     func release() {
+        guard getpid() == owner else { return }
         try? file.truncate(to: 0)
         file.fileSystem.unlock(file.ref)
         releaseDirectory()

@@ -16,6 +16,7 @@ extension RouteStore {
     ///   then gives up, changing nothing); `.invalidArgument` for a read-only handle.
     @discardableResult
     public func compact() throws -> CompactionReport {
+        try checkOpenedInThisProcess()
         try state.withLock { try $0.checkOpen() }
         guard !isReadOnly else {
             throw RouteLogError(.invalidArgument, "the store was opened read-only; open it with mode .createIfMissing or .mustExist to compact it", path: directory)

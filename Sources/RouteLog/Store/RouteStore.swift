@@ -47,6 +47,8 @@ public final class RouteStore: Sendable {
     /// watch tells it from another one put at the same path later.
     let directoryIdentity: DirectoryIdentity?
     let lock: StoreLock?
+    /// The process that opened the handle (RouteStore+Process).
+    let openedBy: pid_t = getpid()
     let fileSystem: any FileSystem
     /// The open segment descriptors, at most ``Options/openSegmentFileLimit`` unused.
     let segmentFiles: SegmentFileCache
@@ -157,7 +159,8 @@ public final class RouteStore: Sendable {
     /// - Throws: `.closed` once the handle is closed; `.invalidArgument` for a
     ///   read-only handle; what `body` throws.
     func withWriter<T>(_ body: (inout StoreWriter) throws -> T) throws -> T {
-        try writer.withLock { writer in
+        try checkOpenedInThisProcess()
+        return try writer.withLock { writer in
             guard writer != nil else {
                 try state.withLock { try $0.checkOpen() }
                 throw RouteLogError(.invalidArgument, "the store was opened read-only", path: directory)
@@ -172,6 +175,7 @@ public final class RouteStore: Sendable {
     /// batch) or throws to refuse the change alone.
     @discardableResult
     func commit(_ prepare: @escaping (inout WriteView) throws -> [PreparedRecord]) throws -> [LogEvent] {
+        try checkOpenedInThisProcess()
         guard !isReadOnly else {
             try state.withLock { try $0.checkOpen() }
             throw RouteLogError(.invalidArgument, "the store was opened read-only; open it with mode .createIfMissing or .mustExist to change it", path: directory)
@@ -268,7 +272,12 @@ public final class RouteStore: Sendable {
     /// close() again does nothing. Dropping the last reference closes it too.
     /// - Throws: `.io` when the final sync of buffered saves fails, or an earlier sync or
     ///   write of them failed (the lock is released all the same).
+    ///
+    /// In a child process made with fork(), close() does nothing: the handle still
+    /// belongs to the parent (RouteStore+Process).
     public func close() throws {
+        // A forked child's copy of the handle lets nothing go: its parent still holds the store.
+        guard !isInheritedAcrossFork else { return }
         let first = state.withLock { s -> Bool in
             guard s.lifecycle == .open else { return false }
             s.lifecycle = .closing

@@ -6,8 +6,9 @@ import Darwin
 import Foundation
 
 /// Opening a store (docs/recovery-and-compaction.md, "Opening"): check the directory,
-/// take the writer's lock, read the manifest (or create the store), open the segments,
-/// recover the index, and for a writer cut torn tails, bring the index file up to date
+/// take the writer's lock, read the manifest (or create the store), for a writer give it
+/// its own copy of a file it writes that a hard link shares (LinkedFiles), open the
+/// segments, recover the index, and for a writer cut torn tails, bring the index file up to date
 /// and remove files a crash left behind.
 struct StoreOpener {
     let directory: String
@@ -117,6 +118,8 @@ struct StoreOpener {
     /// Opens the store's files and recovers its state; a writer also gets its side.
     func open() throws -> (StoreState, StoreWriter?) {
         let manifest = try readOrCreateManifest()
+        // A writer's appends and cuts must not reach a file another store's name shares.
+        if writable { try LinkedFiles(files: files).makePrivate(manifest) }
         var (segments, headerDamage) = try openSegments(manifest)
         let indexFile = try? files.open(.index, number: manifest.indexFile, writable: writable)
         let recovery = try IndexRecovery(segments: segments, indexFile: indexFile, indexNumber: manifest.indexFile)

@@ -211,6 +211,7 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
 
     // Questions about what a path or descriptor is: answered by the base, never faulted.
     func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
+    func linkCount(_ file: FileRef) throws -> Int { try base.linkCount(file) }
     func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
 

@@ -77,6 +77,7 @@ struct MemoryFiles: FileSystem {
     func unlock(_ file: FileRef) {}
     func isLockHeld(_ file: FileRef) throws -> Bool { false }
     func fileType(_ file: FileRef) throws -> FileType { _ = try index(file); return .regular }
+    func linkCount(_ file: FileRef) throws -> Int { _ = try index(file); return 1 }  // no links in memory
     func isSymbolicLink(_ path: String) -> Bool? { isDirectory(path).map { _ in false } }
     func lockDirectory(_ directory: FileRef) throws { throw Errno(code: EROFS) }
 }

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// A store made of hard links to another store's files (`cp -al`, `rsync --link-dest`,
+/// links made by hand), without its LOCK: two writers, one of each store, would append
+/// to the same last segment and index. Each writer's open gives it copies of its own of
+/// the files it writes (LinkedFiles); sealed segments stay shared. Every acknowledged
+/// change of each store is in that store and in no other, and a torn tail is cut only
+/// in the writer's own copy.
+@Suite struct HardLinkedStoreTests {
+    static let pointCount = 600
+
+    /// A route told apart by where it starts.
+    static func route(_ n: Int) -> Route {
+        let start = Date(timeIntervalSince1970: 1_767_225_600 + Double(n) * 10_000)
+        let base: Double = 45 + Double(n) * 1e-3
+        var points: [TrackPoint] = []
+        for p in 0..<pointCount {
+            // A wiggle, so that the route takes some bytes: 600 points fill a few kilobytes.
+            let step = Double(p) * 1e-5 + Double((UInt64(p * 1000 + n) &* 0x9E37_79B9_7F4A_7C15) >> 48) * 1e-7
+            points.append(TrackPoint(latitude: base + step, longitude: 9 + step, timestamp: start.addingTimeInterval(Double(p))))
+        }
+        return Route(points: points)
+    }
+
+    /// Each route's id and the latitude it starts at, in millionths of a degree.
+    static func contents(_ url: URL) throws -> [UInt64: Double] {
+        let store = try RouteStore(at: url, options: .init(mode: .readOnly))
+        defer { try? store.close() }
+        var found: [UInt64: Double] = [:]
+        for summary in try store.summaries() {
+            let points = try store.route(summary.id).points
+            #expect(points.count == pointCount)
+            found[summary.id.rawValue] = (points[0].latitude * 1e6).rounded()
+        }
+        return found
+    }
+
+    static func expected(_ routes: [UInt64: Int]) -> [UInt64: Double] {
+        routes.mapValues { (route($0).points[0].latitude * 1e6).rounded() }
+    }
+
+    /// Links every file of `store` but LOCK and `lost/` into a new directory `copy`.
+    static func link(_ store: URL, to copy: URL) throws {
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: false)
+        for name in try FileManager.default.contentsOfDirectory(atPath: store.path)
+        where name != FormatConstants.lockName && name != LostAndFound.directoryName {
+            try FileManager.default.linkItem(at: store.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+        }
+    }
+
+    static func linkCount(_ url: URL) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: url.path)[.referenceCount] as? NSNumber)?.intValue ?? 0
+    }
+
+    static func segments(_ url: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).filter {
+            $0.hasPrefix(FormatConstants.segmentPrefix) && $0.hasSuffix(FormatConstants.segmentSuffix)
+        }.sorted()
+    }
+
+    enum Order: String, CaseIterable, Sendable { case originalOpensFirst, linkedOpensFirst }
+
+    @Test(arguments: Order.allCases)
+    func twoWritersOfLinkedStoresKeepTheirChangesApart(order: Order) throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        var options = RouteStore.Options(compaction: .manual)
+        options.segmentSizeLimit = 4096
+        var first = try RouteStore(at: a, options: options)
+        for n in 1...6 { _ = try first.save(Self.route(n)) }
+        try first.close()
+        let sealed = try Self.segments(a).dropLast()
+        let listing = try FileManager.default.contentsOfDirectory(atPath: a.path).map { name in
+            "\(name) \((try? FileManager.default.attributesOfItem(atPath: a.appendingPathComponent(name).path)[.size]) as? Int ?? -1)"
+        }
+        try #require(!sealed.isEmpty, "the test wants sealed segments as well as a last one: \(listing)")
+        try Self.link(a, to: b)
+
+        // Both writers open at once, their saves and deletes interleaved.
+        first = try RouteStore(at: order == .originalOpensFirst ? a : b, options: options)
+        let second = try RouteStore(at: order == .originalOpensFirst ? b : a, options: options)
+        let (storeA, storeB) = order == .originalOpensFirst ? (first, second) : (second, first)
+        for n in 0..<4 {
+            _ = try storeA.save(Self.route(100 + n))
+            if n < 2 { _ = try storeB.save(Self.route(200 + n)) }
+        }
+        try storeB.delete(RouteID(2))
+        try storeA.delete(RouteID(5))
+        try storeA.close()
+        try storeB.close()
+
+        #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 3, 4: 4, 6: 6, 7: 100, 8: 101, 9: 102, 10: 103]))
+        #expect(try Self.contents(b) == Self.expected([1: 1, 3: 3, 4: 4, 5: 5, 6: 6, 7: 200, 8: 201]))
+        // The sealed segments are still one file for both stores: no space was spent on them.
+        for name in sealed {
+            #expect(try Self.linkCount(a.appendingPathComponent(name)) == 2, "\(name)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: a.appendingPathComponent(LostAndFound.directoryName).path))
+        #expect(!FileManager.default.fileExists(atPath: b.appendingPathComponent(LostAndFound.directoryName).path))
+    }
+
+    @Test func aTornTailOfASharedSegmentIsCutOnlyInTheWritersOwnCopy() throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        let store = try RouteStore(at: a, options: .init(compaction: .manual))
+        for n in 1...2 { _ = try store.save(Self.route(n)) }
+        try store.close()
+        // A record cut short: the first 40 bytes of the last one, appended again.
+        let segment = a.appendingPathComponent(try #require(try Self.segments(a).last))
+        var bytes = try Data(contentsOf: segment)
+        let recordStart = try #require(try RouteStore(at: a, options: .init(mode: .readOnly)).state.withLock { s in
+            s.index.routes[RouteID(2)]?.location.offset
+        })
+        bytes.append(bytes[Int(recordStart)..<Int(recordStart) + 40])
+        try bytes.write(to: segment)
+        try Self.link(a, to: b)
+
+        let linked = try RouteStore(at: b, options: .init(compaction: .manual))
+        _ = try linked.save(Self.route(300))
+        try linked.close()
+        // The file A names is as it was: its tail is A's to judge.
+        #expect(try Data(contentsOf: segment) == bytes)
+        #expect(try Self.contents(b) == Self.expected([1: 1, 2: 2, 3: 300]))
+        let lostB = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).entries()
+        #expect(lostB.count == 1 && lostB[0].bytes == 40, "\(lostB)")
+
+        let original = try RouteStore(at: a, options: .init(compaction: .manual))
+        _ = try original.save(Self.route(400))
+        try original.close()
+        #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 400]))
+        #expect(try Self.contents(b) == Self.expected([1: 1, 2: 2, 3: 300]))
+        let lostA = LostAndFound(files: LogFiles(directory: a.path, fileSystem: PosixFileSystem.shared)).entries()
+        #expect(lostA.count == 1 && lostA[0].bytes == 40, "\(lostA)")
+    }
+
+    /// A crash at each changing call of the open that makes the copies, then an open on
+    /// the real file system: the linked store has what it had, the original's files are
+    /// untouched, and a copy a crash left behind is a leftover like any other.
+    @Test func aCrashWhileCopyingLosesNothingInEitherStore() throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog")
+        let store = try RouteStore(at: a, options: .init(compaction: .manual))
+        for n in 1...3 { _ = try store.save(Self.route(n)) }
+        try store.close()
+        let names = try FileManager.default.contentsOfDirectory(atPath: a.path).filter { $0 != FormatConstants.lockName }
+        let original = try names.map { try Data(contentsOf: a.appendingPathComponent($0)) }
+
+        var crashPoint = 1
+        var copiesCutShort = 0
+        while true {
+            let b = dir.store("b\(crashPoint).routelog")
+            try Self.link(a, to: b)
+            let crashing = InterceptingFileSystem.crashing(atChange: crashPoint)
+            do {
+                let linked = try RouteStore(at: b, options: .init(compaction: .manual), fileSystem: crashing)
+                _ = try linked.save(Self.route(500))
+                try linked.close()
+            } catch {}
+            let crashed = !crashing.failures.isEmpty
+            if crashed, try FileManager.default.contentsOfDirectory(atPath: b.path).contains(where: { $0.hasSuffix(".tmp") }) {
+                copiesCutShort += 1
+            }
+            let reopened = try RouteStore(at: b, options: .init(compaction: .manual))
+            try reopened.close()
+            let found = try Self.contents(b)
+            #expect(found == Self.expected([1: 1, 2: 2, 3: 3]) || found == Self.expected([1: 1, 2: 2, 3: 3, 4: 500]),
+                    "crash at change \(crashPoint): \(found)")
+            #expect(try names.map { try Data(contentsOf: a.appendingPathComponent($0)) } == original,
+                    "crash at change \(crashPoint) changed the original store's files")
+            try FileManager.default.removeItem(at: b)
+            if !crashed { break }
+            crashPoint += 1
+        }
+        #expect(crashPoint > 5, "the open and save made \(crashPoint - 1) changes")
+        #expect(copiesCutShort > 0, "no crash left a copy behind")
+        #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 3]))
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// A child made with fork() inherits its parent's store handle, and with it the open
+/// descriptions that hold the writer's locks. Through that handle the child must change
+/// nothing (it would hand out the parent's next route ids and append over its records)
+/// and its close() must let nothing go. Run in a child process
+/// (`routelog-test-holder --fork`), which forks after its first save.
+@Suite struct ForkedHandleTests {
+    @Test func aForkedChildCannotWriteThroughItsParentsHandleNorLetItsLockGo() throws {
+        let dir = ScratchDirectory()
+        let process = Process()
+        process.executableURL = CLI.productsDirectory.appendingPathComponent("routelog-test-holder")
+        process.arguments = ["--fork", dir.url.appendingPathComponent("s.routelog").path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init)
+        let parent = try #require(lines.first.flatMap { $0.hasPrefix("parent pid: ") ? Int32($0.dropFirst(12)) : nil }, "\(output)")
+        let refused = "refused (locked, pid \(parent))"
+        #expect(Array(lines.dropFirst()) == [
+            "child save: \(refused)",
+            "child delete: \(refused)",
+            "child compact: \(refused)",
+            "child close: done",
+            // The child's close() left the parent's lock, and LOCK's pid, as they were.
+            "parent lock: held by this process",
+            "parent save: done",
+            "parent close: done",
+            // The parent's first route, not deleted; its second, with id 2 (the child's
+            // refused save took no id), at its own latitude.
+            "routes: 1@45.0 2@45.02",
+        ], "\(output)")
+    }
+}
