@@ -49,6 +49,14 @@ int routelog_lock_directory(int fd) {
     return 0;
 }
 
+int routelog_unlock_directory(int fd) {
+    while (flock(fd, LOCK_UN) != 0) {
+        if (errno == EINTR) continue;
+        return errno;
+    }
+    return 0;
+}
+
 int routelog_unlock(int fd) {
 #if defined(F_OFD_SETLK)
     struct flock fl;

@@ -37,9 +37,33 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--no-descripto
 }
 // With `--fork STORE`: opens the store, saves a route, then forks. The child, which has
 // the parent's handle, tries to save, delete and compact through it and closes it; each
-// line it prints says what came of a call ("child save: refused (locked, pid P)", say).
-// The parent then waits for the child, says who holds the store ("parent lock: held by
-// this process"), saves again, closes, and prints the routes a new open finds.
+// line it prints says what came of a call ("child save: refused (locked, pid P)", say),
+// then it waits to be killed. Meanwhile the parent says who holds the store ("parent
+// lock: held by this process"), saves again, closes, opens the store for writing again
+// while the child still lives, then kills the child and prints the routes a new open finds.
+//
+// With `--fork-and-exit STORE`: opens the store, forks a child that does nothing with
+// it but sleep for 60 s, prints "child pid: P" and exits without closing the store, as a
+// process that dies would.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork-and-exit" {
+    let store = try RouteStore(at: URL(fileURLWithPath: CommandLine.arguments[2]))
+    let child = fork()
+    if child == 0 {
+        let null = open("/dev/null", O_RDWR)
+        dup2(null, 1)
+        dup2(null, 2)
+        // And the socket a test runner watches its child's end by (Foundation's Process):
+        // the child is not that process.
+        for fd in 3..<Int32(256) {
+            var info = stat()
+            if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK { close(fd) }
+        }
+        sleep(60)
+        _exit(0)
+    }
+    FileHandle.standardOutput.write(Data("child pid: \(child)\n".utf8))
+    withExtendedLifetime(store) { exit(0) }
+}
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
     let url = URL(fileURLWithPath: CommandLine.arguments[2])
     let store = try RouteStore(at: url)
@@ -61,6 +85,8 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
     }
     let first = try store.save(walk(0))
     FileHandle.standardOutput.write(Data("parent pid: \(getpid())\n".utf8))
+    var done: [Int32] = [0, 0]
+    pipe(&done)
     let child = fork()
     if child == 0 {
         // Only what a forked child of a threaded process may do: no new threads, and
@@ -70,14 +96,20 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
         lines += "child compact: \(outcome { _ = try store.compact() })\n"
         lines += "child close: \(outcome { try store.close() })\n"
         lines.utf8CString.withUnsafeBufferPointer { _ = write(1, $0.baseAddress, $0.count - 1) }
+        _ = write(done[1], "x", 1)
+        sleep(60)
         _exit(0)
     }
-    var status: Int32 = 0
-    waitpid(child, &status, 0)
+    var byte: UInt8 = 0
+    _ = read(done[0], &byte, 1)
     let holder = RouteStore.writerProcess(at: url)
     var lines = "parent lock: \(holder == getpid() ? "held by this process" : "held by \(holder.map(String.init) ?? "nobody")")\n"
     lines += "parent save: \(outcome { _ = try store.save(walk(2)) })\n"
     lines += "parent close: \(outcome { try store.close() })\n"
+    lines += "parent reopen beside the child: \(outcome { try RouteStore(at: url).close() })\n"
+    kill(child, SIGKILL)
+    var status: Int32 = 0
+    waitpid(child, &status, 0)
     let reopened = try RouteStore(at: url, options: RouteStore.Options(mode: .readOnly))
     let summaries = try reopened.summaries()
     lines += "routes: \(summaries.map { "\($0.id.rawValue)@\($0.startCoordinate.latitude)" }.joined(separator: " "))\n"

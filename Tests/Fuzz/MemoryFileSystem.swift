@@ -86,6 +86,7 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func linkCount(_ file: FileRef) throws -> Int { _ = try bytes(file); return 1 }  // no links in memory
     func isSymbolicLink(_ path: String) -> Bool? { isDirectory(path).map { _ in false } }
     func lockDirectory(_ directory: FileRef) throws {}
+    func unlockDirectory(_ directory: FileRef) {}
 }
 
 /// A small store built in memory once: four routes (one with every optional column),

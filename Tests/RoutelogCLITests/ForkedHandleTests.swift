@@ -4,8 +4,9 @@ import Testing
 /// A child made with fork() inherits its parent's store handle, and with it the open
 /// descriptions that hold the writer's locks. Through that handle the child must change
 /// nothing (it would hand out the parent's next route ids and append over its records)
-/// and its close() must let nothing go. Run in a child process
-/// (`routelog-test-holder --fork`), which forks after its first save.
+/// and its close() must let nothing go; nor may it keep the store locked once its parent
+/// closes the store or dies. Run in a child process (`routelog-test-holder --fork`),
+/// which forks after its first save.
 @Suite struct ForkedHandleTests {
     @Test func aForkedChildCannotWriteThroughItsParentsHandleNorLetItsLockGo() throws {
         let dir = ScratchDirectory()
@@ -31,9 +32,43 @@ import Testing
             "parent lock: held by this process",
             "parent save: done",
             "parent close: done",
+            // The child, still alive, holds no lock of the store.
+            "parent reopen beside the child: done",
             // The parent's first route, not deleted; its second, with id 2 (the child's
             // refused save took no id), at its own latitude.
             "routes: 1@45.0 2@45.02",
         ], "\(output)")
+    }
+
+    /// The parent dies with the store open; its child lives on, having done nothing with
+    /// the store: the store is free for the next writer at once.
+    @Test func aChildOutlivingItsParentDoesNotKeepTheStoreLocked() throws {
+        let dir = ScratchDirectory()
+        let store = dir.url.appendingPathComponent("s.routelog")
+        let process = Process()
+        process.executableURL = CLI.productsDirectory.appendingPathComponent("routelog-test-holder")
+        process.arguments = ["--fork-and-exit", store.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // One line, not to the end: the sleeping child may hold the pipe open.
+        var bytes = Data()
+        while !bytes.contains(UInt8(ascii: "\n")) {
+            let more = out.fileHandleForReading.availableData
+            if more.isEmpty { break }
+            bytes += more
+        }
+        let output = String(decoding: bytes, as: UTF8.self)
+        process.waitUntilExit()
+        let child = try #require(output.hasPrefix("child pid: ") ? Int32(output.dropFirst(11).trimmingCharacters(in: .whitespacesAndNewlines)) : nil,
+                                 "\(output)")
+        defer { kill(child, SIGKILL) }
+        #expect(kill(child, 0) == 0, "the child should still be alive")
+        // Nobody holds the store, and a writer opens it, while the child lives.
+        #expect(try parseJSON(CLI.run(["inspect", store.path, "--json"]).stdout)["writerPID"] is NSNull)
+        let compact = try CLI.run(["compact", store.path])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        #expect(kill(child, 0) == 0, "the child should still be alive")
     }
 }

@@ -277,6 +277,18 @@ int routelog_lock_is_held(int fd);
 /// (EWOULDBLOCK when another open file description holds it).
 int routelog_lock_directory(int fd);
 
+/// Releases the flock routelog_lock_directory took. Returns 0 or errno.
+int routelog_unlock_directory(int fd);
+
+/// Registers a descriptor that holds one of a writer's locks: in a child made with
+/// fork(), it is pointed at /dev/null before fork() returns there, so that the child
+/// does not keep the store locked (fork_release.c). Returns 0, or -1 when 256 are
+/// registered already (that descriptor is then left as it is in a child).
+int routelog_release_in_forked_child(int fd);
+
+/// Takes `fd` off that list; call before closing it.
+void routelog_forget_for_forked_child(int fd);
+
 /// Makes written data of `fd` durable: fdatasync on Linux, F_FULLFSYNC on Darwin
 /// (falling back to fsync where the file system refuses it). Returns 0 or errno.
 int routelog_sync_data(int fd);

@@ -60,6 +60,8 @@ protocol FileSystem: Sendable {
     /// An exclusive lock on the directory itself (flock), which deleting or replacing a
     /// file in it cannot escape; EWOULDBLOCK when another open description holds it.
     func lockDirectory(_ directory: FileRef) throws
+    /// Lets that lock go.
+    func unlockDirectory(_ directory: FileRef)
 }
 
 extension FileSystem {
@@ -191,6 +193,8 @@ struct PosixFileSystem: FileSystem {
         let result = routelog_lock_directory(directory.fd)
         guard result == 0 else { throw Errno(code: result) }
     }
+
+    func unlockDirectory(_ directory: FileRef) { _ = routelog_unlock_directory(directory.fd) }
 
     private static func type(_ mode: mode_t) -> FileType {
         switch mode & S_IFMT {

@@ -32,4 +32,5 @@ extension ForwardingFileSystem {
     func linkCount(_ file: FileRef) throws -> Int { try base.linkCount(file) }
     func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
+    func unlockDirectory(_ directory: FileRef) { base.unlockDirectory(directory) }
 }

@@ -10,22 +10,30 @@ import Darwin
 /// and appends to and cuts the index. Were one of them shared, one store's writes would
 /// land in the other's: its records replayed there as the other store's routes, its
 /// torn-tail cut taking the other's records with it (docs/recovery-and-compaction.md,
-/// "One writer").
+/// "One writer"). `LOCK` and `lost/LOG` have their own owners (StoreLock, LostAndFound),
+/// which give a store its own file the same way.
 ///
-/// So before a writer writes one of them, a file with more than one link is replaced by
+/// So before a writer writes them, a last segment with more than one link is replaced by
 /// a copy of its own: copied whole, synced, and renamed over its name, leaving the file
-/// the other names lead to exactly as it was. Sealed segments are never written, only
-/// read and, by compaction, replaced by new files, so they stay shared and cost no space.
+/// the other names lead to exactly as it was; and the index is written anew when either
+/// was shared. The new index changes the MANIFEST, which tells this store's readers to
+/// read the store again rather than follow appends to the file they hold. Sealed
+/// segments are never written, only read and, by compaction, replaced by new files, so
+/// they stay shared and cost no space.
 struct LinkedFiles {
     let files: LogFiles
 
-    /// Makes the files `manifest`'s writer changes in place its own: the last segment
-    /// and the index. Returns the names it copied.
-    @discardableResult
-    func makePrivate(_ manifest: Manifest) throws -> [String] {
-        var names = [FormatConstants.indexName(manifest.indexFile)]
-        if let last = manifest.segments.last { names.insert(FormatConstants.segmentName(last), at: 0) }
-        return try names.filter { try makePrivate($0) }
+    /// Gives `manifest`'s writer a last segment of its own. True when it copied it, or
+    /// when the index is shared: the writer then writes its index anew.
+    func makePrivate(_ manifest: Manifest) throws -> Bool {
+        var copied = false
+        if let last = manifest.segments.last { copied = try makePrivate(FormatConstants.segmentName(last)) }
+        let index = files.path(FormatConstants.indexName(manifest.indexFile))
+        return try copied || (DurableFile.openIfRegular(index, fileSystem: files.fileSystem).map { try linkCount($0) > 1 } ?? false)
+    }
+
+    private func linkCount(_ file: DurableFile) throws -> Int {
+        try DurableFile.retrying("fstat", path: file.path) { try files.fileSystem.linkCount(file.ref) }
     }
 
     /// Replaces the store file `name` by a copy of its own when another name shares it;
@@ -34,16 +42,29 @@ struct LinkedFiles {
     func makePrivate(_ name: String) throws -> Bool {
         let fileSystem = files.fileSystem
         let path = files.path(name)
-        guard let shared = try? DurableFile.open(path, flags: O_RDONLY, fileSystem: fileSystem),
-              try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(shared.ref) }) > 1 else { return false }
-        // The copy's name is the file's own with `.tmp`: a copy a crash left behind is a
-        // leftover the next writer's open judges like any other (LeftoverFiles). Anything
-        // already there is moved into `lost/` first, never followed or overwritten.
+        guard let shared = DurableFile.openIfRegular(path, fileSystem: fileSystem) else { return false }
+        // The copy's name is the file's own with `.tmp`. One a crash cut short holds a
+        // prefix of the file, which is still here: it goes. Anything else there is moved
+        // into `lost/`, never followed or overwritten.
         let temporaryName = name + FormatConstants.temporarySuffix
         let temporary = files.path(temporaryName)
         if fileSystem.isSymbolicLink(temporary) != nil {
-            try LostAndFound(files: files).moveAside(temporaryName, reason: "was in the way of a copy of \(name) of this store's own")
+            if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try holdsPrefix(of: shared, leftover) {
+                try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
+            } else {
+                try LostAndFound(files: files).moveAside(temporaryName, reason: "was in the way of a copy of \(name) of this store's own")
+            }
         }
+        guard try linkCount(shared) > 1 else { return false }
+        try copy(shared, over: path, through: temporary)
+        try files.syncDirectory()
+        return true
+    }
+
+    /// Writes a copy of `shared` at `temporary` (a new name), syncs it, and renames it
+    /// over `path`; a copy that fails is removed.
+    func copy(_ shared: DurableFile, over path: String, through temporary: String) throws {
+        let fileSystem = files.fileSystem
         let copy = try DurableFile.create(temporary, fileSystem: fileSystem)
         do {
             try files.protect(copy)
@@ -54,7 +75,26 @@ struct LinkedFiles {
             try? fileSystem.unlink(temporary)
             throw error
         }
-        try files.syncDirectory()
+    }
+
+    /// True when `leftover`'s bytes are the first bytes of `file`, a megabyte at a time.
+    private func holdsPrefix(of file: DurableFile, _ leftover: DurableFile) throws -> Bool {
+        let size = try leftover.size()
+        guard size <= (try file.size()) else { return false }
+        var done: Int64 = 0
+        while done < size {
+            let count = Int(min(size - done, 1 << 20))
+            guard try leftover.read(at: done, count: count) == file.read(at: done, count: count) else { return false }
+            done += Int64(count)
+        }
         return true
+    }
+}
+
+extension DurableFile {
+    /// The regular file at `path` opened for reading, or nil when there is none (or a
+    /// link, or another kind of file).
+    static func openIfRegular(_ path: String, fileSystem: any FileSystem) -> DurableFile? {
+        try? DurableFile.open(path, flags: O_RDONLY, fileSystem: fileSystem)
     }
 }

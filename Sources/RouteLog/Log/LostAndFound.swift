@@ -146,12 +146,28 @@ struct LostAndFound: Sendable {
     /// Appends one line to `lost/LOG` and makes it durable.
     private func note(_ text: String) throws {
         let path = directory + "/" + Self.logName
+        try keepLogOwn(path)
         let log = try DurableFile.openOrCreate(path, fileSystem: files.fileSystem)
         try files.protect(log)
         let line = Array("\(ISO8601DateFormatter().string(from: Date())) \(text)\n".utf8)
         try log.write(line, at: try log.size())
         try log.syncAll()
         try files.fileSystem.checked("fsync directory", directory) { try files.fileSystem.syncDirectory(directory) }
+    }
+
+    /// Replaces a log that another name shares (the `lost/LOG` of a store copied with
+    /// `cp -al`) by a copy of its own, so that this store's lines stay out of the other's
+    /// (LinkedFiles does the same for the segments). Whatever a crash left at the copy's
+    /// name holds lines of the log at most, never a change of the store: it goes.
+    private func keepLogOwn(_ path: String) throws {
+        let fileSystem = files.fileSystem
+        guard let log = DurableFile.openIfRegular(path, fileSystem: fileSystem),
+              try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(log.ref) }) > 1 else { return }
+        let temporary = path + FormatConstants.temporarySuffix
+        if fileSystem.isSymbolicLink(temporary) != nil {
+            try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
+        }
+        try LinkedFiles(files: files).copy(log, over: path, through: temporary)
     }
 
     /// What `lost/` holds, oldest note first; empty when there is no `lost/`.

@@ -1,4 +1,5 @@
 import Foundation
+import CRouteLogSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,8 +21,10 @@ final class StoreLock: Sendable {
     let lockedDirectory: DirectoryIdentity?
     /// The process that took the lock. A child made with fork() shares its open
     /// descriptions, and with them the locks: letting them go there would let the
-    /// parent's go.
+    /// parent's go. (The child's own hold is dropped as it starts: fork_release.c.)
     let owner: pid_t = getpid()
+    /// True when the two descriptors are real ones, registered with fork_release.c.
+    private let registeredForFork: Bool
 
     private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem) {
         self.file = file
@@ -30,15 +33,28 @@ final class StoreLock: Sendable {
         var info = stat()
         lockedDirectory = fstat(directory.fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
             ? DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
+        // Only real descriptors (a simulated file system's numbers may be anyone's).
+        registeredForFork = lockedDirectory != nil
+        if registeredForFork {
+            _ = routelog_release_in_forked_child(directory.fd)
+            _ = routelog_release_in_forked_child(file.ref.fd)
+        }
     }
 
-    deinit { releaseDirectory() }
+    deinit {
+        releaseDirectory()
+        if registeredForFork { routelog_forget_for_forked_child(file.ref.fd) }  // closed after this
+    }
 
     /// Closing the directory's descriptor lets its flock go.
     private func releaseDirectory() {
         let fileSystem = self.fileSystem
+        let registered = registeredForFork
         directory.withLock { ref in
-            if let open = ref { fileSystem.close(open) }
+            if let open = ref {
+                if registered { routelog_forget_for_forked_child(open.fd) }
+                fileSystem.close(open)
+            }
             ref = nil
         }
     }
@@ -54,10 +70,17 @@ final class StoreLock: Sendable {
         do {
             try takeDirectoryLock(directoryRef, in: directory, fileSystem: fileSystem)
             let path = path(in: directory)
-            let file: DurableFile
+            var file: DurableFile
             do {
                 file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
             } catch let error as RouteLogError where error.errno == ENOENT {
+                file = try DurableFile.create(path, fileSystem: fileSystem)
+            }
+            // A LOCK that another name shares (a store copied with `cp -al`) is the other
+            // store's lock and pid: this store gets a LOCK of its own, which the directory
+            // lock lets no other writer of this store race.
+            if try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(file.ref) }) > 1 {
+                try fileSystem.checked("unlink", path) { try fileSystem.unlink(path) }
                 file = try DurableFile.create(path, fileSystem: fileSystem)
             }
             try protection.apply(toDescriptor: file.ref.fd, path: path)
@@ -123,6 +146,9 @@ final class StoreLock: Sendable {
         guard getpid() == owner else { return }
         try? file.truncate(to: 0)
         file.fileSystem.unlock(file.ref)
+        // Let go explicitly, not only by closing: another process may share the
+        // description (a child forked before its hold could be dropped).
+        directory.withLock { ref in if let open = ref { fileSystem.unlockDirectory(open) } }
         releaseDirectory()
     }
 

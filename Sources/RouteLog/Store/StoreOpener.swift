@@ -119,7 +119,7 @@ struct StoreOpener {
     func open() throws -> (StoreState, StoreWriter?) {
         let manifest = try readOrCreateManifest()
         // A writer's appends and cuts must not reach a file another store's name shares.
-        if writable { try LinkedFiles(files: files).makePrivate(manifest) }
+        let linked = writable ? try LinkedFiles(files: files).makePrivate(manifest) : false
         var (segments, headerDamage) = try openSegments(manifest)
         let indexFile = try? files.open(.index, number: manifest.indexFile, writable: writable)
         let recovery = try IndexRecovery(segments: segments, indexFile: indexFile, indexNumber: manifest.indexFile)
@@ -141,7 +141,7 @@ struct StoreOpener {
         var writer = StoreWriter(log: log, index: IndexFile(number: manifest.indexFile, file: nil, end: 0),
                                  manifest: ManifestWriter(files: files, current: manifest),
                                  nextRouteID: nextRouteID, options: options)
-        let rewrite = recovery.indexUnusable || recovery.indexVersion < FormatConstants.version
+        let rewrite = recovery.indexUnusable || recovery.indexVersion < FormatConstants.version || linked
         // The records the index is to cover anew were read from the page cache: a writer
         // killed before its sync (a buffered save, or a save not yet answered) leaves
         // them there, not yet on disk. Synced first, so that the index vouches only for
@@ -160,8 +160,9 @@ struct StoreOpener {
             try writer.roll()
         }
         if rewrite {
-            // The index file replaced (unusable, or of an older version) is no longer
-            // listed: removed (its name only, never followed), as leftovers are above.
+            // The index file replaced (unusable, of an older version, or shared with
+            // another store) is no longer listed: removed (its name only, never
+            // followed), as leftovers are above.
             let replaced = try writer.rewriteIndex(state.index)
             files.remove([replaced], keeping: writer.manifest.current)
         } else if let indexFile = recovery.indexFile {

@@ -41,12 +41,21 @@ import Testing
         routes.mapValues { (route($0).points[0].latitude * 1e6).rounded() }
     }
 
-    /// Links every file of `store` but LOCK and `lost/` into a new directory `copy`.
-    static func link(_ store: URL, to copy: URL) throws {
+    /// Links every file of `store` but LOCK and `lost/` into a new directory `copy`; with
+    /// `everything`, LOCK too, and `lost/` as a new directory of links, as `cp -al` does.
+    static func link(_ store: URL, to copy: URL, everything: Bool = false) throws {
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: false)
-        for name in try FileManager.default.contentsOfDirectory(atPath: store.path)
-        where name != FormatConstants.lockName && name != LostAndFound.directoryName {
-            try FileManager.default.linkItem(at: store.appendingPathComponent(name), to: copy.appendingPathComponent(name))
+        for name in try FileManager.default.contentsOfDirectory(atPath: store.path) {
+            let from = store.appendingPathComponent(name), to = copy.appendingPathComponent(name)
+            if name == LostAndFound.directoryName {
+                guard everything else { continue }
+                try FileManager.default.createDirectory(at: to, withIntermediateDirectories: false)
+                for entry in try FileManager.default.contentsOfDirectory(atPath: from.path) {
+                    try FileManager.default.linkItem(at: from.appendingPathComponent(entry), to: to.appendingPathComponent(entry))
+                }
+            } else if name != FormatConstants.lockName || everything {
+                try FileManager.default.linkItem(at: from, to: to)
+            }
         }
     }
 
@@ -164,6 +173,10 @@ import Testing
             }
             let reopened = try RouteStore(at: b, options: .init(compaction: .manual))
             try reopened.close()
+            // A copy cut short is a prefix of the file it copied, which is still there: it goes.
+            let lost = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).entries()
+            #expect(!lost.contains { $0.name.contains(FormatConstants.temporarySuffix) }, "crash at change \(crashPoint): \(lost)")
+            #expect(!(try FileManager.default.contentsOfDirectory(atPath: b.path).contains { $0.hasSuffix(FormatConstants.temporarySuffix) }))
             let found = try Self.contents(b)
             #expect(found == Self.expected([1: 1, 2: 2, 3: 3]) || found == Self.expected([1: 1, 2: 2, 3: 3, 4: 500]),
                     "crash at change \(crashPoint): \(found)")
@@ -176,5 +189,76 @@ import Testing
         #expect(crashPoint > 5, "the open and save made \(crashPoint - 1) changes")
         #expect(copiesCutShort > 0, "no crash left a copy behind")
         #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 3]))
+    }
+
+    /// A read-only handle of the linked store, opened before its writer took its own
+    /// copy, follows its own store from then on, not the file the other store now owns.
+    @Test func aReaderOpenedBeforeTheCopyFollowsItsOwnStore() throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        let first = try RouteStore(at: a, options: .init(compaction: .manual))
+        for n in 1...3 { _ = try first.save(Self.route(n)) }
+        try first.close()
+        try Self.link(a, to: b)
+
+        let readerB = try RouteStore(at: b, options: .init(mode: .readOnly))
+        let writerB = try RouteStore(at: b, options: .init(compaction: .manual))
+        let idB = try writerB.save(Self.route(200))
+        try writerB.close()
+        let writerA = try RouteStore(at: a, options: .init(compaction: .manual))
+        #expect(try writerA.save(Self.route(100)) == idB)
+        try writerA.close()
+
+        try readerB.refresh()
+        let seen = (try readerB.route(idB).points[0].latitude * 1e6).rounded()
+        #expect(seen == Self.expected([idB.rawValue: 200])[idB.rawValue], "the reader of B shows A's route \(idB.rawValue)")
+        let backup = dir.store("b-backup.routelog")
+        try readerB.backup(to: backup)
+        #expect(try Self.contents(backup) == Self.expected([1: 1, 2: 2, 3: 3, 4: 200]))
+    }
+
+    /// `cp -al` links LOCK and the files in `lost/` too: a writer of the copy takes a
+    /// LOCK of its own beside the original's writer, and writes its notes in a `lost/LOG`
+    /// of its own.
+    @Test func aCopyMadeWithEveryLinkGetsItsOwnLockAndLostLog() throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        let store = try RouteStore(at: a, options: .init(compaction: .manual))
+        for n in 1...2 { _ = try store.save(Self.route(n)) }
+        try store.close()
+        // A torn tail, which A's next open keeps in lost/ with a line in lost/LOG.
+        let segmentName = try #require(try Self.segments(a).last)
+        let handle = try FileHandle(forWritingTo: a.appendingPathComponent(segmentName))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 50))
+        try handle.close()
+        let writerA = try RouteStore(at: a, options: .init(compaction: .manual))
+        let logA = a.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
+        let notesA = try Data(contentsOf: logA)
+        #expect(!notesA.isEmpty)
+
+        // Linked while A's writer holds it: LOCK (locked, with A's pid) and lost/LOG too.
+        try Self.link(a, to: b, everything: true)
+        #expect(try Self.linkCount(b.appendingPathComponent(FormatConstants.lockName)) == 2)
+        // A torn tail of B's own, cut from B's copy when B's writer opens beside A's.
+        let tail = try FileHandle(forWritingTo: b.appendingPathComponent(segmentName))
+        try tail.seekToEnd()
+        try tail.write(contentsOf: Data(repeating: 0x5A, count: 30))
+        try tail.close()
+        let writerB = try RouteStore(at: b, options: .init(compaction: .manual))
+        _ = try writerB.save(Self.route(300))
+        _ = try writerA.save(Self.route(400))
+        #expect(RouteStore.writerProcess(at: b) == getpid())
+        try writerB.close()
+        #expect(RouteStore.writerProcess(at: b) == nil, "B's LOCK is its own: nobody holds B")
+        #expect(RouteStore.writerProcess(at: a) == getpid(), "A's writer still holds A")
+        try writerA.close()
+
+        #expect(try Data(contentsOf: logA) == notesA, "B's note went into A's lost/LOG")
+        let logB = b.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
+        let notesB = String(decoding: try Data(contentsOf: logB), as: UTF8.self)
+        #expect(notesB.hasPrefix(String(decoding: notesA, as: UTF8.self)) && notesB.contains("length 30"), "\(notesB)")
+        #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 400]))
+        #expect(try Self.contents(b) == Self.expected([1: 1, 2: 2, 3: 300]))
     }
 }

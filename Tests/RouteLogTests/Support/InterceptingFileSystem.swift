@@ -214,6 +214,7 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
     func linkCount(_ file: FileRef) throws -> Int { try base.linkCount(file) }
     func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
+    func unlockDirectory(_ directory: FileRef) { base.unlockDirectory(directory) }
 
     func isLockHeld(_ file: FileRef) throws -> Bool {
         try admit(.isLockHeld, changing: false)

@@ -80,4 +80,5 @@ struct MemoryFiles: FileSystem {
     func linkCount(_ file: FileRef) throws -> Int { _ = try index(file); return 1 }  // no links in memory
     func isSymbolicLink(_ path: String) -> Bool? { isDirectory(path).map { _ in false } }
     func lockDirectory(_ directory: FileRef) throws { throw Errno(code: EROFS) }
+    func unlockDirectory(_ directory: FileRef) {}
 }
