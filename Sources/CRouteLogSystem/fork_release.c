@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "CRouteLogSystem.h"
 
-enum { lock_slots = 256 };
+enum { lock_slots = 4096 };
 // Each slot holds a descriptor + 1, or 0 when free. Atomics, not a mutex: the child's
 // handler runs where a mutex another thread held at the fork would never be let go.
 static _Atomic int slots[lock_slots];

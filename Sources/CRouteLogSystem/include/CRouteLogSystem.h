@@ -282,8 +282,8 @@ int routelog_unlock_directory(int fd);
 
 /// Registers a descriptor that holds one of a writer's locks: in a child made with
 /// fork(), it is pointed at /dev/null before fork() returns there, so that the child
-/// does not keep the store locked (fork_release.c). Returns 0, or -1 when 256 are
-/// registered already (that descriptor is then left as it is in a child).
+/// does not keep the store locked (fork_release.c). Returns 0, or -1 when 4,096 are
+/// registered already (the store's open then refuses).
 int routelog_release_in_forked_child(int fd);
 
 /// Takes `fd` off that list; call before closing it.

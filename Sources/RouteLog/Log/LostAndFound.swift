@@ -157,15 +157,17 @@ struct LostAndFound: Sendable {
 
     /// Replaces a log that another name shares (the `lost/LOG` of a store copied with
     /// `cp -al`) by a copy of its own, so that this store's lines stay out of the other's
-    /// (LinkedFiles does the same for the segments). Whatever a crash left at the copy's
-    /// name holds lines of the log at most, never a change of the store: it goes.
+    /// (LinkedFiles does the same for the segments). Whatever is at the copy's name (a
+    /// copy a crash cut short, or anything planted) is kept in `lost/` under a free name.
     private func keepLogOwn(_ path: String) throws {
         let fileSystem = files.fileSystem
         guard let log = DurableFile.openIfRegular(path, fileSystem: fileSystem),
               try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(log.ref) }) > 1 else { return }
-        let temporary = path + FormatConstants.temporarySuffix
+        let temporaryName = Self.logName + FormatConstants.temporarySuffix
+        let temporary = directory + "/" + temporaryName
         if fileSystem.isSymbolicLink(temporary) != nil {
-            try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
+            let target = directory + "/" + (try freeName(temporaryName + "@0"))
+            try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: target) }
         }
         try LinkedFiles(files: files).copy(log, over: path, through: temporary)
     }

@@ -26,22 +26,29 @@ final class StoreLock: Sendable {
     /// True when the two descriptors are real ones, registered with fork_release.c.
     private let registeredForFork: Bool
 
-    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem) {
+    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem, registeredForFork: Bool) {
         self.file = file
         self.directory = StateLock(directory)
         self.fileSystem = fileSystem
+        self.registeredForFork = registeredForFork
+        lockedDirectory = Self.directoryIdentity(directory.fd)
+    }
+
+    /// fstat's identity of `fd` when it is an open directory; nil otherwise (a simulated
+    /// file system's descriptor).
+    private static func directoryIdentity(_ fd: Int32) -> DirectoryIdentity? {
         var info = stat()
-        lockedDirectory = fstat(directory.fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
             ? DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
-        // Only real descriptors (a simulated file system's numbers may be anyone's).
-        registeredForFork = lockedDirectory != nil
-        if registeredForFork {
-            _ = routelog_release_in_forked_child(directory.fd)
-            _ = routelog_release_in_forked_child(file.ref.fd)
-        }
     }
 
     deinit {
+        if getpid() == owner {
+            // Let go explicitly, then stop watching the descriptors, then close them: a
+            // child forked at any point in between holds nothing.
+            fileSystem.unlock(file.ref)
+            directory.withLock { ref in if let open = ref { fileSystem.unlockDirectory(open) } }
+        }
         releaseDirectory()
         if registeredForFork { routelog_forget_for_forked_child(file.ref.fd) }  // closed after this
     }
@@ -67,28 +74,55 @@ final class StoreLock: Sendable {
         let directoryRef = try DurableFile.retrying("open", path: directory) {
             try fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0)
         }
+        // Each descriptor is watched for fork() before it takes a lock (fork_release.c),
+        // and only a real one: a simulated file system's numbers may be anyone's.
+        let real = directoryIdentity(directoryRef.fd) != nil
+        var watched: [Int32] = []
+        func watch(_ fd: Int32) throws {
+            guard real else { return }
+            guard routelog_release_in_forked_child(fd) == 0 else {
+                throw RouteLogError(.io, "too many stores are open for writing in this process; close one first",
+                                    path: directory, errno: EMFILE)
+            }
+            watched.append(fd)
+        }
+        func unwatch(_ fd: Int32) {
+            guard let i = watched.firstIndex(of: fd) else { return }
+            routelog_forget_for_forked_child(fd)
+            watched.remove(at: i)
+        }
+        var file: DurableFile?
         do {
+            try watch(directoryRef.fd)
             try takeDirectoryLock(directoryRef, in: directory, fileSystem: fileSystem)
             let path = path(in: directory)
-            var file: DurableFile
             do {
                 file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
             } catch let error as RouteLogError where error.errno == ENOENT {
                 file = try DurableFile.create(path, fileSystem: fileSystem)
             }
+            try watch(file!.ref.fd)
             // A LOCK that another name shares (a store copied with `cp -al`) is the other
             // store's lock and pid: this store gets a LOCK of its own, which the directory
             // lock lets no other writer of this store race.
-            if try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(file.ref) }) > 1 {
+            if try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(file!.ref) }) > 1 {
                 try fileSystem.checked("unlink", path) { try fileSystem.unlink(path) }
+                unwatch(file!.ref.fd)
+                file = nil
                 file = try DurableFile.create(path, fileSystem: fileSystem)
+                try watch(file!.ref.fd)
             }
-            try protection.apply(toDescriptor: file.ref.fd, path: path)
-            try takeFileLock(file, in: directory, fileSystem: fileSystem)
-            try file.truncate(to: 0)
-            try file.write(Array("\(getpid())\n".utf8), at: 0)
-            return StoreLock(file: file, directory: directoryRef, fileSystem: fileSystem)
+            try protection.apply(toDescriptor: file!.ref.fd, path: path)
+            try takeFileLock(file!, in: directory, fileSystem: fileSystem)
+            try file!.truncate(to: 0)
+            try file!.write(Array("\(getpid())\n".utf8), at: 0)
+            return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real)
         } catch {
+            // Let go explicitly before the descriptors stop being watched and close.
+            if let file { fileSystem.unlock(file.ref) }
+            fileSystem.unlockDirectory(directoryRef)
+            for fd in watched { routelog_forget_for_forked_child(fd) }
+            file = nil
             fileSystem.close(directoryRef)
             throw error
         }
@@ -155,8 +189,10 @@ final class StoreLock: Sendable {
     /// The pid of the process holding the store for writing, or nil when none does.
     /// A writer whose `LOCK` was deleted is still found (pid -1): its directory lock stands.
     static func holder(in directory: String, fileSystem: any FileSystem) -> Int32? {
+        // A LOCK that another name shares is another store's (a store copied with
+        // `cp -al`) until this store's writer replaces it: only the directory lock counts.
         if let file = try? DurableFile.open(path(in: directory), flags: O_RDONLY, fileSystem: fileSystem),
-           (try? fileSystem.isLockHeld(file.ref)) == true {
+           (try? fileSystem.linkCount(file.ref)) == 1, (try? fileSystem.isLockHeld(file.ref)) == true {
             return readPID(file) ?? -1
         }
         // Probe the directory lock: taking it and letting it go at once.

@@ -28,6 +28,10 @@ import Testing
     static func contents(_ url: URL) throws -> [UInt64: Double] {
         let store = try RouteStore(at: url, options: .init(mode: .readOnly))
         defer { try? store.close() }
+        return try contents(of: store)
+    }
+
+    static func contents(of store: RouteStore) throws -> [UInt64: Double] {
         var found: [UInt64: Double] = [:]
         for summary in try store.summaries() {
             let points = try store.route(summary.id).points
@@ -144,23 +148,27 @@ import Testing
         #expect(lostA.count == 1 && lostA[0].bytes == 40, "\(lostA)")
     }
 
-    /// A crash at each changing call of the open that makes the copies, then an open on
-    /// the real file system: the linked store has what it had, the original's files are
-    /// untouched, and a copy a crash left behind is a leftover like any other.
+    /// A crash at each changing call of the open that makes the copies, then the
+    /// original's writer saves (in the file the linked store named before), then the
+    /// linked store opens on the real file system: each store has its own changes and no
+    /// other's, a reader of the linked store opened before the crash follows it, and a
+    /// copy a crash left behind is a leftover like any other.
     @Test func aCrashWhileCopyingLosesNothingInEitherStore() throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog")
-        let store = try RouteStore(at: a, options: .init(compaction: .manual))
+        let template = dir.store("template.routelog")
+        let store = try RouteStore(at: template, options: .init(compaction: .manual))
         for n in 1...3 { _ = try store.save(Self.route(n)) }
         try store.close()
-        let names = try FileManager.default.contentsOfDirectory(atPath: a.path).filter { $0 != FormatConstants.lockName }
-        let original = try names.map { try Data(contentsOf: a.appendingPathComponent($0)) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: template.path).filter { $0 != FormatConstants.lockName }
+        let original = try names.map { try Data(contentsOf: template.appendingPathComponent($0)) }
 
         var crashPoint = 1
         var copiesCutShort = 0
         while true {
-            let b = dir.store("b\(crashPoint).routelog")
+            let a = dir.store("a\(crashPoint).routelog"), b = dir.store("b\(crashPoint).routelog")
+            try FileManager.default.copyItem(at: template, to: a)
             try Self.link(a, to: b)
+            let reader = try RouteStore(at: b, options: .init(mode: .readOnly))
             let crashing = InterceptingFileSystem.crashing(atChange: crashPoint)
             do {
                 let linked = try RouteStore(at: b, options: .init(compaction: .manual), fileSystem: crashing)
@@ -171,24 +179,58 @@ import Testing
             if crashed, try FileManager.default.contentsOfDirectory(atPath: b.path).contains(where: { $0.hasSuffix(".tmp") }) {
                 copiesCutShort += 1
             }
+            #expect(try names.map { try Data(contentsOf: a.appendingPathComponent($0)) } == original,
+                    "crash at change \(crashPoint) changed the original store's files")
+            let writerA = try RouteStore(at: a, options: .init(compaction: .manual))
+            _ = try writerA.save(Self.route(600))
+            try writerA.close()
+
             let reopened = try RouteStore(at: b, options: .init(compaction: .manual))
             try reopened.close()
+            let found = try Self.contents(b)
+            #expect(found == Self.expected([1: 1, 2: 2, 3: 3]) || found == Self.expected([1: 1, 2: 2, 3: 3, 4: 500]),
+                    "crash at change \(crashPoint): \(found)")
+            try reader.refresh()
+            #expect(try Self.contents(of: reader) == found, "crash at change \(crashPoint): the reader of B")
+            try reader.close()
+            #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 3, 4: 600]), "crash at change \(crashPoint)")
             // A copy cut short is a prefix of the file it copied, which is still there: it goes.
             let lost = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).entries()
             #expect(!lost.contains { $0.name.contains(FormatConstants.temporarySuffix) }, "crash at change \(crashPoint): \(lost)")
             #expect(!(try FileManager.default.contentsOfDirectory(atPath: b.path).contains { $0.hasSuffix(FormatConstants.temporarySuffix) }))
-            let found = try Self.contents(b)
-            #expect(found == Self.expected([1: 1, 2: 2, 3: 3]) || found == Self.expected([1: 1, 2: 2, 3: 3, 4: 500]),
-                    "crash at change \(crashPoint): \(found)")
-            #expect(try names.map { try Data(contentsOf: a.appendingPathComponent($0)) } == original,
-                    "crash at change \(crashPoint) changed the original store's files")
+            try FileManager.default.removeItem(at: a)
             try FileManager.default.removeItem(at: b)
             if !crashed { break }
             crashPoint += 1
         }
         #expect(crashPoint > 5, "the open and save made \(crashPoint - 1) changes")
         #expect(copiesCutShort > 0, "no crash left a copy behind")
-        #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 3]))
+    }
+
+    /// The original's writer saves while the linked store's writer opens, right after its
+    /// copy of the last segment is in place: the linked store never takes the original's
+    /// index entries for records its copy lacks.
+    @Test func theOriginalsSavesDuringTheCopyingOpenStayTheOriginals() throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        let writerA = try RouteStore(at: a, options: .init(compaction: .manual))
+        for n in 1...3 { _ = try writerA.save(Self.route(n)) }
+        try Self.link(a, to: b)
+        let fs = InterceptingFileSystem()
+        let savedDuringTheOpen = StateLock<[RouteID]>([])
+        fs.observe { operation in
+            guard case .rename(let from, _) = operation, from.hasSuffix(FormatConstants.segmentSuffix + FormatConstants.temporarySuffix) else { return }
+            for n in 100..<103 { if let id = try? writerA.save(Self.route(n)) { savedDuringTheOpen.withLock { $0.append(id) } } }
+        }
+        let writerB = try RouteStore(at: b, options: .init(compaction: .manual), fileSystem: fs)
+        #expect(savedDuringTheOpen.withLock { $0.count } == 3, "the hook did not run")
+        _ = try writerB.save(Self.route(300))
+        try writerB.close()
+        try writerA.close()
+        #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 3, 4: 100, 5: 101, 6: 102]))
+        #expect(try Self.contents(b) == Self.expected([1: 1, 2: 2, 3: 3, 4: 300]))
+        let report = try RouteStore(at: b, options: .init(mode: .readOnly)).verify()
+        #expect(report.isClean, "\(report)")
     }
 
     /// A read-only handle of the linked store, opened before its writer took its own
@@ -240,6 +282,11 @@ import Testing
         // Linked while A's writer holds it: LOCK (locked, with A's pid) and lost/LOG too.
         try Self.link(a, to: b, everything: true)
         #expect(try Self.linkCount(b.appendingPathComponent(FormatConstants.lockName)) == 2)
+        // Nobody has B open, whatever the LOCK it shares says.
+        #expect(RouteStore.writerProcess(at: b) == nil)
+        // A directory where B's writer would copy lost/LOG: kept in lost/, not in the way.
+        let planted = b.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName + ".tmp")
+        try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: false)
         // A torn tail of B's own, cut from B's copy when B's writer opens beside A's.
         let tail = try FileHandle(forWritingTo: b.appendingPathComponent(segmentName))
         try tail.seekToEnd()
@@ -255,6 +302,7 @@ import Testing
         try writerA.close()
 
         #expect(try Data(contentsOf: logA) == notesA, "B's note went into A's lost/LOG")
+        #expect(FileManager.default.fileExists(atPath: planted.deletingLastPathComponent().appendingPathComponent("LOG.tmp@0").path))
         let logB = b.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
         let notesB = String(decoding: try Data(contentsOf: logB), as: UTF8.self)
         #expect(notesB.hasPrefix(String(decoding: notesA, as: UTF8.self)) && notesB.contains("length 30"), "\(notesB)")
