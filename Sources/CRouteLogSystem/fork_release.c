@@ -16,21 +16,29 @@ enum { lock_slots = 4096 };
 // handler runs where a mutex another thread held at the fork would never be let go.
 static _Atomic int slots[lock_slots];
 static pthread_once_t handler_installed = PTHREAD_ONCE_INIT;
+// Opened once, ahead: a child of a process whose descriptors ran out could open none.
+static int null_fd = -1;
 
 // Runs in the child, before fork() returns there: only async-signal-safe calls.
 static void release_in_child(void) {
-    int null_fd = -1;
     for (int i = 0; i < lock_slots; i++) {
         int value = atomic_load(&slots[i]);
         if (value == 0) continue;
-        if (null_fd < 0 && (null_fd = open("/dev/null", O_RDONLY)) < 0) return;
-        if (dup2(null_fd, value - 1) >= 0) (void)fcntl(value - 1, F_SETFD, FD_CLOEXEC);
+        if (null_fd >= 0 && dup2(null_fd, value - 1) >= 0) {
+            (void)fcntl(value - 1, F_SETFD, FD_CLOEXEC);
+        } else {
+            // Without /dev/null: closing the child's copy drops its hold all the same
+            // (the number may then be reused by the child).
+            close(value - 1);
+        }
         atomic_store(&slots[i], 0);
     }
-    if (null_fd >= 0) close(null_fd);
 }
 
-static void install_handler(void) { pthread_atfork(NULL, NULL, release_in_child); }
+static void install_handler(void) {
+    null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pthread_atfork(NULL, NULL, release_in_child);
+}
 
 int routelog_release_in_forked_child(int fd) {
     pthread_once(&handler_installed, install_handler);

@@ -14,38 +14,27 @@ import Darwin
 /// which give a store its own file the same way.
 ///
 /// So before a writer writes them, when the last segment or the index has more than one
-/// link, this store's name of the index goes first (the other store keeps its file), and
-/// a shared last segment is replaced by a copy of its own: copied whole, synced, and
-/// renamed over its name, leaving the file the other names lead to exactly as it was.
-/// With no index, the open rebuilds it from the segments, never from entries the other
-/// store's writer may have added to the shared one for records the copy lacks, and
-/// writes it anew. A crash anywhere in between leaves no index, so the next open does
-/// the same. The new index changes the MANIFEST, which tells this store's readers to
-/// read the store again rather than follow appends to the file they hold. Sealed
-/// segments are never written, only read and, by compaction, replaced by new files, so
-/// they stay shared and cost no space.
+/// link, each is replaced by a copy of its own: copied whole, synced, and renamed over
+/// its name, leaving the file the other names lead to exactly as it was. The index is
+/// copied first: another store's writer appends a record to the segment before its
+/// entry to the index, so every entry of the copy names a record the segment's copy,
+/// made after, holds; and the copy still vouches for the records it names, so damage
+/// to one is reported as damage, not cut as a torn tail. The open then writes its index
+/// anew, which changes the MANIFEST and tells this store's readers to read the store
+/// again rather than follow appends to the file they hold (a reader also notices a
+/// last segment replaced under it: RouteStore+WriterCatchUp). Sealed segments are never
+/// written, only read and, by compaction, replaced by new files, so they stay shared
+/// and cost no space.
 struct LinkedFiles {
     let files: LogFiles
 
-    /// Gives `manifest`'s writer a last segment of its own, and no index, when either
-    /// was shared; true then (the writer rebuilds its index from the segments).
+    /// Gives `manifest`'s writer an index and a last segment of its own, in that order;
+    /// true when either was shared (the writer then writes its index anew).
     func makePrivate(_ manifest: Manifest) throws -> Bool {
-        let fileSystem = files.fileSystem
-        let segment = manifest.segments.last.map(FormatConstants.segmentName)
-        let index = files.path(FormatConstants.indexName(manifest.indexFile))
-        func shared(_ path: String) throws -> Bool {
-            try DurableFile.openIfRegular(path, fileSystem: fileSystem).map { try linkCount($0) > 1 } ?? false
-        }
-        let linked = try segment.map { try shared(files.path($0)) } ?? false || shared(index)
-        if linked {
-            do {
-                try fileSystem.checked("unlink", index) { try fileSystem.unlink(index) }
-            } catch let error as RouteLogError where error.errno == ENOENT {}
-            try files.syncDirectory()
-        }
+        let index = try makePrivate(FormatConstants.indexName(manifest.indexFile))
         // Also clears a copy an earlier open's crash left, shared or not.
-        if let segment { _ = try makePrivate(segment) }
-        return linked
+        let segment = try manifest.segments.last.map { try makePrivate(FormatConstants.segmentName($0)) } ?? false
+        return index || segment
     }
 
     private func linkCount(_ file: DurableFile) throws -> Int {

@@ -138,7 +138,10 @@ final class StoreLock: Sendable {
                 continue
             } catch let error as Errno where error.code == EWOULDBLOCK || error.code == EAGAIN {
                 let lockFile = try? DurableFile.open(path(in: directory), flags: O_RDONLY, fileSystem: fileSystem)
-                let writerHoldsLOCK = lockFile.map { (try? fileSystem.isLockHeld($0.ref)) == true } ?? false
+                // (A LOCK another name shares is another store's: it says nothing of this one.)
+                let writerHoldsLOCK = lockFile.map {
+                    (try? fileSystem.linkCount($0.ref)) == 1 && (try? fileSystem.isLockHeld($0.ref)) == true
+                } ?? false
                 // A reader asking who writes takes the directory lock for an instant: when
                 // no writer holds LOCK, try again a few times before calling it held.
                 if !writerHoldsLOCK && probes < 20 {

@@ -309,4 +309,31 @@ import Testing
         #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 400]))
         #expect(try Self.contents(b) == Self.expected([1: 1, 2: 2, 3: 300]))
     }
+
+    /// A damaged last record of a linked store: its index still vouches for it, so it is
+    /// reported as damage and its route stays listed, as in a store of its own; it is
+    /// not cut away as a torn tail.
+    @Test func aDamagedLastRecordOfALinkedStoreIsReportedNotCut() throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        let store = try RouteStore(at: a, options: .init(compaction: .manual))
+        for n in 1...3 { _ = try store.save(Self.route(n)) }
+        try store.close()
+        let segment = a.appendingPathComponent(try #require(try Self.segments(a).last))
+        var bytes = try Data(contentsOf: segment)
+        bytes[bytes.count - 40] ^= 0xFF
+        try bytes.write(to: segment)
+        try Self.link(a, to: b)
+
+        for url in [b, a] {
+            let writer = try RouteStore(at: url, options: .init(compaction: .manual))
+            #expect(try writer.summaries().map(\.id.rawValue) == [1, 2, 3], "\(url.lastPathComponent)")
+            _ = try writer.save(Self.route(700))
+            try writer.close()
+            let report = try RouteStore(at: url, options: .init(mode: .readOnly)).verify()
+            #expect(!report.isClean, "\(url.lastPathComponent): the damaged route 3 went unreported")
+        }
+        // B's open left A's file as it was.
+        #expect(try Data(contentsOf: segment).prefix(bytes.count) == bytes)
+    }
 }

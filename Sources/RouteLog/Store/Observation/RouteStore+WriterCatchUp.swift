@@ -22,7 +22,8 @@ extension RouteStore {
         let manifest = try opener.readOrCreateManifest()
         let (segments, indexFile) = state.withLock { ($0.segments, $0.indexFileNumber) }
         let changes: [StoreChange]
-        if manifest.indexFile == indexFile, manifest.segments.starts(with: segments.numbers), try !anyShrank(segments) {
+        if manifest.indexFile == indexFile, manifest.segments.starts(with: segments.numbers), try !anyShrank(segments),
+           !lastReplaced(segments) {
             changes = try readAppended(manifest, segments: segments, opener: opener)
         } else {
             changes = try readReplaced(opener, oldSegments: segments.numbers)
@@ -36,6 +37,16 @@ extension RouteStore {
     /// have listed), so the handle reads the store again instead of appending.
     private func anyShrank(_ segments: SegmentSet) throws -> Bool {
         try segments.segments.contains { try $0.file.size() < $0.end }
+    }
+
+    /// True when the last segment's name now leads to another file than the one the
+    /// handle reads: a writer gave its store a copy of its own of a file another store
+    /// shares (LinkedFiles), and the file the handle holds is the other store's now.
+    private func lastReplaced(_ segments: SegmentSet) -> Bool {
+        guard let last = segments.segments.last, let file = try? last.file else { return false }
+        var held = stat(), named = stat()
+        guard fstat(file.ref.fd, &held) == 0, lstat(last.path, &named) == 0 else { return false }
+        return held.st_dev != named.st_dev || held.st_ino != named.st_ino
     }
 
     /// The records appended since the handle last looked, applied in log order.
