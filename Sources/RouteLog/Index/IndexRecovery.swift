@@ -44,11 +44,15 @@ struct IndexRecovery {
 
     /// Recovers the state of `segments` (each `end` the file's size) with the index
     /// file `indexFile` (nil when missing or unreadable).
-    init(segments: SegmentSet, indexFile: DurableFile?, indexNumber: UInt32) throws {
+    /// - Parameter copiedFromAnotherStore: the index is this store's copy of one another
+    ///   store's writer shared (LinkedFiles): its entries hold for this store up to the
+    ///   first that names a segment this store does not list (that writer rolled after
+    ///   the stores were linked), and the rest is that writer's.
+    init(segments: SegmentSet, indexFile: DurableFile?, indexNumber: UInt32, copiedFromAnotherStore: Bool = false) throws {
         let header = Int64(FormatConstants.fileHeaderSize)
         var loaded: LoadedIndex?
         if let indexFile {
-            switch Self.loadIndex(indexFile, number: indexNumber, segments: segments) {
+            switch Self.loadIndex(indexFile, number: indexNumber, segments: segments, foreignTail: copiedFromAnotherStore) {
             case .loaded(let index): loaded = index
             case .damaged: indexFileDamaged = true
             case .aheadOfSegments: break
@@ -191,7 +195,7 @@ struct IndexRecovery {
     /// for smaller ones a thread costs more than it saves.
     static let scanAheadFileBytes: Int64 = 1 << 20
 
-    private static func loadIndex(_ file: DurableFile, number: UInt32, segments: SegmentSet) -> IndexLoad {
+    private static func loadIndex(_ file: DurableFile, number: UInt32, segments: SegmentSet, foreignTail: Bool = false) -> IndexLoad {
         guard let size = try? file.size(),
               let headerBytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
               let header = try? FileHeader.decode(headerBytes, path: file.path, expecting: .index),
@@ -210,11 +214,13 @@ struct IndexRecovery {
         } : nil
         defer { ahead?.stop() }
         var packedRun: PackedPutRun?
+        var current: ScannedRecord?
         func nextRecord() throws -> ScannedRecord? {
-            guard let ahead else { return try scanner.next() }
+            guard let ahead else { current = try scanner.next(); return current }
             let next = try ahead.next()
             packedRun = next?.note
-            return next?.record
+            current = next?.record
+            return current
         }
         do {
             defer { result.lastLocation = order.finish() }
@@ -246,7 +252,15 @@ struct IndexRecovery {
                 }
             }
         } catch is LocationOrder.Ahead {
-            return .aheadOfSegments
+            // A copy of another store's index ends, for this store, where that store's
+            // writer went on past what the two stores share. Each record is checked
+            // before it is applied, but a run only entry by entry: one cut there leaves
+            // the whole index unused, as for any index ahead of its segments.
+            guard foreignTail, let current, current.type != FormatConstants.RecordType.indexPutRun.rawValue else {
+                return .aheadOfSegments
+            }
+            result.end = current.offset
+            return .loaded(result)
         } catch {
             return .damaged
         }

@@ -19,7 +19,9 @@ import Darwin
 /// copied first: another store's writer appends a record to the segment before its
 /// entry to the index, so every entry of the copy names a record the segment's copy,
 /// made after, holds; and the copy still vouches for the records it names, so damage
-/// to one is reported as damage, not cut as a torn tail. The open then writes its index
+/// to one is reported as damage, not cut as a torn tail. (When that writer rolled to a
+/// segment this store does not list, its entries from there on are its own: recovery
+/// reads the copy up to the first of them, `IndexRecovery`'s `copiedFromAnotherStore`.) The open then writes its index
 /// anew, which changes the MANIFEST and tells this store's readers to read the store
 /// again rather than follow appends to the file they hold (a reader also notices a
 /// last segment replaced under it: RouteStore+WriterCatchUp). Sealed segments are never

@@ -122,7 +122,8 @@ struct StoreOpener {
         let linked = writable ? try LinkedFiles(files: files).makePrivate(manifest) : false
         var (segments, headerDamage) = try openSegments(manifest)
         let indexFile = try? files.open(.index, number: manifest.indexFile, writable: writable)
-        let recovery = try IndexRecovery(segments: segments, indexFile: indexFile, indexNumber: manifest.indexFile)
+        let recovery = try IndexRecovery(segments: segments, indexFile: indexFile, indexNumber: manifest.indexFile,
+                                         copiedFromAnotherStore: linked)
         for (number, end) in recovery.segmentEnds { segments.setEnd(end, of: number) }
         var state = StoreState(index: recovery.index, segments: segments, generation: manifest.generation,
                                indexFileNumber: manifest.indexFile, indexBytes: recovery.indexEnd, directory: directory)

@@ -336,4 +336,43 @@ import Testing
         // B's open left A's file as it was.
         #expect(try Data(contentsOf: segment).prefix(bytes.count) == bytes)
     }
+
+    /// The same when the original's writer, live, rolled to a new segment after the
+    /// stores were linked: the linked store's copy of the index ends, for it, where the
+    /// original's entries for that segment begin, and still vouches for what comes before.
+    @Test func aDamagedLastRecordIsReportedAfterTheOriginalRolledPastTheLink() throws {
+        let dir = TemporaryDirectory()
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        var options = RouteStore.Options(compaction: .manual)
+        options.segmentSizeLimit = 16_384
+        let writerA = try RouteStore(at: a, options: options)
+        defer { try? writerA.close() }
+        var inFirstSegment: [UInt64] = []
+        var n = 1
+        for _ in 0..<2 {
+            inFirstSegment.append(try writerA.save(Self.route(n)).rawValue)
+            n += 1
+        }
+        let first = try #require(try Self.segments(a).first)
+        try #require(try Self.segments(a).count == 1)
+        try Self.link(a, to: b)
+        // The original goes on, into the shared segment and then past it.
+        while try Self.segments(a).count == 1, n < 40 {
+            let id = try writerA.save(Self.route(n)).rawValue
+            if try Self.segments(a).count == 1 { inFirstSegment.append(id) }
+            n += 1
+        }
+        try #require(try Self.segments(a).count == 2, "the original never rolled")
+        // The last record of the shared first segment, damaged (in both stores' file).
+        let segment = b.appendingPathComponent(first)
+        var bytes = try Data(contentsOf: segment)
+        bytes[bytes.count - 40] ^= 0xFF
+        try bytes.write(to: segment)
+
+        let writerB = try RouteStore(at: b, options: .init(compaction: .manual))
+        #expect(try writerB.summaries().map(\.id.rawValue) == inFirstSegment)
+        try writerB.close()
+        let report = try RouteStore(at: b, options: .init(mode: .readOnly)).verify()
+        #expect(!report.isClean, "the damaged route \(inFirstSegment.last!) went unreported")
+    }
 }
