@@ -31,6 +31,41 @@ enum CLI {
         var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
     }
 
+    /// What the test-only `routelog-test-holder` printed, run with `arguments`, and how it ended.
+    struct HolderRun {
+        var output: String
+        var exitedCleanly: Bool
+        var ending: String
+    }
+
+    /// Runs `routelog-test-holder arguments` and waits for it. With `firstLineOnly`, reads
+    /// its output up to the first line instead of to the end (a child it forked and left
+    /// running may hold the pipe open).
+    static func runHolder(_ arguments: [String], firstLineOnly: Bool = false) throws -> HolderRun {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("routelog-test-holder")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var bytes = Data()
+        if firstLineOnly {
+            while !bytes.contains(UInt8(ascii: "\n")) {
+                let more = out.fileHandleForReading.availableData
+                if more.isEmpty { break }
+                bytes += more
+            }
+        } else {
+            bytes = out.fileHandleForReading.readDataToEndOfFile()
+        }
+        process.waitUntilExit()
+        let bySignal = process.terminationReason == .uncaughtSignal
+        return HolderRun(output: String(decoding: bytes, as: UTF8.self),
+                         exitedCleanly: !bySignal && process.terminationStatus == 0,
+                         ending: "\(bySignal ? "signal" : "exit") \(process.terminationStatus)")
+    }
+
     /// Runs `routelog arguments` with TZ=UTC (so local dates are stable) and waits.
     /// `input` is written to a file that becomes the command's standard input.
     static func run(_ arguments: [String], timeZone: String = "UTC", in directory: URL? = nil, input: Data? = nil) throws -> Result {

@@ -10,17 +10,9 @@ import Testing
 @Suite struct DescriptorExhaustionTests {
     @Test func aSaveAndADeleteWithNoDescriptorLeftAnswerInsteadOfCrashing() throws {
         let dir = ScratchDirectory()
-        let process = Process()
-        process.executableURL = CLI.productsDirectory.appendingPathComponent("routelog-test-holder")
-        process.arguments = ["--no-descriptors-left", dir.url.appendingPathComponent("s.routelog").path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0,
-                "the child ended by \(process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(process.terminationStatus): \(output)")
+        let run = try CLI.runHolder(["--no-descriptors-left", dir.url.appendingPathComponent("s.routelog").path])
+        let output = run.output
+        #expect(run.exitedCleanly, "the child ended by \(run.ending): \(output)")
         // A save needs no new descriptor (the segment is open): it is acknowledged.
         #expect(output.hasPrefix("saved\n"), "\(output)")
     }

@@ -10,16 +10,9 @@ import Testing
 @Suite struct ForkedHandleTests {
     @Test func aForkedChildCannotWriteThroughItsParentsHandleNorLetItsLockGo() throws {
         let dir = ScratchDirectory()
-        let process = Process()
-        process.executableURL = CLI.productsDirectory.appendingPathComponent("routelog-test-holder")
-        process.arguments = ["--fork", dir.url.appendingPathComponent("s.routelog").path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(output)")
+        let run = try CLI.runHolder(["--fork", dir.url.appendingPathComponent("s.routelog").path])
+        let output = run.output
+        #expect(run.exitedCleanly, "the holder ended by \(run.ending): \(output)")
         let lines = output.split(separator: "\n").map(String.init)
         let parent = try #require(lines.first.flatMap { $0.hasPrefix("parent pid: ") ? Int32($0.dropFirst(12)) : nil }, "\(output)")
         let refused = "refused (locked, pid \(parent))"
@@ -45,22 +38,8 @@ import Testing
     @Test func aChildOutlivingItsParentDoesNotKeepTheStoreLocked() throws {
         let dir = ScratchDirectory()
         let store = dir.url.appendingPathComponent("s.routelog")
-        let process = Process()
-        process.executableURL = CLI.productsDirectory.appendingPathComponent("routelog-test-holder")
-        process.arguments = ["--fork-and-exit", store.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         // One line, not to the end: the sleeping child may hold the pipe open.
-        var bytes = Data()
-        while !bytes.contains(UInt8(ascii: "\n")) {
-            let more = out.fileHandleForReading.availableData
-            if more.isEmpty { break }
-            bytes += more
-        }
-        let output = String(decoding: bytes, as: UTF8.self)
-        process.waitUntilExit()
+        let output = try CLI.runHolder(["--fork-and-exit", store.path], firstLineOnly: true).output
         let child = try #require(output.hasPrefix("child pid: ") ? Int32(output.dropFirst(11).trimmingCharacters(in: .whitespacesAndNewlines)) : nil,
                                  "\(output)")
         defer { kill(child, SIGKILL) }

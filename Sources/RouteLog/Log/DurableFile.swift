@@ -41,6 +41,12 @@ final class DurableFile: @unchecked Sendable {
         return file
     }
 
+    /// The regular file at `path` opened for reading, or nil when there is none (or a
+    /// link, or another kind of file).
+    static func openIfRegular(_ path: String, fileSystem: any FileSystem) -> DurableFile? {
+        try? open(path, flags: O_RDONLY, fileSystem: fileSystem)
+    }
+
     /// Creates a new regular file, failing when anything (a file, a link) has the name.
     static func create(_ path: String, fileSystem: any FileSystem) throws -> DurableFile {
         try open(path, flags: O_RDWR | O_CREAT | O_EXCL, fileSystem: fileSystem)

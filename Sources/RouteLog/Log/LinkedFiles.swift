@@ -1,13 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Store files that another name also leads to (hard links: a store copied with
 /// `cp -al`, a backup made with `rsync --link-dest`, a directory of links made by hand).
-/// A writer changes two of its files in place: it appends to and cuts the last segment,
-/// and appends to and cuts the index. Were one of them shared, one store's writes would
+/// A writer changes two of its store files in place: it appends to and cuts the last
+/// segment, and appends to and cuts the index. Were one of them shared, one store's writes would
 /// land in the other's: its records replayed there as the other store's routes, its
 /// torn-tail cut taking the other's records with it (docs/recovery-and-compaction.md,
 /// "One writer"). `LOCK` and `lost/LOG` have their own owners (StoreLock, LostAndFound),
@@ -21,10 +15,11 @@ import Darwin
 /// made after, holds; and the copy still vouches for the records it names, so damage
 /// to one is reported as damage, not cut as a torn tail. (When that writer rolled to a
 /// segment this store does not list, its entries from there on are its own: recovery
-/// reads the copy up to the first of them, `IndexRecovery`'s `copiedFromAnotherStore`.) The open then writes its index
-/// anew, which changes the MANIFEST and tells this store's readers to read the store
-/// again rather than follow appends to the file they hold (a reader also notices a
-/// last segment replaced under it: RouteStore+WriterCatchUp). Sealed segments are never
+/// reads the copy up to the first of them, `IndexRecovery`'s `copiedFromAnotherStore`.)
+/// The open then writes its index anew, which changes the MANIFEST and tells this
+/// store's readers to read the store again rather than follow appends to the file they
+/// hold (a reader also notices a last segment replaced under it:
+/// RouteStore+WriterCatchUp). Sealed segments are never
 /// written, only read and, by compaction, replaced by new files, so they stay shared
 /// and cost no space.
 struct LinkedFiles {
@@ -95,13 +90,5 @@ struct LinkedFiles {
             done += Int64(count)
         }
         return true
-    }
-}
-
-extension DurableFile {
-    /// The regular file at `path` opened for reading, or nil when there is none (or a
-    /// link, or another kind of file).
-    static func openIfRegular(_ path: String, fileSystem: any FileSystem) -> DurableFile? {
-        try? DurableFile.open(path, flags: O_RDONLY, fileSystem: fileSystem)
     }
 }

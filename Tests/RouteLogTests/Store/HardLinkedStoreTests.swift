@@ -63,6 +63,21 @@ import Testing
         }
     }
 
+    /// A store at `url` holding routes `routes` (ids from 1), closed.
+    static func make(_ url: URL, routes: ClosedRange<Int>) throws {
+        let store = try RouteStore(at: url, options: .init(compaction: .manual))
+        for n in routes { _ = try store.save(route(n)) }
+        try store.close()
+    }
+
+    /// Appends `count` bytes of `byte` to the file at `url`: a record cut short.
+    static func appendTail(_ byte: UInt8, count: Int, to url: URL) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: byte, count: count))
+        try handle.close()
+    }
+
     static func linkCount(_ url: URL) throws -> Int {
         try (FileManager.default.attributesOfItem(atPath: url.path)[.referenceCount] as? NSNumber)?.intValue ?? 0
     }
@@ -117,9 +132,7 @@ import Testing
     @Test func aTornTailOfASharedSegmentIsCutOnlyInTheWritersOwnCopy() throws {
         let dir = TemporaryDirectory()
         let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        let store = try RouteStore(at: a, options: .init(compaction: .manual))
-        for n in 1...2 { _ = try store.save(Self.route(n)) }
-        try store.close()
+        try Self.make(a, routes: 1...2)
         // A record cut short: the first 40 bytes of the last one, appended again.
         let segment = a.appendingPathComponent(try #require(try Self.segments(a).last))
         var bytes = try Data(contentsOf: segment)
@@ -156,9 +169,7 @@ import Testing
     @Test func aCrashWhileCopyingLosesNothingInEitherStore() throws {
         let dir = TemporaryDirectory()
         let template = dir.store("template.routelog")
-        let store = try RouteStore(at: template, options: .init(compaction: .manual))
-        for n in 1...3 { _ = try store.save(Self.route(n)) }
-        try store.close()
+        try Self.make(template, routes: 1...3)
         let names = try FileManager.default.contentsOfDirectory(atPath: template.path).filter { $0 != FormatConstants.lockName }
         let original = try names.map { try Data(contentsOf: template.appendingPathComponent($0)) }
 
@@ -238,9 +249,7 @@ import Testing
     @Test func aReaderOpenedBeforeTheCopyFollowsItsOwnStore() throws {
         let dir = TemporaryDirectory()
         let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        let first = try RouteStore(at: a, options: .init(compaction: .manual))
-        for n in 1...3 { _ = try first.save(Self.route(n)) }
-        try first.close()
+        try Self.make(a, routes: 1...3)
         try Self.link(a, to: b)
 
         let readerB = try RouteStore(at: b, options: .init(mode: .readOnly))
@@ -265,15 +274,10 @@ import Testing
     @Test func aCopyMadeWithEveryLinkGetsItsOwnLockAndLostLog() throws {
         let dir = TemporaryDirectory()
         let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        let store = try RouteStore(at: a, options: .init(compaction: .manual))
-        for n in 1...2 { _ = try store.save(Self.route(n)) }
-        try store.close()
+        try Self.make(a, routes: 1...2)
         // A torn tail, which A's next open keeps in lost/ with a line in lost/LOG.
         let segmentName = try #require(try Self.segments(a).last)
-        let handle = try FileHandle(forWritingTo: a.appendingPathComponent(segmentName))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 50))
-        try handle.close()
+        try Self.appendTail(0xA5, count: 50, to: a.appendingPathComponent(segmentName))
         let writerA = try RouteStore(at: a, options: .init(compaction: .manual))
         let logA = a.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
         let notesA = try Data(contentsOf: logA)
@@ -288,10 +292,7 @@ import Testing
         let planted = b.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName + ".tmp")
         try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: false)
         // A torn tail of B's own, cut from B's copy when B's writer opens beside A's.
-        let tail = try FileHandle(forWritingTo: b.appendingPathComponent(segmentName))
-        try tail.seekToEnd()
-        try tail.write(contentsOf: Data(repeating: 0x5A, count: 30))
-        try tail.close()
+        try Self.appendTail(0x5A, count: 30, to: b.appendingPathComponent(segmentName))
         let writerB = try RouteStore(at: b, options: .init(compaction: .manual))
         _ = try writerB.save(Self.route(300))
         _ = try writerA.save(Self.route(400))
@@ -316,9 +317,7 @@ import Testing
     @Test func aDamagedLastRecordOfALinkedStoreIsReportedNotCut() throws {
         let dir = TemporaryDirectory()
         let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        let store = try RouteStore(at: a, options: .init(compaction: .manual))
-        for n in 1...3 { _ = try store.save(Self.route(n)) }
-        try store.close()
+        try Self.make(a, routes: 1...3)
         let segment = a.appendingPathComponent(try #require(try Self.segments(a).last))
         var bytes = try Data(contentsOf: segment)
         bytes[bytes.count - 40] ^= 0xFF
