@@ -96,19 +96,6 @@ extension ColumnDecoderV2 {
         return positions
     }
 
-    /// When the runs of a stream could stand for more residuals than it has bits, a
-    /// counting pass (one step a token, at most a token a bit) shows that they make
-    /// exactly k before k values are allocated.
-    static func countRuns(_ stream: StreamCursor, _ k: Int, _ decoder: StreamDecoder, _ cursor: BlockCursor) throws {
-        guard k > stream.bitsLeft else { return }
-        var counting = stream, produced = 0
-        while produced < k {
-            let (_, run) = try decoder.valueOrRun(&counting)
-            produced += max(1, run)
-        }
-        guard produced == k else { throw cursor.fail("a run passes the column's last value") }
-    }
-
     /// One stream with zero runs: `loop` (C) reads what it can take whole; where it
     /// stops (a value too large for a table entry, or a damaged stream), this loop,
     /// which checks every token, reads one token, and `loop` goes on after it.

@@ -47,10 +47,12 @@ struct ColumnDecoderV2 {
             let streams = try readStreams(&cursor, end: end, count: 1 << streamLog)
             let decoder = StreamDecoder(table)
             do {
-                // Memory for the values only once the streams are known to hold them.
-                if runs {
-                    try Self.countRuns(streams[0], k, decoder, cursor)
-                } else {
+                // Memory for the values only once the streams could hold them: a bit a
+                // value without runs. With runs a few bytes hold a million values in a
+                // valid column too, so k (below n, at most 1,000,000) is allocated, and
+                // the decode must end at exactly k; a counting pass first cost a second
+                // read of every run column.
+                if !runs {
                     for (s, stream) in streams.enumerated() where (k - s + streams.count - 1) / streams.count > stream.bitsLeft {
                         throw cursor.fail("stream \(s) holds \(stream.bitsLeft / 8) bytes, fewer than a bit for each of its values")
                     }
