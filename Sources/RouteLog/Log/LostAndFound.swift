@@ -56,8 +56,16 @@ struct LostAndFound: Sendable {
     }
 
     /// Copies `length` bytes of `file` from `offset` into `lost/`, durably, with a line in
-    /// the log; the caller may then cut them from the file.
+    /// the log; the caller may then cut them from the file. A range `lost/` holds already,
+    /// byte for byte (kept by an open or a compaction that failed or was killed before
+    /// it cut or switched), is not copied again, only noted if its line is missing: an
+    /// app that retries a failing open at every launch must not fill the disk with
+    /// copies of the same tail.
     func keepCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64, reason: String) throws {
+        if holdsCopy(of: file, name: name, from: offset, length: length) {
+            try ensureNoted(name: name, from: offset, length: length, reason: reason)
+            return
+        }
         try prepare()
         let copyName = try freeName("\(name)@\(offset)")
         let copy = try DurableFile.create(directory + "/" + copyName, fileSystem: files.fileSystem)

@@ -149,7 +149,10 @@ final class StoreLock: Sendable {
                     usleep(2_000)
                     continue
                 }
-                throw locked(directory, pid: lockFile.flatMap(readPID))
+                // The pid in LOCK only when a writer holds LOCK: else it is a dead
+                // writer's, or whatever was written there, and naming it could send the
+                // user to stop an unrelated process that took the number since.
+                throw locked(directory, pid: writerHoldsLOCK ? lockFile.flatMap(readPID) : nil)
             } catch let error as Errno {
                 throw RouteLogError.io("lock", path: directory, errno: error.code)
             }

@@ -106,7 +106,7 @@ struct Compactor {
     /// "What is never destroyed"): they may have held a change that nothing else holds.
     /// Last before the switch, so a compaction that fails earlier copies nothing; a
     /// range `lost/` already holds byte for byte (from a compaction that failed at its
-    /// switch, or was killed) is not copied again.
+    /// switch, or was killed) is not copied again (``LostAndFound/keepCopy(of:name:from:length:reason:)``).
     private func keepDamage(_ damage: [UInt32: [DamagedRange]], of rewritten: Set<UInt32>, segments: SegmentSet) throws {
         let lost = LostAndFound(files: store.files)
         for (number, ranges) in damage.sorted(by: { $0.key < $1.key }) where rewritten.contains(number) {
@@ -115,11 +115,7 @@ struct Compactor {
             let reason = "bytes that are no valid record, which the index names no record in, kept when a compaction rewrote their segment"
             for range in ranges {
                 try checkCancelled()
-                if lost.holdsCopy(of: file, name: name, from: range.offset, length: range.length) {
-                    try lost.ensureNoted(name: name, from: range.offset, length: range.length, reason: reason)
-                } else {
-                    try lost.keepCopy(of: file, name: name, from: range.offset, length: range.length, reason: reason)
-                }
+                try lost.keepCopy(of: file, name: name, from: range.offset, length: range.length, reason: reason)
             }
         }
     }

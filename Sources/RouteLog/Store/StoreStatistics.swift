@@ -100,7 +100,9 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
     /// How many times smaller the live routes are than 24 bytes a point (latitude,
     /// longitude and time as 8-byte values, the least a plain array would take).
     public var compressionRatio: Double
-    /// The pid of the process holding the store for writing, if any.
+    /// The pid of the process holding the store for writing, if any; -1 when one holds
+    /// it but its pid cannot be known (its `LOCK` file was deleted or replaced, or it
+    /// has not written its pid yet).
     public var writerPID: Int32?
     /// Recordings in progress, oldest first: what `routelog inspect` lists as being
     /// recorded (or left unfinished by a crash).

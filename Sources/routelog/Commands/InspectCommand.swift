@@ -26,7 +26,10 @@ enum InspectCommand: Command {
             console.print(json(stats, files: files).rendered())
             return .success
         }
-        let writer = stats.writerPID.map { "process \($0) holds the store for writing" } ?? "none (no process holds the store for writing)"
+        let writer = stats.writerPID.map {
+            $0 < 0 ? "a process whose pid is unknown (its LOCK file was deleted or replaced) holds the store for writing"
+                : "process \($0) holds the store for writing"
+        } ?? "none (no process holds the store for writing)"
         let rows: [(String, String)] = [
             ("store", TerminalText.quoted(store.url.path)),
             ("format version", "\(stats.formatVersion)"),

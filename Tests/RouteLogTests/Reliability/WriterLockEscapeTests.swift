@@ -11,12 +11,15 @@ import Testing
 /// first writer still used. The writer's flock on the store directory stands whatever
 /// happens to the file.
 @Suite struct WriterLockEscapeTests {
-    enum Escape: String, CaseIterable, Sendable { case deleted, replaced }
+    /// LOCK deleted, replaced by an empty file, or replaced by one naming another
+    /// process (pid 1, which holds nothing).
+    enum Escape: String, CaseIterable, Sendable { case deleted, replaced, forged }
 
     static func escape(_ escape: Escape, in url: URL) throws {
         let lock = url.appendingPathComponent("LOCK")
         try FileManager.default.removeItem(at: lock)
         if escape == .replaced { try Data().write(to: lock) }
+        if escape == .forged { try Data("1\n".utf8).write(to: lock) }
     }
 
     @Test(arguments: Escape.allCases)
@@ -32,8 +35,11 @@ import Testing
             Issue.record("LOCK \(how): a second writer opened the store")
         } catch let error as RouteLogError {
             #expect(error.code == .locked, "\(error)")
+            // No writer holds the LOCK file there now, so what it says names no one: the
+            // refusal says the writer is unknown rather than send the user after pid 1.
+            #expect(error.pid == nil && error.message.contains("process unknown"), "\(error)")
         }
-        #expect(RouteStore.writerProcess(at: url) != nil, "the writer is still found")
+        #expect(RouteStore.writerProcess(at: url) == -1, "the writer is still found, its pid unknown")
         let later = try writer.save(Fixtures.sampleWalk(seed: 2, points: 50))
         _ = try writer.compact()
         try writer.close()

@@ -99,6 +99,36 @@ import Testing
         }
     }
 
+    /// An open that copies a torn tail into lost/ and then fails (here lost/LOG is a
+    /// directory, so the line cannot be written), retried as an app retries at every
+    /// launch, keeps one copy, not one a try; once the open can finish, it notes that
+    /// copy and cuts the tail.
+    @Test func aRetriedOpenKeepsOneCopyOfATornTail() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let (routes, _, segmentURL) = try Self.makeStore(at: url, count: 4)
+        let size = try FileManager.default.attributesOfItem(atPath: segmentURL.path)[.size] as! Int64
+        let handle = try FileHandle(forWritingTo: segmentURL)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0xA7, count: 300_000))
+        try handle.close()
+        let lostDirectory = url.appendingPathComponent("lost")
+        try FileManager.default.createDirectory(at: lostDirectory.appendingPathComponent("LOG"), withIntermediateDirectories: true)
+        for attempt in 0..<4 {
+            #expect(throws: RouteLogError.self, "attempt \(attempt)") { try RouteStore(at: url) }
+        }
+        let copies = try FileManager.default.contentsOfDirectory(atPath: lostDirectory.path).filter { $0 != "LOG" }
+        #expect(copies == ["seg-00000001.rlseg@\(size)"], "\(copies)")
+        try FileManager.default.removeItem(at: lostDirectory.appendingPathComponent("LOG"))
+        let store = try RouteStore(at: url)
+        #expect(try store.count == routes.count)
+        try store.close()
+        let report = try RouteStore(readOnlyAt: url).verify()
+        #expect(report.lostFiles.map(\.name) == ["seg-00000001.rlseg@\(size)"])
+        #expect(report.lostFiles.first?.note?.contains("offset \(size) length 300000") == true, "\(report.lostFiles)")
+        #expect(try FileManager.default.attributesOfItem(atPath: segmentURL.path)[.size] as! Int64 == size)
+    }
+
     @Test func aFlippedBitIsReportedAndTheOtherRoutesStillLoad() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
