@@ -1,3 +1,4 @@
+import CRouteLogSystem
 import Foundation
 
 /// What `routelog-bench --codec` needs from inside the library to time a save and a
@@ -45,6 +46,14 @@ import Foundation
         let t1 = clock()
         withExtendedLifetime(encoded) {}
         return t1 - t0
+    }
+
+    /// `out[i] = Double(values[i]) / scale`, as a load divides a stored column
+    /// (`routelog_divide_integers`, several quotients an instruction where it can).
+    public static func divideStored(_ values: UnsafeBufferPointer<Int64>, by scale: Double, into out: UnsafeMutableBufferPointer<Double>) {
+        precondition(out.count >= values.count)
+        guard let base = values.baseAddress, let target = out.baseAddress else { return }
+        routelog_divide_integers(base, values.count, scale, target)
     }
 
     /// Decodes `block` in two timed stages, columns then points; returns the points

@@ -64,6 +64,9 @@ enum CodecBenchmark {
         goals.append(("decode at least 60 million points a second (v2 block to [TrackPoint])",
                       "\(Format.decimal(load.decodeRate(2) / 1e6, 1)) million", load.decodeRate(2) >= 60e6))
 
+        let floor = PointTypeFloor.measure(walks, rounds: options.quick ? 100 : 400)
+        print(""); floor.report(loadGoal: 60e-6).forEach { print($0) }
+
         let durable = try DurableSaveCost.measure(walks, rounds: options.quick ? 60 : 200, version: 2, directory: directory)
         print(""); durable.report().forEach { print($0) }
         goals.append(("durable save p50 at most \(DurableSaveCost.goal)x a bare pwrite + fdatasync of the same bytes",
