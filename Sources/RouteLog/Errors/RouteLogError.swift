@@ -92,7 +92,7 @@ extension RouteLogError {
         switch code {
         case ENOSPC: advice = "free some disk space and try again"
         case EACCES, EPERM:
-            advice = "check the permissions of this file and of the store directory: this process's user must be able to read and write both"
+            advice = "check the permissions of this file and of the store directory: this process's user must be able to read them, and to write them to change the store"
         case EISDIR, ENOTDIR: advice = "something other than a file is at this path; move it aside and try again"
         case EROFS: advice = "the file system is read-only"
         default: advice = "the change was not made; try again"

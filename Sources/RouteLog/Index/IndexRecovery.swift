@@ -90,6 +90,13 @@ struct IndexRecovery {
         let positions = Dictionary(uniqueKeysWithValues: segments.segments.enumerated().map { ($1.number, $0) })
         var scans: [SegmentScan] = []
         for (position, segment) in segments.segments.enumerated() {
+            if segment.isUnreadable {
+                // A sealed segment a reader may not open: only when the index holds
+                // every record of it is nothing missing from what the reader lists.
+                guard covered[position] == segment.end else { _ = try segment.file; return nil }
+                scans.append(SegmentScan(validEnd: segment.end))
+                continue
+            }
             var scan = try scan(segment, from: min(covered[position], segment.end))
             scan.validEnd = max(scan.validEnd, min(covered[position], segment.end))
             if let lastHeld, position < lastHeld, !scan.events.isEmpty {
@@ -109,7 +116,8 @@ struct IndexRecovery {
     private static func vouchedDamage(_ indexed: LoadedIndex, segments: SegmentSet) -> [DamagedRange] {
         var damage: [DamagedRange] = []
         for (number, last) in indexed.lastLocation.sorted(by: { $0.key < $1.key }) where !segments.holdsRecord(at: last) {
-            guard let segment = segments.segment(number) else { continue }
+            // (A segment the reader may not open is not damaged: reading says why.)
+            guard let segment = segments.segment(number), !segment.isUnreadable else { continue }
             damage.append(DamagedRange(path: segment.path, offset: last.offset, length: Int64(last.length)))
         }
         return damage

@@ -57,6 +57,9 @@ protocol FileSystem: Sendable {
     func linkCount(_ file: FileRef) throws -> Int
     /// lstat's answer: is `path` itself a symbolic link (nil when nothing is there)?
     func isSymbolicLink(_ path: String) -> Bool?
+    /// lstat's size of what is at `path`, which needs no permission to read it (nil when
+    /// nothing is there, or the file system cannot tell).
+    func sizeOfName(_ path: String) -> Int64?
     /// An exclusive lock on the directory itself (flock), which deleting or replacing a
     /// file in it cannot escape; EWOULDBLOCK when another open description holds it.
     func lockDirectory(_ directory: FileRef) throws
@@ -67,6 +70,9 @@ protocol FileSystem: Sendable {
 extension FileSystem {
     /// A file system that has no barrier of its own syncs the data.
     func syncBarrier(_ file: FileRef) throws { try syncData(file) }
+
+    /// A file system that cannot tell a size by name says so.
+    func sizeOfName(_ path: String) -> Int64? { nil }
 }
 
 /// The real file system.
@@ -187,6 +193,12 @@ struct PosixFileSystem: FileSystem {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return Self.type(info.st_mode) == .symbolicLink
+    }
+
+    func sizeOfName(_ path: String) -> Int64? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
     }
 
     func lockDirectory(_ directory: FileRef) throws {

@@ -11,6 +11,9 @@ final class SegmentFile: Sendable {
     let fileSystem: any FileSystem
     private let pinned: DurableFile?
     private let cache: SegmentFileCache?
+    /// Why a reader could not open this sealed segment (its permissions): every use
+    /// throws it, and the rest of the store is read as usual.
+    let unreadable: RouteLogError?
 
     /// A handle on `file`, which is just open; with a cache, the cache takes it.
     init(_ file: DurableFile, number: UInt32, cache: SegmentFileCache?, writable: Bool, headerDamaged: Bool = false) {
@@ -20,6 +23,7 @@ final class SegmentFile: Sendable {
         self.headerDamaged = headerDamaged
         fileSystem = file.fileSystem
         self.cache = cache
+        unreadable = nil
         if let cache {
             pinned = nil
             cache.insert(file)
@@ -31,7 +35,20 @@ final class SegmentFile: Sendable {
     /// The open file, to use for one operation or one scan and then let go.
     ///
     /// - Throws: what ``SegmentFileCache/file(for:)`` throws when it must be opened again.
+    /// A sealed segment a reader could not open: ``open()`` throws `error`.
+    init(unreadable error: RouteLogError, path: String, number: UInt32, fileSystem: any FileSystem) {
+        self.path = path
+        self.number = number
+        writable = false
+        headerDamaged = false
+        self.fileSystem = fileSystem
+        pinned = nil
+        cache = nil
+        unreadable = error
+    }
+
     func open() throws -> DurableFile {
+        if let unreadable { throw unreadable }
         if let pinned { return pinned }
         return try cache!.file(for: self)
     }

@@ -18,6 +18,18 @@ struct LogSegment: Sendable {
         self.version = version
     }
 
+    /// A sealed segment a reader could not open (``SegmentFile/init(unreadable:path:number:fileSystem:)``),
+    /// `end` bytes long by its directory entry.
+    init(unreadable error: RouteLogError, number: UInt32, path: String, end: Int64, fileSystem: any FileSystem) {
+        self.number = number
+        handle = SegmentFile(unreadable: error, path: path, number: number, fileSystem: fileSystem)
+        self.end = end
+    }
+
+    /// True for a sealed segment a reader could not open: its routes are listed from
+    /// the index, and reading one of them throws why.
+    var isUnreadable: Bool { handle.unreadable != nil }
+
     /// The open file, for one operation or one scan.
     ///
     /// - Throws: `.io` or `.corrupted` when it had to be opened again and could not be.

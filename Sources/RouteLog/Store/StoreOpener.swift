@@ -73,13 +73,22 @@ struct StoreOpener {
     func openSegments(_ manifest: Manifest) throws -> (SegmentSet, damage: [DamagedRange]) {
         var set = SegmentSet()
         var damage: [DamagedRange] = []
-        for number in manifest.segments {
+        for (position, number) in manifest.segments.enumerated() {
             let path = files.path(FormatConstants.segmentName(number))
             let file: DurableFile
             do {
                 file = try files.open(.segment, number: number, writable: writable)
             } catch let error as RouteLogError where error.errno == ENOENT {
                 throw RouteLogError.corrupted("segment \(number) is listed in the manifest but missing; restore it from a backup", path: path)
+            } catch let error as RouteLogError where !writable && (error.errno == EACCES || error.errno == EPERM)
+                && position < manifest.segments.count - 1 {
+                // A sealed segment a reader may not open costs only its own routes, as
+                // damage does: the index lists them, and reading one says why it cannot
+                // be read (IndexRecovery refuses the open if the index does not cover
+                // the whole file). Its size needs no permission to read it.
+                guard let size = fileSystem.sizeOfName(path) else { throw error }
+                set.append(LogSegment(unreadable: error, number: number, path: path, end: size, fileSystem: fileSystem))
+                continue
             }
             let headerBytes = try file.read(at: 0, count: FormatConstants.fileHeaderSize)
             var version = FormatConstants.version

@@ -213,6 +213,7 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
     func fileType(_ file: FileRef) throws -> FileType { try base.fileType(file) }
     func linkCount(_ file: FileRef) throws -> Int { try base.linkCount(file) }
     func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
+    func sizeOfName(_ path: String) -> Int64? { base.sizeOfName(path) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
     func unlockDirectory(_ directory: FileRef) { base.unlockDirectory(directory) }
 

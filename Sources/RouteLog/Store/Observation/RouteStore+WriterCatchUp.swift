@@ -36,7 +36,10 @@ extension RouteStore {
     /// writer cut off records whose sync failed (refused changes, which the handle may
     /// have listed), so the handle reads the store again instead of appending.
     private func anyShrank(_ segments: SegmentSet) throws -> Bool {
-        try segments.segments.contains { try $0.file.size() < $0.end }
+        try segments.segments.contains { segment in
+            guard !segment.isUnreadable else { return false }  // sealed: it changes no more
+            return try segment.file.size() < segment.end
+        }
     }
 
     /// True when the last segment's name now leads to another file than the one the
@@ -58,6 +61,8 @@ extension RouteStore {
         for number in manifest.segments {
             let isNew = !segments.contains(number)
             guard var segment = segments.segment(number) ?? fresh.segment(number) else { continue }
+            // A sealed segment the handle may not open changes no more.
+            if segment.isUnreadable && !isNew { continue }
             let from = isNew ? Int64(FormatConstants.fileHeaderSize) : segment.end
             segment.end = try segment.file.size()
             // A record being written shows as a torn tail: the scan stops before it, and

@@ -1,0 +1,145 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import RouteLog
+
+/// A sealed segment a reader may not open (its permissions changed, say, by a `sudo`
+/// copy) costs only its own routes, as damage does: the reader opens, lists every
+/// route from the index, loads the others, and says for each of that segment's routes
+/// why it cannot be read; `verify` names the file. A writer is still refused, and a
+/// reader is refused when the index does not hold every record of that segment (it
+/// could not know what it would miss). Tests run as root, where permissions do not
+/// stop a read, so the refusal is the file system's (a double that answers EACCES).
+@Suite struct UnreadableSegmentTests {
+    /// The real file system, but opening `name` is refused as a permission error would be.
+    struct Denied: ForwardingFileSystem {
+        let base: any FileSystem = PosixFileSystem.shared
+        let name: String
+
+        func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
+            if URL(fileURLWithPath: path).lastPathComponent == name { throw Errno(code: EACCES) }
+            return try base.open(path, flags: flags, mode: mode)
+        }
+    }
+
+    /// A store of three segments or more, each route in one; returns each route's segment.
+    static func makeStore(at url: URL) throws -> [(id: RouteID, route: Route, segment: UInt32)] {
+        let store = try RouteStore(at: url, options: .init(segmentSizeLimit: 4 << 10, compaction: .manual))
+        var saved: [(RouteID, Route, UInt32)] = []
+        for seed in 0..<12 {
+            let route = Fixtures.sampleWalk(seed: UInt64(seed), points: 300)
+            let id = try store.save(route)
+            let segment = store.state.withLock { $0.index.routes[id]!.location.segment }
+            saved.append((id, route, segment))
+        }
+        try store.close()
+        return saved
+    }
+
+    static func readOnly(_ url: URL, denying name: String) throws -> RouteStore {
+        try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: Denied(name: name))
+    }
+
+    @Test func aReaderListsEveryRouteAndLoadsAllButTheUnreadableSegments() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let segments = Set(saved.map(\.segment)).sorted()
+        #expect(segments.count >= 3, "\(segments)")
+        let denied = segments[1], name = FormatConstants.segmentName(denied)
+        let reader = try Self.readOnly(url, denying: name)
+        #expect(try reader.summaries().map(\.id).sorted() == saved.map(\.id).sorted(), "every route is listed")
+        for (id, route, segment) in saved {
+            if segment == denied {
+                do {
+                    _ = try reader.route(id)
+                    Issue.record("route \(id) in the unreadable segment loaded")
+                } catch let error as RouteLogError {
+                    #expect(error.code == .io && error.errno == EACCES, "\(error)")
+                    #expect(error.path == url.appendingPathComponent(name).path, "\(error)")
+                }
+            } else {
+                #expect(try reader.route(id).withoutUUID == RouteCodec.quantize(route))
+            }
+        }
+        let report = try reader.verify()
+        #expect(report.problems.contains { $0.path == url.appendingPathComponent(name).path && $0.message.contains("could not be opened") },
+                "\(report.problems)")
+        #expect(report.problems.allSatisfy { $0.path == url.appendingPathComponent(name).path }, "\(report.problems)")
+        #expect(try reader.statistics().segments.count == segments.count)
+        try reader.close()
+    }
+
+    /// A reader that follows a writer reads what the writer appends, past the segment
+    /// it may not open, and through a compaction of the others.
+    @Test func aReaderFollowsAWriterPastTheUnreadableSegment() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let denied = Set(saved.map(\.segment)).sorted()[1]
+        let reader = try Self.readOnly(url, denying: FormatConstants.segmentName(denied))
+        let writer = try RouteStore(at: url, options: .init(segmentSizeLimit: 4 << 10, compaction: .manual))
+        var added: [RouteID] = []
+        for seed in 100..<104 { added.append(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 300))) }
+        let changes = try reader.catchUpWithWriter()
+        #expect(!changes.isEmpty)
+        #expect(try reader.count == saved.count + added.count)
+        for id in added { #expect(try reader.route(id).points.count == 300) }
+        // A compaction that rewrites another segment (the one the deleted route was in)
+        // leaves the unreadable one as it is: the reader reads the store again from
+        // the new index and files, and still reads all but that segment's routes.
+        try writer.delete(saved[0].id)
+        let report = try writer.compact()
+        #expect(report.segmentsSkipped.map(\.name).contains(FormatConstants.segmentName(denied)), "\(report)")
+        _ = try reader.catchUpWithWriter()
+        #expect(try reader.count == saved.count - 1 + added.count)
+        for (id, _, segment) in saved.dropFirst() {
+            if segment == denied {
+                #expect(throws: RouteLogError.self) { try reader.route(id) }
+            } else {
+                #expect(try reader.route(id).points.count == 300)
+            }
+        }
+        try writer.close()
+        try reader.close()
+    }
+
+    @Test func theLastSegmentOrAWriterIsStillRefused() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let last = FormatConstants.segmentName(saved.map(\.segment).max()!)
+        #expect(throws: RouteLogError.self) { try Self.readOnly(url, denying: last) }
+        let sealed = FormatConstants.segmentName(saved.map(\.segment).min()!)
+        do {
+            _ = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: Denied(name: sealed))
+            Issue.record("a writer opened a store it cannot read all of")
+        } catch let error as RouteLogError {
+            #expect(error.errno == EACCES, "\(error)")
+        }
+        // Nothing was changed: the store opens whole as it was.
+        let whole = try RouteStore(readOnlyAt: url)
+        #expect(try whole.count == saved.count)
+        #expect(try whole.verify().isClean)
+    }
+
+    /// Without an index that holds every record of the unreadable segment, the reader
+    /// cannot know what it would leave out: it is refused, as before.
+    @Test func aReaderWithoutTheWholeIndexIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let sealed = FormatConstants.segmentName(Set(saved.map(\.segment)).sorted()[1])
+        for index in try FileManager.default.contentsOfDirectory(atPath: url.path) where index.hasSuffix(".rlidx") {
+            try FileManager.default.removeItem(at: url.appendingPathComponent(index))
+        }
+        do {
+            _ = try Self.readOnly(url, denying: sealed)
+            Issue.record("a reader opened without knowing what the unreadable segment holds")
+        } catch let error as RouteLogError {
+            #expect(error.errno == EACCES && error.path?.hasSuffix(sealed) == true, "\(error)")
+        }
+    }
+}
