@@ -92,8 +92,9 @@ extension RouteLogError {
         switch code {
         case ENOSPC: advice = "free some disk space and try again"
         case EACCES, EPERM:
-            advice = "check the permissions of this file and of the store directory: this process's user must be able to read them, and to write them to change the store"
-        case EISDIR, ENOTDIR: advice = "something other than a file is at this path; move it aside and try again"
+            advice = "check the permissions of this file and of its directory: this process's user must be able to read them, and to write them to make a change"
+        case EISDIR: advice = "a directory is at this path where a file should be; move it aside and try again"
+        case ENOTDIR: advice = "a part of this path that should be a directory is not one"
         case EROFS: advice = "the file system is read-only"
         default: advice = "the change was not made; try again"
         }

@@ -61,12 +61,18 @@ struct LostAndFound: Sendable {
     /// it cut or switched), is not copied again, only noted if its line is missing: an
     /// app that retries a failing open at every launch must not fill the disk with
     /// copies of the same tail.
+    /// A copy relied on this way must be one RouteLog can rely on as on its own: a
+    /// regular file of one name under `NAME@OFFSET` or a numbered twin, in a real `lost/`;
+    /// it is synced (with `lost/`) before the caller may cut, since a copy left by a
+    /// crash may never have been.
     func keepCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64, reason: String) throws {
-        if holdsCopy(of: file, name: name, from: offset, length: length) {
+        try prepare()
+        if let held = heldCopy(of: file, name: name, from: offset, length: length) {
+            try held.syncAll()
+            try files.fileSystem.checked("fsync directory", directory) { try files.fileSystem.syncDirectory(directory) }
             try ensureNoted(name: name, from: offset, length: length, reason: reason)
             return
         }
-        try prepare()
         let copyName = try freeName("\(name)@\(offset)")
         let copy = try DurableFile.create(directory + "/" + copyName, fileSystem: files.fileSystem)
         do {
@@ -114,15 +120,22 @@ struct LostAndFound: Sendable {
         return false
     }
 
-    /// True when `lost/` already holds a copy of `length` bytes of `file` from
-    /// `offset`, kept under `name` (``keepCopy(of:name:from:length:reason:)``'s
-    /// `NAME@OFFSET`, or one of its numbered twins), byte for byte.
-    func holdsCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64) -> Bool {
-        guard files.fileSystem.isDirectory(directory) == true,
-              let names = try? files.fileSystem.listDirectory(directory) else { return false }
+    /// A copy `lost/` already holds of `length` bytes of `file` from `offset`, byte for
+    /// byte: a regular file with no other name (a hard link planted from elsewhere could
+    /// change or go), under ``keepCopy(of:name:from:length:reason:)``'s `NAME@OFFSET` or a
+    /// twin ``freeName(_:)`` makes (`.2`, `.3`, ...; not `.bak`).
+    private func heldCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64) -> DurableFile? {
+        guard files.fileSystem.isDirectory(directory) == true, files.fileSystem.isSymbolicLink(directory) == false,
+              let names = try? files.fileSystem.listDirectory(directory) else { return nil }
         let base = "\(name)@\(offset)"
-        for candidate in names where candidate == base || candidate.hasPrefix(base + ".") {
+        func isTwin(_ candidate: String) -> Bool {
+            guard candidate.hasPrefix(base + ".") else { return false }
+            let suffix = candidate.dropFirst(base.count + 1)
+            return !suffix.isEmpty && suffix.allSatisfy(\.isASCII) && suffix.allSatisfy(\.isNumber)
+        }
+        for candidate in names.sorted() where candidate == base || isTwin(candidate) {
             guard let copy = try? DurableFile.open(directory + "/" + candidate, flags: O_RDONLY, fileSystem: files.fileSystem),
+                  (try? files.fileSystem.linkCount(copy.ref)) == 1,
                   (try? copy.size()) == length else { continue }
             var done: Int64 = 0, same = true
             while same && done < length {
@@ -131,9 +144,9 @@ struct LostAndFound: Sendable {
                       a.count == count, a == b else { same = false; break }
                 done += Int64(count)
             }
-            if same { return true }
+            if same { return copy }
         }
-        return false
+        return nil
     }
 
     /// Moves the directory entry `name` of the store (a file, or a link, never what it

@@ -201,15 +201,21 @@ final class StoreLock: Sendable {
            (try? fileSystem.linkCount(file.ref)) == 1, (try? fileSystem.isLockHeld(file.ref)) == true {
             return readPID(file) ?? -1
         }
-        // Probe the directory lock: taking it and letting it go at once.
+        // Probe the directory lock: taking it and letting it go at once. Another prober
+        // holds it for an instant too, so a refusal is tried again a few times before it
+        // counts as a writer (as a writer's own open does).
         guard let ref = try? fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0) else { return nil }
         defer { fileSystem.close(ref) }
-        do {
-            try fileSystem.lockDirectory(ref)
-            return nil
-        } catch {
-            return -1
+        for _ in 0..<20 {
+            do {
+                try fileSystem.lockDirectory(ref)
+                fileSystem.unlockDirectory(ref)
+                return nil
+            } catch {
+                usleep(2_000)
+            }
         }
+        return -1
     }
 
     private static func readPID(_ file: DurableFile) -> Int32? {

@@ -149,7 +149,8 @@ public final class RouteStore: Sendable {
     }
 
     /// The pid of the process that holds the store at `url` for writing, or nil; -1 when
-    /// one holds it but its pid cannot be known (its `LOCK` file was deleted or replaced).
+    /// one holds it but its pid cannot be read from `LOCK` (deleted, replaced, or given
+    /// another name, as `cp -al` does).
     public static func writerProcess(at url: URL) -> Int32? {
         StoreLock.holder(in: url.standardizedFileURL.path, fileSystem: PosixFileSystem.shared)
     }

@@ -101,8 +101,8 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
     /// longitude and time as 8-byte values, the least a plain array would take).
     public var compressionRatio: Double
     /// The pid of the process holding the store for writing, if any; -1 when one holds
-    /// it but its pid cannot be known (its `LOCK` file was deleted or replaced, or it
-    /// has not written its pid yet).
+    /// it but its pid cannot be read from `LOCK` (deleted, replaced, or given another
+    /// name, as `cp -al` does).
     public var writerPID: Int32?
     /// Recordings in progress, oldest first: what `routelog inspect` lists as being
     /// recorded (or left unfinished by a crash).

@@ -29,17 +29,28 @@ struct StoreVerifier {
 
     func run() -> VerificationReport {
         var report = VerificationReport()
-        let fromSegments = scanSegments(into: &report)
+        var unopened: [String: String] = [:]
+        let fromSegments = scanSegments(into: &report, unopened: &unopened)
         verifyIndexFile(into: &report)
-        let damagedIDs = decodeRoutes(into: &report)
-        compare(fromSegments, damagedIDs: damagedIDs, into: &report)
+        var unreadable: [String: [RouteID]] = [:]
+        let damagedIDs = decodeRoutes(into: &report, unopened: unopened, unreadable: &unreadable)
+        // Without a segment's records the replay cannot stand for the log: comparing it
+        // with the index would call every edit or delete stored there a mismatch.
+        if unopened.isEmpty { compare(fromSegments, damagedIDs: damagedIDs, into: &report) }
+        for (path, reason) in unopened.sorted(by: { $0.key < $1.key }) {
+            let routes = unreadable[path, default: []].sorted()
+            let held = routes.isEmpty ? "" : "; route\(routes.count == 1 ? "" : "s") \(routes.map { "\($0)" }.joined(separator: ", ")) in it cannot be read"
+            report.problems.append(.init(kind: .damagedBytes, path: path, offset: 0, length: nil, routeID: nil,
+                                         message: VerificationReport.Problem.unopenedPrefix + reason + held + "; the index was not checked against the segments"))
+        }
         report.lostFiles = snapshot.lost.map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
         progress?(1)
         return report
     }
 
-    /// Every segment's records replayed into an index of their own.
-    private func scanSegments(into report: inout VerificationReport) -> RouteIndex {
+    /// Every segment's records replayed into an index of their own; a segment that could
+    /// not be opened (its permissions) goes into `unopened`, path to reason.
+    private func scanSegments(into report: inout VerificationReport, unopened: inout [String: String]) -> RouteIndex {
         var replay = RouteIndex()
         let vouched = locatedOffsets()
         let totalBytes = max(1, snapshot.segments.totalBytes)
@@ -49,8 +60,7 @@ struct StoreVerifier {
             do {
                 file = try segment.file
             } catch {
-                report.problems.append(.init(kind: .damagedBytes, path: segment.path, offset: 0, length: nil, routeID: nil,
-                                             message: "the segment could not be opened: \((error as? RouteLogError)?.message ?? "\(error)")"))
+                unopened[segment.path] = (error as? RouteLogError)?.message ?? "\(error)"
                 continue
             }
             do {
@@ -168,7 +178,14 @@ struct StoreVerifier {
     }
 
     /// Decodes every live route and unfinished recording; returns the ids that failed.
-    private func decodeRoutes(into report: inout VerificationReport) -> Set<RouteID> {
+    /// One that fails because a segment it is in could not be opened is no damage: it
+    /// goes into `unreadable`, under that segment's path.
+    private func decodeRoutes(into report: inout VerificationReport, unopened: [String: String],
+                              unreadable: inout [String: [RouteID]]) -> Set<RouteID> {
+        func unopenedPath(_ error: Error) -> String? {
+            guard let path = (error as? RouteLogError)?.path, unopened[path] != nil else { return nil }
+            return path
+        }
         let reader = RecordReader(segments: snapshot.segments)
         var damagedIDs = Set<RouteID>()
         var checked = 0
@@ -203,6 +220,10 @@ struct StoreVerifier {
                 }
                 report.routesChecked += 1
             } catch {
+                if let path = unopenedPath(error) {
+                    unreadable[path, default: []].append(id)
+                    continue
+                }
                 damagedIDs.insert(id)
                 let message = (error as? RouteLogError)?.message ?? "route \(id)'s points do not decode: \(error)"
                 report.problems.append(.init(kind: .damagedRoute, path: path, offset: route.location.offset,
@@ -214,6 +235,10 @@ struct StoreVerifier {
                 _ = try reader.recording(id, recording)
                 report.recordingsChecked += 1
             } catch {
+                if let path = unopenedPath(error) {
+                    unreadable[path, default: []].append(id)
+                    continue
+                }
                 damagedIDs.insert(id)
                 let location = recording.chunks.first?.location ?? recording.start
                 report.problems.append(.init(kind: .damagedRoute, path: snapshot.segments.segment(location.segment)?.path ?? directory,

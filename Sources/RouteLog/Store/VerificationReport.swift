@@ -26,6 +26,14 @@ public struct VerificationReport: Sendable, Equatable, Codable {
         public var routeID: RouteID?
         /// What is wrong, in a sentence.
         public var message: String
+
+        /// True when the problem is a segment file that could not be opened (its
+        /// permissions): nothing in it was found damaged, and the routes it holds
+        /// could not be read (the message names them).
+        public var isUnopenedSegment: Bool { kind == .damagedBytes && message.hasPrefix(Self.unopenedPrefix) }
+
+        /// How the problem of a segment that could not be opened begins.
+        static let unopenedPrefix = "the segment could not be opened: "
     }
 
     /// A file in the store's `lost/` folder: bytes a writer moved aside instead of

@@ -27,7 +27,7 @@ enum InspectCommand: Command {
             return .success
         }
         let writer = stats.writerPID.map {
-            $0 < 0 ? "a process whose pid is unknown (its LOCK file was deleted or replaced) holds the store for writing"
+            $0 < 0 ? "a process holds the store for writing; its pid cannot be read from LOCK (deleted, replaced, or given another name)"
                 : "process \($0) holds the store for writing"
         } ?? "none (no process holds the store for writing)"
         let rows: [(String, String)] = [

@@ -56,8 +56,10 @@ enum VerifyCommand: Command {
             let count = report.problems.count
             let plural = damaged.count == 1 ? "" : "s"
             let routes = damaged.isEmpty ? "" : ", damaged route\(plural) " + damaged.map { "\($0)" }.joined(separator: ", ")
+            let unopenedOnly = report.problems.allSatisfy(\.isUnopenedSegment)
             console.report(.failure("found \(count) problem\(count == 1 ? "" : "s")\(routes)", path: store.url.path,
-                                    todo: damaged.isEmpty ? "a writable open rebuilds a damaged index; restore damaged segments from a backup"
+                                    todo: unopenedOnly ? "give this user read permission on the files named; nothing in them was found damaged"
+                                        : damaged.isEmpty ? "a writable open rebuilds a damaged index; restore damaged segments from a backup"
                                         : "every other route is readable; remove a damaged one with 'routelog delete STORE ID' or restore it from a backup"))
             return .failure
         }

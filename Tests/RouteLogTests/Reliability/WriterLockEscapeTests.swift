@@ -48,6 +48,19 @@ import Testing
         #expect(try reader.verify().problems.isEmpty)
     }
 
+    /// Asking who writes takes the directory lock for an instant: asked from several
+    /// threads at once of a store no one writes, no answer may say that someone does.
+    @Test func probesOfAnIdleStoreFindNoWriter() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        try RouteStore(at: url).close()
+        let found = StateLock(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<2_000 where RouteStore.writerProcess(at: url) != nil { found.withLock { $0 += 1 } }
+        }
+        #expect(found.withLock { $0 } == 0, "an idle store was reported held")
+    }
+
     @Test(arguments: Escape.allCases)
     func anotherProcessIsStillRefused(_ how: Escape) throws {
         let routelog = try #require(SegmentFileLimitTests.routelog, "the routelog executable is built beside the tests")

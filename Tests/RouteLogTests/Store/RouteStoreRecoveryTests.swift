@@ -129,6 +129,86 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: segmentURL.path)[.size] as! Int64 == size)
     }
 
+    /// A store with a torn tail of `length` bytes after its records; returns its URL, the
+    /// segment and the tail's bytes and offset.
+    static func storeWithTornTail(_ dir: TemporaryDirectory, length: Int = 3_000) throws -> (URL, URL, [UInt8], Int64) {
+        let url = dir.store()
+        let (_, _, segmentURL) = try Self.makeStore(at: url, count: 3)
+        let size = try FileManager.default.attributesOfItem(atPath: segmentURL.path)[.size] as! Int64
+        let tail = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let handle = try FileHandle(forWritingTo: segmentURL)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(tail))
+        try handle.close()
+        return (url, segmentURL, tail, size)
+    }
+
+    /// A copy a crashed open left in lost/ may never have been synced: an open that
+    /// relies on it syncs it (and lost/) before it cuts the tail.
+    @Test func aCopyLeftByACrashIsSyncedBeforeTheCut() throws {
+        let dir = TemporaryDirectory()
+        let (url, segmentURL, tail, size) = try Self.storeWithTornTail(dir)
+        let lost = url.appendingPathComponent("lost")
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+        let copyPath = lost.appendingPathComponent("seg-00000001.rlseg@\(size)").path
+        try Data(tail).write(to: URL(fileURLWithPath: copyPath))
+        let fs = InterceptingFileSystem()
+        let operations = StateLock<[InterceptingFileSystem.Operation]>([])
+        fs.observe { op in operations.withLock { $0.append(op) } }
+        try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs).close()
+        let ops = operations.withLock { $0 }
+        let synced = ops.firstIndex { if case .syncAll(let ref) = $0 { return ref.path == copyPath }; return false }
+        let cut = ops.firstIndex { if case .truncate(let ref, _) = $0 { return ref.path == segmentURL.path }; return false }
+        #expect(synced != nil && cut != nil && synced! < cut!, "the copy synced at \(String(describing: synced)), the cut at \(String(describing: cut))")
+        #expect(ops.contains { if case .syncDirectory(let path) = $0 { return path == lost.path }; return false })
+        let entries = try FileManager.default.contentsOfDirectory(atPath: lost.path).sorted()
+        #expect(entries == ["LOG", "seg-00000001.rlseg@\(size)"], "\(entries)")
+    }
+
+    /// What lost/ holds is relied on only when it is RouteLog's kind of copy: a hard
+    /// link to a file elsewhere, a twin not named as RouteLog names them, or a lost/ that
+    /// is a link are not; the open makes a copy of its own (or refuses the linked lost/).
+    @Test(arguments: ["hard link", "bak twin", "linked lost"])
+    func aPlantedCopyIsNotReliedOn(_ plant: String) throws {
+        let dir = TemporaryDirectory()
+        let (url, segmentURL, tail, size) = try Self.storeWithTornTail(dir)
+        let lost = url.appendingPathComponent("lost")
+        let outside = dir.url.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let outsideCopy = outside.appendingPathComponent("seg-00000001.rlseg@\(size)")
+        try Data(tail).write(to: outsideCopy)
+        switch plant {
+        case "hard link":
+            try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+            try FileManager.default.linkItem(at: outsideCopy, to: lost.appendingPathComponent("seg-00000001.rlseg@\(size)"))
+        case "bak twin":
+            try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+            try Data(tail).write(to: lost.appendingPathComponent("seg-00000001.rlseg@\(size).bak"))
+        default:
+            try FileManager.default.createSymbolicLink(at: lost, withDestinationURL: outside)
+        }
+        if plant == "linked lost" {
+            #expect(throws: RouteLogError.self) { try RouteStore(at: url, options: .init(compaction: .manual)) }
+            #expect(try FileManager.default.attributesOfItem(atPath: segmentURL.path)[.size] as! Int64 == size + Int64(tail.count),
+                    "nothing was cut")
+            return
+        }
+        try RouteStore(at: url, options: .init(compaction: .manual)).close()
+        #expect(try FileManager.default.attributesOfItem(atPath: segmentURL.path)[.size] as! Int64 == size)
+        // The planted file changes or goes (the outside file emptied, the .bak removed):
+        // the tail is still kept, in a copy of RouteLog's own with one name, and noted.
+        try FileHandle(forWritingTo: outsideCopy).truncate(atOffset: 0)
+        try? FileManager.default.removeItem(at: lost.appendingPathComponent("seg-00000001.rlseg@\(size).bak"))
+        let kept = try FileManager.default.contentsOfDirectory(atPath: lost.path).filter { name in
+            let path = lost.appendingPathComponent(name).path
+            return name != "LOG" && (try? Data(contentsOf: URL(fileURLWithPath: path))) == Data(tail)
+                && (try? FileManager.default.attributesOfItem(atPath: path)[.referenceCount] as? Int) == 1
+        }
+        #expect(kept.count == 1, "\((try? FileManager.default.contentsOfDirectory(atPath: lost.path)) ?? [])")
+        let log = try String(contentsOf: lost.appendingPathComponent("LOG"), encoding: .utf8)
+        #expect(log.contains("seg-00000001.rlseg offset \(size) length \(tail.count)"), "\(log)")
+    }
+
     @Test func aFlippedBitIsReportedAndTheOtherRoutesStillLoad() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()

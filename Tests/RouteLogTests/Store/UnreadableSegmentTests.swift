@@ -13,13 +13,16 @@ import Testing
 /// could not know what it would miss). Tests run as root, where permissions do not
 /// stop a read, so the refusal is the file system's (a double that answers EACCES).
 @Suite struct UnreadableSegmentTests {
-    /// The real file system, but opening `name` is refused as a permission error would be.
+    /// The real file system, but opening the files named in `names` (which a test may
+    /// add to later) is refused as a permission error would be.
     struct Denied: ForwardingFileSystem {
         let base: any FileSystem = PosixFileSystem.shared
-        let name: String
+        let names: StateLock<Set<String>>
+
+        init(name: String) { names = StateLock([name]) }
 
         func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
-            if URL(fileURLWithPath: path).lastPathComponent == name { throw Errno(code: EACCES) }
+            if names.withLock({ $0.contains(URL(fileURLWithPath: path).lastPathComponent) }) { throw Errno(code: EACCES) }
             return try base.open(path, flags: flags, mode: mode)
         }
     }
@@ -38,8 +41,74 @@ import Testing
         return saved
     }
 
-    static func readOnly(_ url: URL, denying name: String) throws -> RouteStore {
-        try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: Denied(name: name))
+    static func readOnly(_ url: URL, denying name: String, fileLimit: Int = 32) throws -> RouteStore {
+        try readOnly(url, Denied(name: name), fileLimit: fileLimit)
+    }
+
+    static func readOnly(_ url: URL, _ denied: Denied, fileLimit: Int = 32) throws -> RouteStore {
+        var options = RouteStore.Options(mode: .readOnly)
+        options.openSegmentFileLimit = fileLimit
+        return try RouteStore(at: url, options: options, fileSystem: denied)
+    }
+
+    /// Edits and deletes stored in the unreadable segment are no mismatch of the index
+    /// with the segments, and its routes are not called damaged: verify reports the
+    /// file once, naming the routes that cannot be read, and nothing else.
+    @Test func verifyReportsTheFileOnceAndNoMismatch() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let writer = try RouteStore(at: url, options: .init(segmentSizeLimit: 4 << 10, compaction: .manual))
+        _ = try writer.edit(saved[0].id, RouteEdit(name: "renamed"))
+        try writer.delete(saved[1].id)
+        var later: [RouteID] = []
+        for seed in 200..<204 { later.append(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 300))) }
+        let editSegment = writer.state.withLock { $0.index.routes[saved[0].id]!.location.segment }
+        try writer.close()
+        let segments = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".rlseg") }.sorted()
+        let denied = FormatConstants.segmentName(editSegment)
+        #expect(segments.last != denied, "the edit is in a sealed segment")
+        let reader = try Self.readOnly(url, denying: denied)
+        #expect(try reader.summary(saved[0].id).name == "renamed")
+        let report = try reader.verify()
+        #expect(report.problems.count == 1 && report.problems.allSatisfy(\.isUnopenedSegment), "\(report.problems)")
+        #expect(report.problems.first?.path == url.appendingPathComponent(denied).path)
+        let inDenied = try reader.summaries().map(\.id).filter { id in
+            reader.state.withLock { $0.index.routes[id]!.location.segment } == editSegment
+        }
+        #expect(!inDenied.isEmpty)
+        for id in inDenied { #expect(report.problems.first?.message.contains("\(id)") == true, "\(report.problems)") }
+    }
+
+    /// A segment that becomes unreadable after a reader's open (its descriptor closed by
+    /// the file limit, its permissions changed), or a new sealed segment the reader may
+    /// not open, does not stop a following reader: it reads what it can, and the store
+    /// again from its index when it must.
+    @Test func aFollowingReaderGetsPastSegmentsThatBecomeUnreadable() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let denied = Denied(name: "none")
+        let reader = try Self.readOnly(url, denied, fileLimit: 1)
+        let sealed = FormatConstants.segmentName(Set(saved.map(\.segment)).sorted()[1])
+        denied.names.withLock { $0.insert(sealed) }
+        let writer = try RouteStore(at: url, options: .init(segmentSizeLimit: 4 << 10, compaction: .manual))
+        var added: [RouteID] = []
+        for seed in 300..<306 { added.append(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 300))) }
+        _ = try reader.catchUpWithWriter()
+        #expect(try reader.count == saved.count + added.count)
+        // A sealed segment made after the reader's open, denied before it first looks.
+        let newSealed = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".rlseg") }.sorted()
+        for seed in 400..<406 { added.append(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 300))) }
+        let fresh = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".rlseg") }.sorted()
+        let made = fresh.filter { !newSealed.contains($0) }
+        #expect(made.count >= 2, "\(made)")
+        denied.names.withLock { $0.insert(made[0]) }
+        _ = try reader.catchUpWithWriter()
+        #expect(try reader.count == saved.count + added.count)
+        for id in added.suffix(2) { #expect(try reader.route(id).points.count == 300) }
+        try writer.close()
+        try reader.close()
     }
 
     @Test func aReaderListsEveryRouteAndLoadsAllButTheUnreadableSegments() throws {

@@ -36,8 +36,12 @@ extension RouteStore {
     /// writer cut off records whose sync failed (refused changes, which the handle may
     /// have listed), so the handle reads the store again instead of appending.
     private func anyShrank(_ segments: SegmentSet) throws -> Bool {
-        try segments.segments.contains { segment in
+        let last = segments.segments.last?.number
+        return try segments.segments.contains { segment in
             guard !segment.isUnreadable else { return false }  // sealed: it changes no more
+            // A sealed segment that can no longer be opened (its permissions changed
+            // since) is not taken for a shrunk one; only the last can have been cut.
+            guard segment.number == last else { return ((try? segment.file.size()) ?? segment.end) < segment.end }
             return try segment.file.size() < segment.end
         }
     }
@@ -57,12 +61,17 @@ extension RouteStore {
         var added = manifest
         added.segments = Array(manifest.segments.dropFirst(known.numbers.count))
         var (segments, fresh) = (known, try opener.openSegments(added).0)
+        // A new sealed segment this handle may not open holds records only an index can
+        // vouch for: the store is read again, from its index, which may hold them all.
+        if fresh.segments.contains(where: \.isUnreadable) { return try readReplaced(opener, oldSegments: known.numbers) }
+        let lastKnown = known.segments.last?.number
         var events: [LogEvent] = []
         for number in manifest.segments {
             let isNew = !segments.contains(number)
             guard var segment = segments.segment(number) ?? fresh.segment(number) else { continue }
-            // A sealed segment the handle may not open changes no more.
-            if segment.isUnreadable && !isNew { continue }
+            // A segment that was sealed when the handle last looked changes no more
+            // (a compaction, which replaces it, is read as a new store).
+            if !isNew && number != lastKnown { continue }
             let from = isNew ? Int64(FormatConstants.fileHeaderSize) : segment.end
             segment.end = try segment.file.size()
             // A record being written shows as a torn tail: the scan stops before it, and
