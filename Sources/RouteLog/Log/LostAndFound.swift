@@ -130,8 +130,10 @@ struct LostAndFound: Sendable {
         let base = "\(name)@\(offset)"
         func isTwin(_ candidate: String) -> Bool {
             guard candidate.hasPrefix(base + ".") else { return false }
-            let suffix = candidate.dropFirst(base.count + 1)
-            return !suffix.isEmpty && suffix.allSatisfy(\.isASCII) && suffix.allSatisfy(\.isNumber)
+            // Exactly as freeName writes them: 2, 3, ... (not .0, .1 or .007).
+            let suffix = String(candidate.dropFirst(base.count + 1))
+            guard let n = Int(suffix), n >= 2 else { return false }
+            return String(n) == suffix
         }
         for candidate in names.sorted() where candidate == base || isTwin(candidate) {
             guard let copy = try? DurableFile.open(directory + "/" + candidate, flags: O_RDONLY, fileSystem: files.fileSystem),

@@ -168,7 +168,7 @@ import Testing
     /// What lost/ holds is relied on only when it is RouteLog's kind of copy: a hard
     /// link to a file elsewhere, a twin not named as RouteLog names them, or a lost/ that
     /// is a link are not; the open makes a copy of its own (or refuses the linked lost/).
-    @Test(arguments: ["hard link", "bak twin", "linked lost"])
+    @Test(arguments: ["hard link", "bak twin", "zero twin", "linked lost"])
     func aPlantedCopyIsNotReliedOn(_ plant: String) throws {
         let dir = TemporaryDirectory()
         let (url, segmentURL, tail, size) = try Self.storeWithTornTail(dir)
@@ -181,9 +181,9 @@ import Testing
         case "hard link":
             try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
             try FileManager.default.linkItem(at: outsideCopy, to: lost.appendingPathComponent("seg-00000001.rlseg@\(size)"))
-        case "bak twin":
+        case "bak twin", "zero twin":
             try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
-            try Data(tail).write(to: lost.appendingPathComponent("seg-00000001.rlseg@\(size).bak"))
+            try Data(tail).write(to: lost.appendingPathComponent("seg-00000001.rlseg@\(size).\(plant == "bak twin" ? "bak" : "007")"))
         default:
             try FileManager.default.createSymbolicLink(at: lost, withDestinationURL: outside)
         }
@@ -198,7 +198,7 @@ import Testing
         // The planted file changes or goes (the outside file emptied, the .bak removed):
         // the tail is still kept, in a copy of RouteLog's own with one name, and noted.
         try FileHandle(forWritingTo: outsideCopy).truncate(atOffset: 0)
-        try? FileManager.default.removeItem(at: lost.appendingPathComponent("seg-00000001.rlseg@\(size).bak"))
+        for twin in ["bak", "007"] { try? FileManager.default.removeItem(at: lost.appendingPathComponent("seg-00000001.rlseg@\(size).\(twin)")) }
         let kept = try FileManager.default.contentsOfDirectory(atPath: lost.path).filter { name in
             let path = lost.appendingPathComponent(name).path
             return name != "LOG" && (try? Data(contentsOf: URL(fileURLWithPath: path))) == Data(tail)
