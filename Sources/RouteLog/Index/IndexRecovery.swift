@@ -13,6 +13,8 @@ struct IndexRecovery {
         var validEnd: Int64
         var damage: [DamagedRange] = []
         var tornTail: DamagedRange?
+        /// Where the last whole record scanned starts (nil when none was).
+        var lastRecord: Int64?
     }
 
     var index = RouteIndex()
@@ -35,6 +37,8 @@ struct IndexRecovery {
     var indexFileDamaged = false
     /// Valid end of every segment.
     var segmentEnds: [UInt32: Int64] = [:]
+    /// Where the last record the index or a scan located in each segment starts.
+    private(set) var lastRecordStarts: [UInt32: Int64] = [:]
     /// Bytes that are no valid record, each with its file and offset: damage found by
     /// the scans, and records the index vouches for that do not read back.
     var damage: [DamagedRange] = []
@@ -61,6 +65,7 @@ struct IndexRecovery {
             indexFileDamaged = true
         }
         if let indexFile, let indexed = loaded, let scans = try Self.catchUpScans(indexed, segments: segments) {
+            lastRecordStarts = indexed.lastLocation.mapValues(\.offset)
             for (segment, scan) in zip(segments.segments, scans) { adopt(scan, of: segment, in: segments) }
             damage += Self.vouchedDamage(indexed, segments: segments)
             index = indexed.index
@@ -131,6 +136,7 @@ struct IndexRecovery {
         caughtUp += scan.events
         caughtUpMetadata += scan.storedMetadata
         segmentEnds[segment.number] = scan.validEnd
+        if let last = scan.lastRecord { lastRecordStarts[segment.number] = last }
         damage += scan.damage
         guard let tail = scan.tornTail else { return }
         if segment.number == segments.segments.last?.number {
@@ -146,6 +152,7 @@ struct IndexRecovery {
         var scanner = LogScanner(file: try segment.file, from: start, fileSize: segment.end, version: segment.version, vouched: vouched)
         var scan = SegmentScan(validEnd: start)
         while let record = try scanner.next() {
+            scan.lastRecord = record.offset
             do {
                 if let (event, metadata) = try LogEvent.fromSegmentKeepingMetadata(record, segment: segment.number) {
                     scan.events.append(event)

@@ -143,7 +143,11 @@ struct StoreOpener {
         state.tornTails = recovery.tornTails
         state.indexRebuilt = recovery.indexUnusable
         state.indexDamaged = recovery.indexFileDamaged && !writable
-        guard writable else { return (state, nil) }
+        guard writable else {
+            let last = segments.segments.last!
+            state.followedTail = try FollowedTail.take(of: last, from: recovery.lastRecordStarts[last.number])
+            return (state, nil)
+        }
 
         let nextRouteID = max(manifest.nextRouteID, recovery.index.maxSeenID + 1)
         let log = SegmentLog(segments: segments)

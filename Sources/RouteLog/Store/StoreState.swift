@@ -35,6 +35,9 @@ struct StoreState: Sendable {
     /// read-only handle's backup keeps them, so ids of compacted routes stay retired).
     var manifestNextRouteID: UInt64 = 1
     var manifestNextFileNumber: UInt32 = 1
+    /// A read-only handle's last record read in the last segment (see ``FollowedTail``);
+    /// nil for a writer's handle.
+    var followedTail: FollowedTail?
     /// What the writer has done since the store opened (for statistics).
     var writes = StoreStatistics.Writes()
 

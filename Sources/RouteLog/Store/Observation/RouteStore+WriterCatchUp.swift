@@ -23,7 +23,7 @@ extension RouteStore {
         let (segments, indexFile) = state.withLock { ($0.segments, $0.indexFileNumber) }
         let changes: [StoreChange]
         if manifest.indexFile == indexFile, manifest.segments.starts(with: segments.numbers), try !anyShrank(segments),
-           !lastReplaced(segments) {
+           !lastReplaced(segments), try lastRecordStillThere(segments) {
             changes = try readAppended(manifest, segments: segments, opener: opener)
         } else {
             changes = try readReplaced(opener, oldSegments: segments.numbers)
@@ -46,6 +46,14 @@ extension RouteStore {
         }
     }
 
+    /// True when the last record the handle read in the last segment is still where it
+    /// was: a writer may have cut records whose sync failed and appended others in their
+    /// place, past the handle's end, so that no segment looks shrunk (``FollowedTail``).
+    private func lastRecordStillThere(_ segments: SegmentSet) throws -> Bool {
+        guard let last = segments.segments.last, let tail = state.withLock({ $0.followedTail }) else { return true }
+        return try tail.isStillThere(in: last)
+    }
+
     /// True when the last segment's name now leads to another file than the one the
     /// handle reads: a writer gave its store a copy of its own of a file another store
     /// shares (LinkedFiles), and the file the handle holds is the other store's now.
@@ -66,6 +74,7 @@ extension RouteStore {
         if fresh.segments.contains(where: \.isUnreadable) { return try readReplaced(opener, oldSegments: known.numbers) }
         let lastKnown = known.segments.last?.number
         var events: [LogEvent] = []
+        var lastRecords: [UInt32: Int64] = [:]
         for number in manifest.segments {
             let isNew = !segments.contains(number)
             guard var segment = segments.segment(number) ?? fresh.segment(number) else { continue }
@@ -81,6 +90,7 @@ extension RouteStore {
                 let scan = try IndexRecovery.scan(segment, from: from)
                 events += scan.events
                 end = scan.validEnd
+                lastRecords[number] = scan.lastRecord
             }
             if isNew {
                 segment.end = end
@@ -90,10 +100,14 @@ extension RouteStore {
                 segments.setEnd(end, of: number)
             }
         }
+        let last = segments.segments.last!
+        let previous = state.withLock { $0.followedTail }
+        let tail = try FollowedTail.take(of: last, from: lastRecords[last.number] ?? (previous?.segment == last.number ? previous?.lastRecord : nil))
         let adopted = state.withLock { s -> Bool in
             guard s.lifecycle == .open else { return false }
             for event in events { s.index.apply(event) }
             (s.segments, s.generation, s.settings) = (segments, manifest.generation, manifest.settings)
+            s.followedTail = tail
             return true
         }
         guard adopted else { throw RouteLogError.closed(directory) }
