@@ -34,7 +34,7 @@ struct StoreOpener {
         switch fileSystem.isDirectory(directory) {
         case nil:
             guard options.mode == .createIfMissing else {
-                throw RouteLogError(.notFound, "there is no RouteLog store here", path: directory)
+                throw absence(of: directory, RouteLogError(.notFound, "there is no RouteLog store here", path: directory))
             }
             do {
                 try fileSystem.checked("mkdir", directory) { try fileSystem.makeDirectory(directory) }
@@ -119,8 +119,24 @@ struct StoreOpener {
     /// does not create one (a writer would otherwise leave a LOCK file behind).
     func checkStoreExists() throws {
         guard options.mode != .createIfMissing else { return }
-        guard fileSystem.isDirectory(files.path(FormatConstants.manifestName)) == false else {
-            throw RouteLogError(.notFound, "there is no RouteLog store here (no MANIFEST)", path: directory)
+        let manifest = files.path(FormatConstants.manifestName)
+        guard fileSystem.isDirectory(manifest) == false else {
+            throw absence(of: manifest, RouteLogError(.notFound, "there is no RouteLog store here (no MANIFEST)", path: directory))
+        }
+    }
+
+    /// Why `path`, which could not be looked at, is not there to open: `missing` when
+    /// it does not exist, else what opening it says (another user's store, a directory
+    /// this user may not search, is a permission error, not a missing store).
+    private func absence(of path: String, _ missing: RouteLogError) -> RouteLogError {
+        do {
+            let ref = try fileSystem.checked("open", path) { try fileSystem.open(path, flags: O_RDONLY, mode: 0) }
+            fileSystem.close(ref)
+            return missing
+        } catch let error as RouteLogError where error.errno != nil && error.errno != ENOENT && error.errno != ENOTDIR {
+            return error
+        } catch {
+            return missing
         }
     }
 
