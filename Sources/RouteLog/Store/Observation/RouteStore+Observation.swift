@@ -20,7 +20,9 @@ extension RouteStore {
     /// as inotify reports the write, elsewhere within about 100 ms (polling, for now).
     /// They come in commit order while the writer only appends; when a compaction
     /// replaced the files the handle reads the store again and delivers what differs
-    /// (by kind, then id), then ``StoreChange/compacted``.
+    /// (by kind, then id), then ``StoreChange/compacted``. A catch-up that fails is tried
+    /// again, each wait twice the last (200 ms up to 5 s); when the failures last 30 s the
+    /// stream ends by throwing the error (open the store again to follow it).
     ///
     /// ```swift
     /// for try await change in store.changes {

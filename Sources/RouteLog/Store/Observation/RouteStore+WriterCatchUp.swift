@@ -132,20 +132,28 @@ extension RouteStore {
     func startFollowingWriter() {
         let directory = self.directory
         following.start(directory: directory, identity: directoryIdentity, catchUp: { [weak self] in
-            guard let self else { return true }
+            guard let self else { return nil }
             do {
                 try self.catchUpWithWriter()
-                return true
+                return nil
             } catch let error as RouteLogError where error.code == .closed {
-                return true
+                return nil
+            } catch let error as RouteLogError {
+                return error
             } catch {
-                return false
+                return RouteLogError(.io, "catching up with the writer failed: \(error)", path: directory)
             }
-        }, onGone: { [weak self] in
-            // Nothing more can come from there: the subscribers hear why, instead of waiting.
-            self?.changeHub.finish(throwing: RouteLogError(.notFound,
-                "the store's directory was deleted or moved away while it was followed; open the store again where it is now",
-                path: directory))
+        }, onEnd: { [weak self] failure in
+            // Nothing more can come: the subscribers hear why, instead of waiting.
+            guard let failure else {
+                self?.changeHub.finish(throwing: RouteLogError(.notFound,
+                    "the store's directory was deleted or moved away while it was followed; open the store again where it is now",
+                    path: directory))
+                return
+            }
+            self?.changeHub.finish(throwing: RouteLogError(failure.code,
+                "the store could not be followed (\(failure.message)); open the store again to see its changes",
+                path: failure.path ?? directory, offset: failure.offset, errno: failure.errno))
         })
     }
 }

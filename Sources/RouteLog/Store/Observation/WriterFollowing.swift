@@ -12,12 +12,22 @@ final class WriterFollowing: Sendable {
         var watch: (any StoreFileWatch)?
         var pending = false
         var stopped = false
+        /// When the catch-ups began failing without one succeeding since, and the wait
+        /// before the next attempt.
+        var failingSince: DispatchTime?
+        var retryDelay = WriterFollowing.firstRetryDelay
     }
 
     /// How long to wait before trying again after a catch-up failed (a compaction
     /// switching files underneath, a file system hiccup): the next attempt covers
-    /// everything the failed one missed.
-    static let retryDelay = DispatchTimeInterval.milliseconds(200)
+    /// everything the failed one missed. The wait doubles while the attempts fail, up
+    /// to ``lastRetryDelay``.
+    static let firstRetryDelay = DispatchTimeInterval.milliseconds(200)
+    static let lastRetryDelay = DispatchTimeInterval.seconds(5)
+    /// How long catch-ups may keep failing before the following ends with the error
+    /// (30 s; tests shorten it): a failure that lasts is not a passing switch of files,
+    /// and the subscribers hear it instead of waiting for changes that cannot come.
+    let giveUpAfter: StateLock<DispatchTimeInterval> = StateLock(.seconds(30))
 
     private let state = StateLock(State())
     private let queue = DispatchQueue(label: "RouteLog.WriterFollowing", qos: .utility)
@@ -28,19 +38,42 @@ final class WriterFollowing: Sendable {
 
     /// Starts watching `directory` (once; never after ``stop()``) and catches up once
     /// at once, for what the writer did between the handle's opening and now.
-    /// `catchUp` returns false when it failed and should be tried again; `onGone` runs
-    /// once if the directory stops being the one of `identity` (deleted, moved away).
-    func start(directory: String, identity: DirectoryIdentity?, catchUp: @escaping @Sendable () -> Bool,
-               onGone: @escaping @Sendable () -> Void) {
+    /// `catchUp` returns the error of an attempt that failed and should be tried again,
+    /// nil otherwise. `onEnd` runs once if the following ends for good: with nil when the
+    /// directory stops being the one of `identity` (deleted, moved away), with the
+    /// error when catch-ups kept failing for ``giveUpAfter``.
+    func start(directory: String, identity: DirectoryIdentity?, catchUp: @escaping @Sendable () -> RouteLogError?,
+               onEnd: @escaping @Sendable (RouteLogError?) -> Void) {
         let kind = self.kind.withLock { $0 }
+        let attempt: @Sendable () -> Bool = { [weak self] in
+            guard let self else { return true }
+            return self.noteAttempt(catchUp(), onEnd: onEnd)
+        }
         let started = state.withLock { s -> Bool in
             guard s.watch == nil, !s.stopped else { return false }
             s.watch = kind.start(directory: directory, identity: identity,
-                                 onChange: { [weak self] in self?.schedule(catchUp) },
-                                 onGone: { [weak self] in self?.end(onGone) })
+                                 onChange: { [weak self] in self?.schedule(attempt) },
+                                 onGone: { [weak self] in self?.end { onEnd(nil) } })
             return true
         }
-        if started { schedule(catchUp) }
+        if started { schedule(attempt) }
+    }
+
+    /// Notes how a catch-up went: true when it succeeded, or when it failed for so long
+    /// that the following ends now (no retry then).
+    private func noteAttempt(_ failure: RouteLogError?, onEnd: @escaping @Sendable (RouteLogError?) -> Void) -> Bool {
+        guard let failure else {
+            state.withLock { ($0.failingSince, $0.retryDelay) = (nil, Self.firstRetryDelay) }
+            return true
+        }
+        let giveUp = giveUpAfter.withLock { $0 }
+        let ended = state.withLock { s -> Bool in
+            let since = s.failingSince ?? .now()
+            s.failingSince = since
+            return DispatchTime.now() >= since + giveUp
+        }
+        if ended { end { onEnd(failure) } }
+        return ended
     }
 
     /// Stops for good, then runs `onGone`, on the catch-ups' queue: after the catch-up
@@ -64,9 +97,20 @@ final class WriterFollowing: Sendable {
         let work: @Sendable () -> Void = { [weak self] in
             guard let self else { return }
             self.state.withLock { $0.pending = false }
-            if !catchUp() { self.schedule(catchUp, after: Self.retryDelay) }
+            guard !catchUp() else { return }
+            let delay = self.state.withLock { s -> DispatchTimeInterval in
+                defer { s.retryDelay = Self.doubled(s.retryDelay) }
+                return s.retryDelay
+            }
+            self.schedule(catchUp, after: delay)
         }
         if let delay { queue.asyncAfter(deadline: .now() + delay, execute: work) } else { queue.async(execute: work) }
+    }
+
+    /// Twice `delay`, at most ``lastRetryDelay``.
+    private static func doubled(_ delay: DispatchTimeInterval) -> DispatchTimeInterval {
+        guard case .milliseconds(let ms) = delay, case .seconds(let last) = lastRetryDelay else { return lastRetryDelay }
+        return .milliseconds(min(ms * 2, last * 1000))
     }
 
     /// Stops the watch for good (the handle closed).
