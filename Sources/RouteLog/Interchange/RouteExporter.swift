@@ -79,7 +79,10 @@ public enum RouteExporter {
     /// its name is left as it is).
     /// - Returns: The files written, in the order of ``RouteStore/summaries()``.
     /// - Throws: ``RouteLogError`` `.io` when the directory or a file cannot be written;
-    ///   `.invalidArgument` when `directory` is a file.
+    ///   `.invalidArgument` when `directory` is a file. A route that cannot be read
+    ///   (damaged, or in a segment this process may not open) does not stop the export:
+    ///   every other route is written, then `.corrupted` (or `.io`) is thrown naming each
+    ///   route left out, with the first one's file and offset.
     @discardableResult
     public static func exportAll(from store: RouteStore, to directory: URL, format: RouteExportFormat,
                                  privacyZones: [PrivacyZone] = [], storedZones: Bool = true) throws -> [URL] {
@@ -98,9 +101,11 @@ public enum RouteExporter {
             }
         }
         var written: [URL] = []
+        var unreadable: [UnreadableRoute] = []
         for summary in try store.summaries() {
             let url = directory.appendingPathComponent(fileName(for: summary.id, format: format))
-            let trim = PrivacyTrim(try store.route(summary.id), zones: zones)
+            guard let route = try UnreadableRoute.read(summary.id, of: store, noting: &unreadable) else { continue }
+            let trim = PrivacyTrim(route, zones: zones)
             guard let kept = trim.route else { continue }
             let bytes = write(kept, figures: ExportSummary(route: kept, summary: summary, trimmed: trim.removedPoints > 0),
                               format: format)
@@ -110,6 +115,12 @@ public enum RouteExporter {
                 throw RouteLogError(.io, "cannot write the export file: \(error.localizedDescription)", path: url.path)
             }
             written.append(url)
+        }
+        if let first = unreadable.first {
+            let ids = unreadable.map(\.id.description).joined(separator: ", ")
+            throw RouteLogError(first.error.code,
+                                "\(written.count) route file(s) were written, but \(unreadable.count) route(s) could not be read and have none (\(ids)); the first: \(first.error.message)",
+                                path: first.error.path, offset: first.error.offset, errno: first.error.errno)
         }
         return written
     }

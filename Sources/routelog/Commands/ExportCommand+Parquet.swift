@@ -57,6 +57,7 @@ enum ParquetExportFlags {
                 ("partitions", .array(report.partitions.map { .string($0) })),
                 ("vanishedRoutes", .array(report.vanishedRoutes.map { .integer(Int64($0.rawValue)) })),
                 ("skippedRoutes", .array(report.withheldRoutes.map { .integer(Int64($0.rawValue)) })),
+                ("unreadableRoutes", ExportUnreadable.json(report.unreadableRoutes)),
                 ("removedFiles", .array(report.removedFiles.map { .string($0.path) })),
             ]).rendered())
         } else {
@@ -77,6 +78,6 @@ enum ParquetExportFlags {
             }
             console.print(lines: lines)
         }
-        return .success
+        return ExportUnreadable.finish(report.unreadableRoutes, console: console)
     }
 }

@@ -17,6 +17,9 @@ enum ExportCommand: Command {
         of the same name are replaced. Works while an app writes the store.
         With --privacy-zone, each route's points inside a zone at its start and at its end
         are left out (as in dump); a route wholly inside the zones is skipped and named.
+        A route that cannot be read (damaged, or in a segment this user may not open) is
+        left out and named on stderr with the file and offset of the damage; every other
+        route is exported, and the command exits 1.
         \(ParquetExportFlags.discussion)
         """)
 
@@ -45,8 +48,10 @@ enum ExportCommand: Command {
         }
         var written: [String] = []
         var skipped: [RouteID] = []
+        var unreadable: [UnreadableRoute] = []
         for summary in try store.summaries() {
-            guard let exported = ExportedRoute(try store.route(summary.id), summary: summary, zones: zones) else {
+            guard let route = try ExportUnreadable.route(summary.id, of: store, noting: &unreadable) else { continue }
+            guard let exported = ExportedRoute(route, summary: summary, zones: zones) else {
                 skipped.append(summary.id)
                 continue
             }
@@ -58,7 +63,8 @@ enum ExportCommand: Command {
         }
         if arguments.has("json") {
             console.print(JSON.object([("files", .array(written.map { .string($0) })),
-                                       ("skippedRoutes", .array(skipped.map { .integer($0.rawValue) }))]).rendered())
+                                       ("skippedRoutes", .array(skipped.map { .integer($0.rawValue) })),
+                                       ("unreadableRoutes", ExportUnreadable.json(unreadable))]).rendered())
         } else {
             var lines = ["wrote \(written.count) \(format) file\(written.count == 1 ? "" : "s") into \(TerminalText.quoted(directory.path))"]
             if !skipped.isEmpty {
@@ -67,6 +73,6 @@ enum ExportCommand: Command {
             }
             console.print(lines: lines)
         }
-        return .success
+        return ExportUnreadable.finish(unreadable, console: console)
     }
 }

@@ -18,10 +18,13 @@ struct ExportBatch: Sendable {
     var vanished: [RouteID] = []
     /// Routes lying wholly inside the privacy zones: in no file.
     var withheld: [RouteID] = []
+    /// Routes whose bytes could not be read: in no file.
+    var unreadable: [UnreadableRoute] = []
 
     /// Reads and encodes the routes of `summaries`.
     /// - Throws: The store's read errors other than `.notFound` (a route deleted since
-    ///   it was listed is left out and named in ``vanished``).
+    ///   it was listed is left out and named in ``vanished``), `.corrupted` and `.io`
+    ///   (a route that cannot be read is left out and named in ``unreadable``).
     ///   Routes are trimmed by `zones` first (``PrivacyTrim``); a trimmed route's figures
     ///   are its own, and one wholly inside the zones is named in ``withheld``.
     ///   The geometry is drawn as `geometry` says; a trimmed route's preview and stats
@@ -33,7 +36,8 @@ struct ExportBatch: Sendable {
         for listed in summaries {
             var route: Route
             do {
-                route = try store.route(listed.id)
+                guard let read = try UnreadableRoute.read(listed.id, of: store, noting: &unreadable) else { continue }
+                route = read
             } catch let error as RouteLogError where error.code == .notFound {
                 vanished.append(listed.id)
                 continue

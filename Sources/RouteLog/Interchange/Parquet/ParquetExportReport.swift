@@ -18,6 +18,10 @@ public struct ParquetExportReport: Sendable, Equatable {
     /// Routes lying wholly inside the privacy zones (``ParquetExportOptions/privacyZones``):
     /// in no file.
     public var withheldRoutes: [RouteID] = []
+    /// Routes whose bytes could not be read (damage, or a segment this process may not
+    /// open), each with why: in no file. Every other route was exported; check this
+    /// before taking the export for the whole store (`routelog export` exits 1).
+    public var unreadableRoutes: [UnreadableRoute] = []
     /// Files of an earlier partitioned export into the same directory, for months that
     /// no longer have routes, removed so the dataset holds only this export.
     public var removedFiles: [URL] = []

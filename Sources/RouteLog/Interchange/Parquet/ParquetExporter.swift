@@ -27,7 +27,9 @@ public enum ParquetExporter {
     /// - Returns: What was written.
     /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.io`
     ///   when a directory or file cannot be written (the file being written is removed,
-    ///   files already finished stay); the store's read errors (`.corrupted`).
+    ///   files already finished stay). A route that cannot be read (damaged, or in a
+    ///   segment this process may not open) is no error: it is left out and named in
+    ///   ``ParquetExportReport/unreadableRoutes``, and every other route is exported.
     @discardableResult
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ParquetExportReport {
@@ -127,7 +129,8 @@ private struct PartWriter {
                 report.pointCount += batch.pointCount
                 report.vanishedRoutes += batch.vanished
                 report.withheldRoutes += batch.withheld
-                done += batch.rows.count + batch.vanished.count + batch.withheld.count
+                report.unreadableRoutes += batch.unreadable
+                done += batch.rows.count + batch.vanished.count + batch.withheld.count + batch.unreadable.count
                 progress?(done, total)
             }
             report.bytes += try routes.finish()
