@@ -74,7 +74,9 @@ struct RecordReader {
                 contents.points += points
                 contents.layout.splits += layout.splits
                 contents.layout.segmentStarts += layout.segmentStarts
-            } catch let error as RouteLogError where skippingDamage && error.code == .corrupted {
+            } catch let error as RouteLogError where skippingDamage && (error.code == .corrupted || isUnreadable(chunk.location)) {
+                // Damage, or a sealed segment this reader may not open: the points are
+                // missing from what it can list, and every other chunk still reads.
                 if chunk.pointCount > 0 { contents.missing.append(chunk.firstPoint..<(chunk.firstPoint + chunk.pointCount)) }
             }
         }
@@ -115,6 +117,11 @@ struct RecordReader {
     func frame(at location: RecordLocation, type: FormatConstants.RecordType, what: String) throws -> [UInt8] {
         let payload = try segments.read(at: location, type: type, what: what)
         return RecordFrame.encode(type: type, payload: Array(payload))
+    }
+
+    /// Whether `location` is in a sealed segment this reader could not open.
+    private func isUnreadable(_ location: RecordLocation) -> Bool {
+        segments.segment(location.segment)?.isUnreadable == true
     }
 
     private func path(of location: RecordLocation) -> String {

@@ -69,8 +69,9 @@ extension RouteStore {
     /// Every recording neither finished nor discarded, oldest first, with the points
     /// and splits flushed so far: after a crash, what the app was recording. Includes
     /// recordings a ``RouteRecorder`` of this handle is appending to. A recording whose
-    /// chunks are partly damaged is listed with every point that reads back and the
-    /// lost ranges in ``UnfinishedRecording/missingPoints``.
+    /// chunks are partly damaged (or, for a read-only handle, in a segment this process
+    /// may not open) is listed with every point that reads back and the lost ranges in
+    /// ``UnfinishedRecording/missingPoints``.
     ///
     /// - Throws: `.io`; `.closed`.
     public func unfinishedRecordings() throws -> [UnfinishedRecording] {

@@ -212,3 +212,38 @@ import Testing
         }
     }
 }
+
+/// An unfinished recording with a chunk in a sealed segment a reader may not open is
+/// still listed by that reader, with the chunk's points missing, instead of making
+/// `unfinishedRecordings()` fail for every recording.
+@Suite struct UnreadableSegmentRecordingTests {
+    @Test func aRecordingWithAChunkInAnUnreadableSegmentIsListedWithItsPointsMissing() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url, options: .init(segmentSizeLimit: 4 << 10, compaction: .manual))
+        let walk = Fixtures.sampleWalk(seed: 5, points: 900)
+        let recorder = try writer.startRecording()
+        let other = try writer.startRecording()
+        try other.append(Array(walk.points.prefix(10)))
+        try other.flush()
+        var chunkSegments: [UInt32] = []
+        for part in 0..<3 {
+            try recorder.append(Array(walk.points[(part * 300)..<((part + 1) * 300)]))
+            try recorder.flush()
+            chunkSegments.append(try writer.statistics().segments.last!.number)
+            // Fill the segment so that the next chunk goes to a new one.
+            try writer.save(Fixtures.sampleWalk(seed: UInt64(100 + part), points: 300))
+        }
+        try writer.close()
+        #expect(Set(chunkSegments).count == 3, "\(chunkSegments)")
+        let deniedNumber = chunkSegments[1]
+        let reader = try UnreadableSegmentTests.readOnly(url, denying: FormatConstants.segmentName(deniedNumber))
+        let unfinished = try reader.unfinishedRecordings()
+        #expect(unfinished.count == 2)
+        let recording = try #require(unfinished.first { $0.id == recorder.id })
+        #expect(recording.missingPoints == [300..<600])
+        #expect(recording.points.count == 600)
+        #expect(unfinished.first { $0.id == other.id }?.points.count == 10)
+        try reader.close()
+    }
+}
