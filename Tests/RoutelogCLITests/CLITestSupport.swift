@@ -68,10 +68,18 @@ enum CLI {
 
     /// Runs `routelog arguments` with TZ=UTC (so local dates are stable) and waits.
     /// `input` is written to a file that becomes the command's standard input.
-    static func run(_ arguments: [String], timeZone: String = "UTC", in directory: URL? = nil, input: Data? = nil) throws -> Result {
+    /// With `asOtherUser`, a process run as root runs routelog as user nobody (through
+    /// setpriv), so that file permissions bind it as they bind an app's user.
+    static func run(_ arguments: [String], timeZone: String = "UTC", in directory: URL? = nil, input: Data? = nil,
+                    asOtherUser: Bool = false) throws -> Result {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if asOtherUser && getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["TZ"] = timeZone
         process.environment = environment

@@ -56,11 +56,16 @@ enum VerifyCommand: Command {
             let count = report.problems.count
             let plural = damaged.count == 1 ? "" : "s"
             let routes = damaged.isEmpty ? "" : ", damaged route\(plural) " + damaged.map { "\($0)" }.joined(separator: ", ")
-            let unopenedOnly = report.problems.allSatisfy(\.isUnopenedSegment)
-            console.report(.failure("found \(count) problem\(count == 1 ? "" : "s")\(routes)", path: store.url.path,
-                                    todo: unopenedOnly ? "give this user read permission on the files named; nothing in them was found damaged"
-                                        : damaged.isEmpty ? "a writable open rebuilds a damaged index; restore damaged segments from a backup"
-                                        : "every other route is readable; remove a damaged one with 'routelog delete STORE ID' or restore it from a backup"))
+            // Segments that could not be opened were not checked at all: the first thing
+            // to do is to let this user read them, whatever else was found.
+            let unopened = report.problems.contains(where: \.isUnopenedSegment)
+            let permission = "give this user read permission on the segments that could not be opened, then verify again: "
+                + "they were not checked, nor the index against the segments"
+            let damage = damaged.isEmpty ? "a writable open rebuilds a damaged index; restore damaged segments from a backup"
+                : "every other route is readable; remove a damaged one with 'routelog delete STORE ID' or restore it from a backup"
+            let todo = !report.problems.contains(where: { !$0.isUnopenedSegment }) ? permission
+                : unopened ? "\(permission); \(damage)" : damage
+            console.report(.failure("found \(count) problem\(count == 1 ? "" : "s")\(routes)", path: store.url.path, todo: todo))
             return .failure
         }
         return .success
