@@ -60,6 +60,11 @@ protocol FileSystem: Sendable {
     /// lstat's size of what is at `path`, which needs no permission to read it (nil when
     /// nothing is there, or the file system cannot tell).
     func sizeOfName(_ path: String) -> Int64?
+    /// lstat's device and inode of what is at `path` (nil when nothing is there, or the
+    /// file system cannot tell), and fstat's of an open file: the same when that name
+    /// still leads to that file.
+    func identityOfName(_ path: String) -> FileIdentity?
+    func identity(_ file: FileRef) -> FileIdentity?
     /// An exclusive lock on the directory itself (flock), which deleting or replacing a
     /// file in it cannot escape; EWOULDBLOCK when another open description holds it.
     func lockDirectory(_ directory: FileRef) throws
@@ -73,6 +78,21 @@ extension FileSystem {
 
     /// A file system that cannot tell a size by name says so.
     func sizeOfName(_ path: String) -> Int64? { nil }
+
+    /// A file system that cannot tell identities says so (a check of one then fails).
+    func identityOfName(_ path: String) -> FileIdentity? { nil }
+    func identity(_ file: FileRef) -> FileIdentity? { nil }
+}
+
+/// A file's device and inode number.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
 }
 
 /// The real file system.
@@ -199,6 +219,18 @@ struct PosixFileSystem: FileSystem {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
+    }
+
+    func identityOfName(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(info)
+    }
+
+    func identity(_ file: FileRef) -> FileIdentity? {
+        var info = stat()
+        guard fstat(file.fd, &info) == 0 else { return nil }
+        return FileIdentity(info)
     }
 
     func lockDirectory(_ directory: FileRef) throws {

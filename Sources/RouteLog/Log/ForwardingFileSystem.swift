@@ -32,6 +32,8 @@ extension ForwardingFileSystem {
     func linkCount(_ file: FileRef) throws -> Int { try base.linkCount(file) }
     func isSymbolicLink(_ path: String) -> Bool? { base.isSymbolicLink(path) }
     func sizeOfName(_ path: String) -> Int64? { base.sizeOfName(path) }
+    func identityOfName(_ path: String) -> FileIdentity? { base.identityOfName(path) }
+    func identity(_ file: FileRef) -> FileIdentity? { base.identity(file) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
     func unlockDirectory(_ directory: FileRef) { base.unlockDirectory(directory) }
 }

@@ -70,8 +70,12 @@ struct LostAndFound: Sendable {
         if let held = heldCopy(of: file, name: name, from: offset, length: length) {
             try held.syncAll()
             try files.fileSystem.checked("fsync directory", directory) { try files.fileSystem.syncDirectory(directory) }
-            try ensureNoted(name: name, from: offset, length: length, reason: reason)
-            return
+            // Still the copy, under its name alone, once synced: nothing renamed over it
+            // or linked to it since it was compared (else a copy of our own is made).
+            if stillHeld(held) {
+                try ensureNoted(name: name, from: offset, length: length, reason: reason)
+                return
+            }
         }
         let copyName = try freeName("\(name)@\(offset)")
         let copy = try DurableFile.create(directory + "/" + copyName, fileSystem: files.fileSystem)
@@ -124,6 +128,14 @@ struct LostAndFound: Sendable {
     /// byte: a regular file with no other name (a hard link planted from elsewhere could
     /// change or go), under ``keepCopy(of:name:from:length:reason:)``'s `NAME@OFFSET` or a
     /// twin ``freeName(_:)`` makes (`.2`, `.3`, ...; not `.bak`).
+    /// Whether `copy`'s path still names it, and nothing else does.
+    private func stillHeld(_ copy: DurableFile) -> Bool {
+        let fileSystem = files.fileSystem
+        guard let named = fileSystem.identityOfName(copy.path), named == fileSystem.identity(copy.ref),
+              (try? fileSystem.linkCount(copy.ref)) == 1 else { return false }
+        return true
+    }
+
     private func heldCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64) -> DurableFile? {
         guard files.fileSystem.isDirectory(directory) == true, files.fileSystem.isSymbolicLink(directory) == false,
               let names = try? files.fileSystem.listDirectory(directory) else { return nil }

@@ -165,6 +165,40 @@ import Testing
         #expect(entries == ["LOG", "seg-00000001.rlseg@\(size)"], "\(entries)")
     }
 
+    /// A held copy that changes between the check and its sync (another file renamed
+    /// over its name, or a second name linked to it) is not relied on: the open makes a
+    /// copy of its own before it cuts.
+    @Test(arguments: ["renamed over", "linked"])
+    func aCopyThatChangesWhileItIsSyncedIsNotReliedOn(_ change: String) throws {
+        let dir = TemporaryDirectory()
+        let (url, segmentURL, tail, size) = try Self.storeWithTornTail(dir)
+        let lost = url.appendingPathComponent("lost")
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+        let copy = lost.appendingPathComponent("seg-00000001.rlseg@\(size)")
+        try Data(tail).write(to: copy)
+        let other = dir.url.appendingPathComponent("other")
+        let fs = InterceptingFileSystem()
+        let done = StateLock(false)
+        fs.observe { op in
+            guard case .syncAll(let ref) = op, ref.path == copy.path, !done.withLock({ $0 }) else { return }
+            done.withLock { $0 = true }
+            if change == "renamed over" {
+                try? Data("something else".utf8).write(to: other)
+                _ = rename(other.path, copy.path)
+            } else {
+                try? FileManager.default.linkItem(at: copy, to: other)
+            }
+        }
+        try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs).close()
+        #expect(done.withLock { $0 }, "the held copy was synced")
+        #expect(try FileManager.default.attributesOfItem(atPath: segmentURL.path)[.size] as! Int64 == size)
+        let own = lost.appendingPathComponent("seg-00000001.rlseg@\(size).2")
+        #expect(try Data(contentsOf: own) == Data(tail), "a copy of its own")
+        #expect(try FileManager.default.attributesOfItem(atPath: own.path)[.referenceCount] as? Int == 1)
+        let log = try String(contentsOf: lost.appendingPathComponent("LOG"), encoding: .utf8)
+        #expect(log.contains("seg-00000001.rlseg offset \(size) length \(tail.count)"), "\(log)")
+    }
+
     /// What lost/ holds is relied on only when it is RouteLog's kind of copy: a hard
     /// link to a file elsewhere, a twin not named as RouteLog names them, or a lost/ that
     /// is a link are not; the open makes a copy of its own (or refuses the linked lost/).
