@@ -116,9 +116,13 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
     FileHandle.standardOutput.write(Data(lines.utf8))
     exit(0)
 }
-guard CommandLine.arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: routelog-test-holder [--no-descriptors-left | --fork] STORE\n".utf8))
-    exit(2)
+// Anything else starting with "-" is an option it does not know (--help included),
+// never a store path: it would create a store of that name.
+guard CommandLine.arguments.count == 2, !CommandLine.arguments[1].hasPrefix("-") else {
+    let usage = "usage: routelog-test-holder [--no-descriptors-left | --fork | --fork-and-exit] STORE\n"
+    let asked = CommandLine.arguments.count == 2 && ["--help", "-h"].contains(CommandLine.arguments[1])
+    FileHandle(fileDescriptor: asked ? STDOUT_FILENO : STDERR_FILENO).write(Data(usage.utf8))
+    exit(asked ? 0 : 2)
 }
 // A parent may have blocked signals (test runners do), and the mask is inherited:
 // unblock them so that the test's SIGTERM ends this process.

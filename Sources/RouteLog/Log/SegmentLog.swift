@@ -10,6 +10,9 @@ struct SegmentLog: Sendable {
     private(set) var dataSyncs = 0
     /// Buffered appends to the active segment since its last sync (``syncActive()``).
     private(set) var hasUnsyncedAppends = false
+    /// Times records were cut off the active segment again (a failed write taken back,
+    /// ``cutActive(to:)``): each time, readers must be told (``WriterMark``).
+    private(set) var cuts = 0
 
     init(segments: SegmentSet) {
         precondition(!segments.isEmpty, "a store has at least one segment")
@@ -52,6 +55,7 @@ struct SegmentLog: Sendable {
                 failure = RouteLogError(.io, "a write failed and could not be undone; reopen the store to recover",
                                         path: segment.path, errno: (error as? RouteLogError)?.errno)
             }
+            cuts += 1
             throw error
         }
         if durability == .buffered {
@@ -64,6 +68,7 @@ struct SegmentLog: Sendable {
                 failure = RouteLogError(.io, "a sync failed; reopen the store to recover",
                                         path: segment.path, errno: (error as? RouteLogError)?.errno)
                 try? segment.file.truncate(to: segment.end)
+                cuts += 1
                 throw error
             }
         }
@@ -93,6 +98,12 @@ struct SegmentLog: Sendable {
         guard end >= Int64(FormatConstants.fileHeaderSize), end <= active.end else { return }
         try? active.file.truncate(to: end)
         segments.setEnd(end, of: active.number)
+        cuts += 1
+    }
+
+    /// Stops the writer after a cut readers could not be told of (see ``cuts``).
+    mutating func stop(_ error: RouteLogError) {
+        if failure == nil { failure = error }
     }
 
     /// Takes a new, empty segment (created and listed in the manifest) as the active one.

@@ -9,7 +9,7 @@ import Darwin
 /// The writer's hold on a store (docs/recovery-and-compaction.md, "One writer"), alive as
 /// long as this object: an exclusive flock on the store directory, which deleting or
 /// replacing `LOCK` cannot escape, and an exclusive lock on `LOCK`, whose file holds the
-/// writer's pid for others to read.
+/// writer's pid and its mark for others to read (``WriterMark``).
 final class StoreLock: Sendable {
     let file: DurableFile
     /// The open directory the flock is held on, until released.
@@ -23,11 +23,14 @@ final class StoreLock: Sendable {
     /// descriptions, and with them the locks: letting them go there would let the
     /// parent's go. (The child's own hold is dropped as it starts: fork_release.c.)
     let owner: pid_t = getpid()
+    /// The mark `LOCK` holds (``WriterMark``).
+    private let mark: StateLock<String>
     /// True when the two descriptors are real ones, registered with fork_release.c.
     private let registeredForFork: Bool
 
-    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem, registeredForFork: Bool) {
+    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem, registeredForFork: Bool, mark: String) {
         self.file = file
+        self.mark = StateLock(mark)
         self.directory = StateLock(directory)
         self.fileSystem = fileSystem
         self.registeredForFork = registeredForFork
@@ -115,8 +118,9 @@ final class StoreLock: Sendable {
             try protection.apply(toDescriptor: file!.ref.fd, path: path)
             try takeFileLock(file!, in: directory, fileSystem: fileSystem)
             try file!.truncate(to: 0)
-            try file!.write(Array("\(getpid())\n".utf8), at: 0)
-            return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real)
+            let mark = WriterMark.make()
+            try file!.write(WriterMark.lockContents(pid: getpid(), mark: mark), at: 0)
+            return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real, mark: mark)
         } catch {
             // Let go explicitly before the descriptors stop being watched and close.
             if let file { fileSystem.unlock(file.ref) }
@@ -180,11 +184,25 @@ final class StoreLock: Sendable {
                       path: directory, pid: pid)
     }
 
-    /// Lets the lock go, leaving `LOCK` empty (closing the files would too). Does
-    /// nothing in a process other than the owner: the owner still holds the store.
+    /// Gives `LOCK` a new mark, after the writer cut records off its last segment and
+    /// goes on writing: a read-only handle that may have read them reads the store again
+    /// (``WriterMark``). The pid keeps its place, so the file keeps its length.
+    func renewMark() throws {
+        let renewed = WriterMark.make()
+        let contents = WriterMark.lockContents(pid: owner, mark: renewed)
+        try file.write(contents, at: 0)
+        try file.truncate(to: Int64(contents.count))
+        mark.withLock { $0 = renewed }
+    }
+
+    /// Lets the lock go, leaving `LOCK` with the mark alone (no pid: no writer holds the
+    /// store). Does nothing in a process other than the owner: the owner still holds it.
     func release() {
         guard getpid() == owner else { return }
-        try? file.truncate(to: 0)
+        let closed = WriterMark.closedContents(mark: mark.withLock { $0 })
+        if (try? file.write(closed, at: 0)) == nil || (try? file.truncate(to: Int64(closed.count))) == nil {
+            try? file.truncate(to: 0)
+        }
         file.fileSystem.unlock(file.ref)
         // Let go explicitly, not only by closing: another process may share the
         // description (a child forked before its hold could be dropped).
@@ -219,8 +237,7 @@ final class StoreLock: Sendable {
     }
 
     private static func readPID(_ file: DurableFile) -> Int32? {
-        guard let bytes = try? file.read(at: 0, count: 32) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return Int32(text)
+        guard let bytes = try? file.read(at: 0, count: 64) else { return nil }
+        return WriterMark.parse(bytes)?.pid ?? nil
     }
 }

@@ -185,6 +185,18 @@ public final class RouteStore: Sendable {
         return try queue.submit(WriteTicket(prepare)) { group in commitGroup(group) }
     }
 
+    /// Records a reader may have read were cut off: a new mark in `LOCK` makes a
+    /// following reader read the store again (``WriterMark``). A writer that cannot say
+    /// so writes nothing more until the store is opened again (which draws a new mark).
+    private func tellReadersOfACut(_ writer: inout StoreWriter) {
+        do {
+            try lock?.renewMark()
+        } catch {
+            writer.log.stop(RouteLogError(.io, "records were cut off after a failed write and LOCK could not say so to readers; reopen the store to go on",
+                                          path: directory, errno: (error as? RouteLogError)?.errno))
+        }
+    }
+
     /// The leader's work for one group: prepare each change in order, write them all in
     /// one write and one sync, then publish them to readers.
     private func commitGroup(_ group: [WriteTicket]) -> [Result<[LogEvent], any Error>] {
@@ -225,6 +237,7 @@ public final class RouteStore: Sendable {
                 writer!.attachedRecordings = view.attachedRecordings
                 return results.map { $0! }
             }
+            let cutsBefore = writer!.log.cuts
             do {
                 let events = try writer!.append(accepted.map(\.records))
                 writer!.nextRouteID = max(writer!.nextRouteID, view.nextRouteID)
@@ -235,6 +248,7 @@ public final class RouteStore: Sendable {
             } catch {
                 writer!.attachedRecordings = attachedWithoutWrite
                 for entry in accepted { results[entry.ticket] = .failure(error) }
+                if writer!.log.cuts != cutsBefore { tellReadersOfACut(&writer!) }
             }
             return results.map { $0! }
         }

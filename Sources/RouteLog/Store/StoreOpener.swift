@@ -142,6 +142,9 @@ struct StoreOpener {
 
     /// Opens the store's files and recovers its state; a writer also gets its side.
     func open() throws -> (StoreState, StoreWriter?) {
+        // A reader's mark is read before anything it lists: a cut after it shows as a
+        // new mark at the next catch-up.
+        let mark = writable ? nil : WriterMark.read(in: directory, fileSystem: fileSystem)
         let manifest = try readOrCreateManifest()
         // A writer's appends and cuts must not reach a file another store's name shares.
         let linked = writable ? try LinkedFiles(files: files).makePrivate(manifest) : false
@@ -162,6 +165,7 @@ struct StoreOpener {
         guard writable else {
             let last = segments.segments.last!
             state.followedTail = try FollowedTail.take(of: last, from: recovery.lastRecordStarts[last.number])
+            state.followedMark = mark
             return (state, nil)
         }
 

@@ -38,6 +38,8 @@ struct StoreState: Sendable {
     /// A read-only handle's last record read in the last segment (see ``FollowedTail``);
     /// nil for a writer's handle.
     var followedTail: FollowedTail?
+    /// A read-only handle's last writer's mark read in `LOCK` (``WriterMark``).
+    var followedMark: String?
     /// What the writer has done since the store opened (for statistics).
     var writes = StoreStatistics.Writes()
 

@@ -54,10 +54,20 @@ final class AttackFileSystem: ForwardingFileSystem, @unchecked Sendable {
         }.count
     }
 
+    /// Every file's bytes; `LOCK`'s as whether it names a writer. Taking and letting go
+    /// of the lock (as a refused backup may) leaves a new writer's mark there, which only
+    /// makes readers that follow the store read it again (WriterMark); a pid left
+    /// behind would be a writer's claim, and counts.
     static func contents(_ url: URL) throws -> [String: Data] {
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: url.path) {
-            files[name] = try Data(contentsOf: url.appendingPathComponent(name))
+            let bytes = try Data(contentsOf: url.appendingPathComponent(name))
+            if name == FormatConstants.lockName {
+                let pid = WriterMark.parse(Array(bytes))?.pid ?? nil
+                files[name] = Data((pid.map { "writer \($0)" } ?? "no writer").utf8)
+            } else {
+                files[name] = bytes
+            }
         }
         return files
     }

@@ -19,12 +19,16 @@ extension RouteStore {
         defer { following.catchUpLock.unlock() }
         try state.withLock { try $0.checkOpen() }
         let opener = StoreOpener(directory: directory, options: options, fileSystem: fileSystem, segmentFiles: segmentFiles)
+        // The writer's mark first: a cut, or a new writer, after this shows at the next look.
+        let mark = WriterMark.read(in: directory, fileSystem: fileSystem)
         let manifest = try opener.readOrCreateManifest()
-        let (segments, indexFile) = state.withLock { ($0.segments, $0.indexFileNumber) }
+        let (segments, indexFile, seen) = state.withLock { ($0.segments, $0.indexFileNumber, $0.followedMark) }
         let changes: [StoreChange]
-        if manifest.indexFile == indexFile, manifest.segments.starts(with: segments.numbers), try !anyShrank(segments),
+        if !WriterMark.moved(from: seen, to: mark), manifest.indexFile == indexFile,
+           manifest.segments.starts(with: segments.numbers), try !anyShrank(segments),
            !lastReplaced(segments), try lastRecordStillThere(segments) {
-            changes = try readAppended(manifest, segments: segments, opener: opener)
+            // (No mark now, as between two writers: the last one seen still stands.)
+            changes = try readAppended(manifest, segments: segments, opener: opener, mark: mark ?? seen)
         } else {
             changes = try readReplaced(opener, oldSegments: segments.numbers)
         }
@@ -65,7 +69,8 @@ extension RouteStore {
     }
 
     /// The records appended since the handle last looked, applied in log order.
-    private func readAppended(_ manifest: Manifest, segments known: SegmentSet, opener: StoreOpener) throws -> [StoreChange] {
+    private func readAppended(_ manifest: Manifest, segments known: SegmentSet, opener: StoreOpener,
+                              mark: String?) throws -> [StoreChange] {
         var added = manifest
         added.segments = Array(manifest.segments.dropFirst(known.numbers.count))
         var (segments, fresh) = (known, try opener.openSegments(added).0)
@@ -83,6 +88,8 @@ extension RouteStore {
             if !isNew && number != lastKnown { continue }
             let from = isNew ? Int64(FormatConstants.fileHeaderSize) : segment.end
             segment.end = try segment.file.size()
+            // Cut since the checks above: what the handle read there may be refused.
+            if !isNew && segment.end < from { return try readReplaced(opener, oldSegments: known.numbers) }
             // A record being written shows as a torn tail: the scan stops before it, and
             // the write's own file event brings the handle back for it.
             var end = min(segment.end, from)
@@ -100,14 +107,24 @@ extension RouteStore {
                 segments.setEnd(end, of: number)
             }
         }
-        let last = segments.segments.last!
+        // A cut (and a new writer's appends over it) while the scans read: what they read
+        // after the handle's end is no append to what it had read.
         let previous = state.withLock { $0.followedTail }
+        let markAfter = WriterMark.read(in: directory, fileSystem: fileSystem)
+        if WriterMark.moved(from: mark, to: markAfter) {
+            return try readReplaced(opener, oldSegments: known.numbers)
+        }
+        if let previous, let knownLast = known.segments.last, try !previous.isStillThere(in: knownLast) {
+            return try readReplaced(opener, oldSegments: known.numbers)
+        }
+        let last = segments.segments.last!
         let tail = try FollowedTail.take(of: last, from: lastRecords[last.number] ?? (previous?.segment == last.number ? previous?.lastRecord : nil))
         let adopted = state.withLock { s -> Bool in
             guard s.lifecycle == .open else { return false }
             for event in events { s.index.apply(event) }
             (s.segments, s.generation, s.settings) = (segments, manifest.generation, manifest.settings)
             s.followedTail = tail
+            s.followedMark = markAfter ?? mark
             return true
         }
         guard adopted else { throw RouteLogError.closed(directory) }
