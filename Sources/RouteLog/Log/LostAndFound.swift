@@ -124,10 +124,6 @@ struct LostAndFound: Sendable {
         return false
     }
 
-    /// A copy `lost/` already holds of `length` bytes of `file` from `offset`, byte for
-    /// byte: a regular file with no other name (a hard link planted from elsewhere could
-    /// change or go), under ``keepCopy(of:name:from:length:reason:)``'s `NAME@OFFSET` or a
-    /// twin ``freeName(_:)`` makes (`.2`, `.3`, ...; not `.bak`).
     /// Whether `copy`'s path still names it, and nothing else does.
     private func stillHeld(_ copy: DurableFile) -> Bool {
         let fileSystem = files.fileSystem
@@ -136,6 +132,10 @@ struct LostAndFound: Sendable {
         return true
     }
 
+    /// A copy `lost/` already holds of `length` bytes of `file` from `offset`, byte for
+    /// byte: a regular file with no other name (a hard link planted from elsewhere could
+    /// change or go), under ``keepCopy(of:name:from:length:reason:)``'s `NAME@OFFSET` or a
+    /// twin ``freeName(_:)`` makes (`.2`, `.3`, ...; not `.bak`).
     private func heldCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64) -> DurableFile? {
         guard files.fileSystem.isDirectory(directory) == true, files.fileSystem.isSymbolicLink(directory) == false,
               let names = try? files.fileSystem.listDirectory(directory) else { return nil }

@@ -37,7 +37,10 @@ enum WriterMark {
     /// The pid (nil after a clean close) and mark (nil in a `LOCK` of a pid alone, as
     /// earlier writers wrote it) of `LOCK`'s bytes; nil for an empty or unreadable one.
     static func parse(_ bytes: [UInt8]) -> (pid: Int32?, mark: String?)? {
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The first line only: a release writing the mark alone over a longer line
+        // shows the old line's end after it until it cuts the file.
+        let firstLine = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        let text = String(decoding: firstLine, as: UTF8.self).trimmingCharacters(in: .whitespaces)
         let fields = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         func isMark(_ field: String) -> Bool { field.count == 16 && field.allSatisfy(\.isHexDigit) }
         switch fields.count {
@@ -56,9 +59,12 @@ enum WriterMark {
     }
 
     /// Whether a handle that last saw `seen` (the last mark it read, nil for none) must
-    /// read the store again now that `LOCK` says `now`.
+    /// read the store again now that `LOCK` says `now`: a mark that changed, or one
+    /// that is gone (`LOCK` deleted or emptied, or rewritten by a writer of a release
+    /// without marks), after which the handle goes without one. With no mark seen there
+    /// is nothing to compare: the handle's other checks stand alone (format-spec.md).
     static func moved(from seen: String?, to now: String?) -> Bool {
-        guard let seen, let now else { return false }
+        guard let seen else { return false }
         return seen != now
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Ways a read-only handle that read a refused change could keep listing it: a refused
 /// batch whose last record a later writer writes back byte for byte (only the writer's
 /// mark in LOCK tells), and a cut that lands while a catch-up is under way.
-@Suite struct FollowedCutAttackTests {
+@Suite struct FollowedCutRaceTests {
     static func route(_ seed: UInt64, points: Int, name: String, uuid: UUID? = nil) -> Route {
         var route = Fixtures.sampleWalk(seed: seed, points: points)
         route.metadata.name = name
@@ -168,15 +168,15 @@ import Testing
         options.segmentSizeLimit = 8192
         options.compaction = .manual
         let writer = try RouteStore(at: url, options: options)
-        var ids = [try writer.save(FollowedCutAttackTests.route(1, points: 200, name: "a"))]
+        var ids = [try writer.save(FollowedCutRaceTests.route(1, points: 200, name: "a"))]
         let fs = InterceptingFileSystem()
         let reader = try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: fs)
         for round in 0..<40 {
             let (_, opens) = try Self.segmentBytesRead(fs) {
                 switch round % 4 {
-                case 0: ids.append(try writer.save(FollowedCutAttackTests.route(UInt64(round + 2), points: 600, name: "r\(round)")))
-                case 1: ids += try writer.save([FollowedCutAttackTests.route(UInt64(round + 2), points: 300, name: "b\(round)"),
-                                                FollowedCutAttackTests.route(UInt64(round + 3), points: 300, name: "c\(round)")])
+                case 0: ids.append(try writer.save(FollowedCutRaceTests.route(UInt64(round + 2), points: 600, name: "r\(round)")))
+                case 1: ids += try writer.save([FollowedCutRaceTests.route(UInt64(round + 2), points: 300, name: "b\(round)"),
+                                                FollowedCutRaceTests.route(UInt64(round + 3), points: 300, name: "c\(round)")])
                 case 2: try writer.edit(ids.last!, RouteEdit(name: "edited \(round)"))
                 default: try writer.delete(ids.removeFirst())
                 }

@@ -27,8 +27,7 @@ extension RouteStore {
         if !WriterMark.moved(from: seen, to: mark), manifest.indexFile == indexFile,
            manifest.segments.starts(with: segments.numbers), try !anyShrank(segments),
            !lastReplaced(segments), try lastRecordStillThere(segments) {
-            // (No mark now, as between two writers: the last one seen still stands.)
-            changes = try readAppended(manifest, segments: segments, opener: opener, mark: mark ?? seen)
+            changes = try readAppended(manifest, segments: segments, opener: opener, mark: mark)
         } else {
             changes = try readReplaced(opener, oldSegments: segments.numbers)
         }
@@ -124,7 +123,7 @@ extension RouteStore {
             for event in events { s.index.apply(event) }
             (s.segments, s.generation, s.settings) = (segments, manifest.generation, manifest.settings)
             s.followedTail = tail
-            s.followedMark = markAfter ?? mark
+            s.followedMark = markAfter
             return true
         }
         guard adopted else { throw RouteLogError.closed(directory) }
