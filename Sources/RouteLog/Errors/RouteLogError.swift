@@ -96,7 +96,10 @@ extension RouteLogError {
         case EISDIR: advice = "a directory is at this path where a file should be; move it aside and try again"
         case ENOTDIR: advice = "a part of this path that should be a directory is not one"
         case EROFS: advice = "the file system is read-only"
-        default: advice = "the change was not made; try again"
+        default:
+            // A read or a look changes nothing; anything else was part of a change.
+            advice = ["read", "fstat", "readdir", "stat"].contains(operation) ? "nothing was changed; try again"
+                : "the change was not made; try again"
         }
         return RouteLogError(.io, "\(operation) failed: \(reason); \(advice)", path: path,
                              errno: code)

@@ -77,7 +77,8 @@ public enum RouteExporter {
     /// `privacyZones` and, unless `storedZones` is false, the zones kept in the store's
     /// settings. A route lying wholly inside the zones gets no file (and an older file of
     /// its name is left as it is).
-    /// - Returns: The files written, in the order of ``RouteStore/summaries()``.
+    /// - Returns: The files written, in the order of ``RouteStore/summaries()`` (a route
+    ///   deleted while the export runs has none).
     /// - Throws: ``RouteLogError`` `.io` when the directory or a file cannot be written;
     ///   `.invalidArgument` when `directory` is a file. A route that cannot be read
     ///   (damaged, or in a segment this process may not open) does not stop the export:
@@ -104,7 +105,13 @@ public enum RouteExporter {
         var unreadable: [UnreadableRoute] = []
         for summary in try store.summaries() {
             let url = directory.appendingPathComponent(fileName(for: summary.id, format: format))
-            guard let route = try UnreadableRoute.read(summary.id, of: store, noting: &unreadable) else { continue }
+            let read: Route?
+            do {
+                read = try UnreadableRoute.read(summary.id, of: store, noting: &unreadable)
+            } catch let error as RouteLogError where error.code == .notFound {
+                continue  // deleted since the listing (an app may be writing the store)
+            }
+            guard let route = read else { continue }
             let trim = PrivacyTrim(route, zones: zones)
             guard let kept = trim.route else { continue }
             let bytes = write(kept, figures: ExportSummary(route: kept, summary: summary, trimmed: trim.removedPoints > 0),

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A route an export could not read (its record is damaged, or its segment may not be
 /// opened): it is in no file, and the rest of the store was exported without it.
 public struct UnreadableRoute: Sendable, Equatable {
@@ -12,12 +18,23 @@ public struct UnreadableRoute: Sendable, Equatable {
         self.error = error
     }
 
+    /// Whether `error`, thrown reading one route, is about that route's bytes (damage,
+    /// or a segment this process may not open or read) rather than about the process or
+    /// the moment (descriptors run out, a file gone in a switch), which fail the export.
+    public static func isAboutTheRoute(_ error: RouteLogError) -> Bool {
+        switch error.code {
+        case .corrupted: return true
+        case .io: return error.errno.map { [EACCES, EPERM, EIO].contains($0) } ?? false
+        default: return false
+        }
+    }
+
     /// Reads route `id` of `store`: nil with `unreadable` noted when its bytes cannot be
-    /// read (`.corrupted`, `.io`); every other error (the handle closed, say) is thrown.
+    /// read (``isAboutTheRoute(_:)``); every other error (the handle closed, say) is thrown.
     static func read(_ id: RouteID, of store: RouteStore, noting unreadable: inout [UnreadableRoute]) throws -> Route? {
         do {
             return try store.route(id)
-        } catch let error as RouteLogError where error.code == .corrupted || error.code == .io {
+        } catch let error as RouteLogError where UnreadableRoute.isAboutTheRoute(error) {
             unreadable.append(UnreadableRoute(id: id, error: error))
             return nil
         }

@@ -24,7 +24,9 @@ extension RouteStore {
             loaded = try RecordReader(segments: segments).route(id, route)
         } catch let error as RouteLogError where error.errno == ENOENT {
             // A compaction removed a segment whose descriptor the segment file cache had
-            // closed: the route has moved; read it where the index says now.
+            // closed: the route has moved; read it where the index says now (a read-only
+            // handle first reads what the writer's compaction made of the store).
+            if isReadOnly { try catchUpWithWriter() }
             (route, segments) = try located()
             loaded = try RecordReader(segments: segments).route(id, route)
         }

@@ -58,6 +58,7 @@ enum ParquetExportFlags {
                 ("vanishedRoutes", .array(report.vanishedRoutes.map { .integer(Int64($0.rawValue)) })),
                 ("skippedRoutes", .array(report.withheldRoutes.map { .integer(Int64($0.rawValue)) })),
                 ("unreadableRoutes", ExportUnreadable.json(report.unreadableRoutes)),
+                ("keptFiles", .array(report.keptFiles.map { .string($0.path) })),
                 ("removedFiles", .array(report.removedFiles.map { .string($0.path) })),
             ]).rendered())
         } else {
@@ -72,6 +73,11 @@ enum ParquetExportFlags {
             if !report.withheldRoutes.isEmpty {
                 lines.append("skipped \(report.withheldRoutes.count) route(s) lying wholly inside the privacy zones: "
                     + report.withheldRoutes.map(\.description).joined(separator: ", "))
+            }
+            if !report.keptFiles.isEmpty {
+                lines.append("kept \(report.keptFiles.count) earlier table(s) beside the new ones, as they may hold the only "
+                    + "readable copy of a route this export could not read: "
+                    + report.keptFiles.map { TerminalText.quoted($0.path) }.joined(separator: ", "))
             }
             if !report.removedFiles.isEmpty {
                 lines.append("removed \(report.removedFiles.count) file(s) of months no longer in the store")

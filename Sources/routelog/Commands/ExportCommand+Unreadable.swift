@@ -10,7 +10,7 @@ enum ExportUnreadable {
     static func route(_ id: RouteID, of store: RouteStore, noting unreadable: inout [UnreadableRoute]) throws -> Route? {
         do {
             return try store.route(id)
-        } catch let error as RouteLogError where error.code == .corrupted || error.code == .io {
+        } catch let error as RouteLogError where UnreadableRoute.isAboutTheRoute(error) {
             unreadable.append(UnreadableRoute(id: id, error: error))
             return nil
         }

@@ -49,8 +49,16 @@ enum ExportCommand: Command {
         var written: [String] = []
         var skipped: [RouteID] = []
         var unreadable: [UnreadableRoute] = []
+        var vanished: [RouteID] = []
         for summary in try store.summaries() {
-            guard let route = try ExportUnreadable.route(summary.id, of: store, noting: &unreadable) else { continue }
+            let read: Route?
+            do {
+                read = try ExportUnreadable.route(summary.id, of: store, noting: &unreadable)
+            } catch let error as RouteLogError where error.code == .notFound {
+                vanished.append(summary.id)  // deleted since the listing: an app writes the store
+                continue
+            }
+            guard let route = read else { continue }
             guard let exported = ExportedRoute(route, summary: summary, zones: zones) else {
                 skipped.append(summary.id)
                 continue
@@ -64,9 +72,14 @@ enum ExportCommand: Command {
         if arguments.has("json") {
             console.print(JSON.object([("files", .array(written.map { .string($0) })),
                                        ("skippedRoutes", .array(skipped.map { .integer($0.rawValue) })),
-                                       ("unreadableRoutes", ExportUnreadable.json(unreadable))]).rendered())
+                                       ("unreadableRoutes", ExportUnreadable.json(unreadable)),
+                                       ("vanishedRoutes", .array(vanished.map { .integer($0.rawValue) }))]).rendered())
         } else {
             var lines = ["wrote \(written.count) \(format) file\(written.count == 1 ? "" : "s") into \(TerminalText.quoted(directory.path))"]
+            if !vanished.isEmpty {
+                lines.append("left out \(vanished.count) route(s) deleted while exporting: "
+                             + vanished.map(\.description).joined(separator: ", "))
+            }
             if !skipped.isEmpty {
                 lines.append("skipped \(skipped.count) route\(skipped.count == 1 ? "" : "s") lying wholly inside the privacy zones: "
                              + skipped.map(\.description).joined(separator: ", "))

@@ -22,6 +22,10 @@ public struct ParquetExportReport: Sendable, Equatable {
     /// open), each with why: in no file. Every other route was exported; check this
     /// before taking the export for the whole store (`routelog export` exits 1).
     public var unreadableRoutes: [UnreadableRoute] = []
+    /// Tables an earlier export left where this one writes, kept under their name with
+    /// `.previous` (then `.previous.2`, ...) instead of replaced, because this export
+    /// could not read a route of theirs: they may hold its only readable copy.
+    public var keptFiles: [URL] = []
     /// Files of an earlier partitioned export into the same directory, for months that
     /// no longer have routes, removed so the dataset holds only this export.
     public var removedFiles: [URL] = []

@@ -29,7 +29,9 @@ public enum ParquetExporter {
     ///   when a directory or file cannot be written (the file being written is removed,
     ///   files already finished stay). A route that cannot be read (damaged, or in a
     ///   segment this process may not open) is no error: it is left out and named in
-    ///   ``ParquetExportReport/unreadableRoutes``, and every other route is exported.
+    ///   ``ParquetExportReport/unreadableRoutes``, and every other route is exported; the
+    ///   earlier tables of its part, if any, are kept beside the new ones
+    ///   (``ParquetExportReport/keptFiles``), since they may hold its only readable copy.
     @discardableResult
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ParquetExportReport {
@@ -104,6 +106,25 @@ public enum ParquetExporter {
 
 /// Writes one pair of tables (the whole store, or one partition).
 private struct PartWriter {
+    /// Moves the files at `urls` that exist to `NAME.previous` (or `.previous.2`, ...: an
+    /// older kept file is never replaced) and returns where they went.
+    static func keepEarlier(_ urls: [URL]) throws -> [URL] {
+        var kept: [URL] = []
+        for url in urls where FileManager.default.fileExists(atPath: url.path) {
+            var target = URL(fileURLWithPath: url.path + ".previous")
+            var n = 2
+            while FileManager.default.fileExists(atPath: target.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: target.path)) != nil {
+                target = URL(fileURLWithPath: url.path + ".previous.\(n)")
+                n += 1
+            }
+            guard rename(url.path, target.path) == 0 else {
+                throw RouteLogError.io("rename", path: url.path, errno: errno)
+            }
+            kept.append(target)
+        }
+        return kept
+    }
+
     let store: RouteStore
     let options: ParquetExportOptions
     let total: Int
@@ -111,6 +132,7 @@ private struct PartWriter {
     var done = 0
 
     mutating func write(_ summaries: [RouteSummary], into folder: URL, report: inout ParquetExportReport) throws {
+        let unreadableBefore = report.unreadableRoutes.count
         let routesURL = folder.appendingPathComponent(ParquetExporter.routesFileName)
         let pointsURL = folder.appendingPathComponent(ParquetExporter.pointsFileName)
         let routes = try RoutesTableWriter(path: routesURL.path, codec: options.codec, rowsPerGroup: options.routesPerRowGroup)
@@ -132,6 +154,9 @@ private struct PartWriter {
                 report.unreadableRoutes += batch.unreadable
                 done += batch.rows.count + batch.vanished.count + batch.withheld.count + batch.unreadable.count
                 progress?(done, total)
+            }
+            if report.unreadableRoutes.count > unreadableBefore {
+                report.keptFiles += try Self.keepEarlier([routesURL, pointsURL])
             }
             report.bytes += try routes.finish()
             report.files.append(routesURL)
