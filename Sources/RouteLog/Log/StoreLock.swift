@@ -23,8 +23,10 @@ final class StoreLock: Sendable {
     /// descriptions, and with them the locks: letting them go there would let the
     /// parent's go. (The child's own hold is dropped as it starts: fork_release.c.)
     let owner: pid_t = getpid()
-    /// The mark `LOCK` holds (``WriterMark``).
+    /// The mark `LOCK` holds (``WriterMark``), and whether every cut was announced by a
+    /// new one (if not, the close leaves `LOCK` empty, so that the next writer draws anew).
     private let mark: StateLock<String>
+    private let cutUnannounced = StateLock(false)
     /// True when the two descriptors are real ones, registered with fork_release.c.
     private let registeredForFork: Bool
 
@@ -117,9 +119,16 @@ final class StoreLock: Sendable {
             }
             try protection.apply(toDescriptor: file!.ref.fd, path: path)
             try takeFileLock(file!, in: directory, fileSystem: fileSystem)
-            try file!.truncate(to: 0)
-            let mark = WriterMark.make()
-            try file!.write(WriterMark.lockContents(pid: getpid(), mark: mark), at: 0)
+            // A clean close left its mark alone in LOCK: every cut of that writer was
+            // announced, so what readers hold stands, and the mark is kept (they read on
+            // instead of reading the store again). Anything else (a crashed writer's pid,
+            // an empty LOCK, a new file) draws a new one.
+            let previous = (try? file!.read(at: 0, count: 64)).flatMap(WriterMark.parse)
+            let mark = (previous?.pid == nil ? previous?.mark : nil) ?? WriterMark.make()
+            // Written over what is there, then cut to length: never empty in between.
+            let contents = WriterMark.lockContents(pid: getpid(), mark: mark)
+            try file!.write(contents, at: 0)
+            try file!.truncate(to: Int64(contents.count))
             return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real, mark: mark)
         } catch {
             // Let go explicitly before the descriptors stop being watched and close.
@@ -195,12 +204,20 @@ final class StoreLock: Sendable {
         mark.withLock { $0 = renewed }
     }
 
+    /// Notes a cut whose new mark could not be written: the writer stops, and its close
+    /// leaves no mark for the next writer to keep.
+    func noteUnannouncedCut() {
+        cutUnannounced.withLock { $0 = true }
+    }
+
     /// Lets the lock go, leaving `LOCK` with the mark alone (no pid: no writer holds the
-    /// store). Does nothing in a process other than the owner: the owner still holds it.
+    /// store), or empty after a cut it could not announce. Does nothing in a process
+    /// other than the owner: the owner still holds it.
     func release() {
         guard getpid() == owner else { return }
         let closed = WriterMark.closedContents(mark: mark.withLock { $0 })
-        if (try? file.write(closed, at: 0)) == nil || (try? file.truncate(to: Int64(closed.count))) == nil {
+        if cutUnannounced.withLock({ $0 }) || (try? file.write(closed, at: 0)) == nil
+            || (try? file.truncate(to: Int64(closed.count))) == nil {
             try? file.truncate(to: 0)
         }
         file.fileSystem.unlock(file.ref)

@@ -5,17 +5,20 @@ import Darwin
 #endif
 
 /// The mark in `LOCK` (format-spec.md, "Files"): 16 hexadecimal digits after the
-/// writer's pid, drawn anew at each writer's open and each time a writer cut records off
-/// its last segment and goes on writing.
+/// writer's pid, drawn anew at each writer's open (unless the last writer closed cleanly,
+/// leaving its mark alone, which is kept) and each time a writer cut records off its last
+/// segment and goes on writing.
 ///
 /// Records are cut off only when a write or a sync of them failed: they were never
 /// acknowledged, but a read-only handle may have read them in the meantime. The writer
 /// that cut them stops (a failed sync), or renews its mark (a failed write it could
 /// take back); either way whatever is appended after the cut comes under another mark.
 /// So a handle that follows the writer reads on from where it stopped only while the
-/// mark is the one it saw, and reads the store again when it changed. A clean close
-/// leaves the mark alone in `LOCK`, so the next writer's shows as a change too; an
-/// empty `LOCK` or one it cannot read tells it nothing.
+/// mark is the one it saw, and reads the store again when it changed or is gone. A
+/// clean close leaves the mark alone in `LOCK`, and the next writer keeps it: a handle
+/// reads on across writer sessions. A writer that crashed (its pid still there) or
+/// whose close follows a cut it could not announce (`LOCK` left empty) leaves no mark
+/// to keep, so the next one draws anew.
 enum WriterMark {
     /// A new mark: 64 random bits.
     static func make() -> String {

@@ -192,6 +192,7 @@ public final class RouteStore: Sendable {
         do {
             try lock?.renewMark()
         } catch {
+            lock?.noteUnannouncedCut()
             writer.log.stop(RouteLogError(.io, "records were cut off after a failed write and LOCK could not say so to readers; reopen the store to go on",
                                           path: directory, errno: (error as? RouteLogError)?.errno))
         }

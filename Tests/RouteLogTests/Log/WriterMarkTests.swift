@@ -38,11 +38,22 @@ import Testing
         let lock = try Data(contentsOf: url.appendingPathComponent(FormatConstants.lockName))
         #expect(lock == Data("\(a)\n".utf8), "the mark alone once closed")
         #expect(RouteStore.writerProcess(at: url) == nil)
+        // Every cut of that writer was announced: the next one keeps its mark.
         let second = try RouteStore(at: url)
-        let b = try #require(Self.mark(url))
-        #expect(b != a)
+        #expect(Self.mark(url) == a)
         #expect(RouteStore.writerProcess(at: url) == getpid())
         try second.close()
+        // A writer that crashed leaves its pid (as if still open), and an empty LOCK no
+        // mark: either way the next writer draws a new one.
+        let lockFile = url.appendingPathComponent(FormatConstants.lockName)
+        for left in ["4242 \(a)\n", ""] {
+            try Data(left.utf8).write(to: lockFile)
+            let next = try RouteStore(at: url)
+            let drawn = try #require(Self.mark(url))
+            #expect(drawn != a, "after \(left.debugDescription)")
+            try next.close()
+            try Data("\(a)\n".utf8).write(to: lockFile)
+        }
     }
 
     /// How many writes opening a store makes (to aim a fault at the first save's).
@@ -88,5 +99,10 @@ import Testing
         #expect(refused.message.contains("reopen the store"), "\(refused.message)")
         #expect(fs.failures.count >= 2)
         try? writer.close()
+        // It leaves no mark to keep: the next writer draws a new one.
+        #expect(try Data(contentsOf: url.appendingPathComponent(FormatConstants.lockName)).isEmpty)
+        let next = try RouteStore(at: url)
+        #expect(Self.mark(url) != nil && Self.mark(url) != before)
+        try next.close()
     }
 }

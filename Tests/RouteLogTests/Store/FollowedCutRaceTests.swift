@@ -192,6 +192,28 @@ import Testing
         try reader.close()
     }
 
+    /// Writers that come and go (an app's launches, `routelog` commands), each closing
+    /// cleanly: each keeps the last one's mark, and the follower reads on.
+    @Test func followingWriterSessionsReadsAppended() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        try RouteStore(at: url).close()
+        let fs = InterceptingFileSystem()
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: fs)
+        var expected: [StoreChange] = []
+        for session in 0..<6 {
+            let (_, opens) = try Self.segmentBytesRead(fs) {
+                let writer = try RouteStore(at: url)
+                let id = try writer.save(FollowedCutRaceTests.route(UInt64(session + 1), points: 100, name: "s\(session)"))
+                try writer.close()
+                expected = [.saved(id)]
+                #expect(try reader.catchUpWithWriter() == expected)
+            }
+            #expect(opens == 0, "session \(session): the catch-up read the whole store again")
+        }
+        try reader.close()
+    }
+
     @Test func aHugeLastRouteIsNotReadAgain() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
