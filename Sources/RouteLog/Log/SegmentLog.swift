@@ -50,7 +50,9 @@ struct SegmentLog: Sendable {
             try segment.file.write(bytes, at: segment.end)
         } catch {
             // Take the partial append back so no later record follows garbage. If even
-            // that fails, stop writing: the next open reads the rest as a torn tail.
+            // that fails, stop writing: the next open keeps what was written of the
+            // refused records (a whole one reads as saved, a partial one as a torn tail,
+            // copied to lost/ before the cut).
             if (try? segment.file.truncate(to: segment.end)) == nil {
                 failure = RouteLogError(.io, "a write failed and could not be undone; reopen the store to recover",
                                         path: segment.path, errno: (error as? RouteLogError)?.errno)
