@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How a segment's bytes are reached: through its store's ``SegmentFileCache`` (which
 /// may close the descriptor and open the same path again later), or, without a cache,
 /// through one file held open for as long as this handle lives.
@@ -11,9 +17,13 @@ final class SegmentFile: Sendable {
     let fileSystem: any FileSystem
     private let pinned: DurableFile?
     private let cache: SegmentFileCache?
-    /// Why a reader could not open this sealed segment (its permissions): every use
-    /// throws it, and the rest of the store is read as usual.
+    /// Why a reader could not open this sealed segment when the store opened (its
+    /// permissions): each use tries again, and throws why it still cannot (the rest of
+    /// the store is read as usual); once it can, see ``openedLate``.
     let unreadable: RouteLogError?
+    /// The file of a segment that could not be opened with the store, once a later use
+    /// could open it (its permissions restored): held for as long as this handle lives.
+    private let openedLate = StateLock<DurableFile?>(nil)
 
     /// A handle on `file`, which is just open; with a cache, the cache takes it.
     init(_ file: DurableFile, number: UInt32, cache: SegmentFileCache?, writable: Bool, headerDamaged: Bool = false) {
@@ -48,8 +58,36 @@ final class SegmentFile: Sendable {
     }
 
     func open() throws -> DurableFile {
-        if let unreadable { throw unreadable }
+        if unreadable != nil { return try openLate() }
         if let pinned { return pinned }
         return try cache!.file(for: self)
+    }
+
+    /// True while a segment that could not be opened with the store still cannot be.
+    var isUnreadable: Bool {
+        unreadable != nil && openedLate.withLock { $0 == nil }
+    }
+
+    /// A segment that could not be opened with the store, opened now if it can be: its
+    /// header must be this segment's (its number, and the format version the store
+    /// assumed for it, that of the index entries that stand for its records), so that
+    /// no other file's bytes are read as its records.
+    private func openLate() throws -> DurableFile {
+        try openedLate.withLock { held in
+            if let held { return held }
+            let file = try DurableFile.open(path, flags: O_RDONLY, fileSystem: fileSystem)
+            let header = try FileHeader.decode(try file.read(at: 0, count: FormatConstants.fileHeaderSize), path: path,
+                                               expecting: .segment)
+            guard header.fileNumber == number else {
+                throw RouteLogError.corrupted("segment \(number) was replaced by another file (its header says \(header.fileNumber)) while the store was open",
+                                              path: path, offset: 12)
+            }
+            guard header.version == FormatConstants.version else {
+                throw RouteLogError(.io, "the segment can be read now, but it was written by format version \(header.version), which this open store did not expect: open the store again to read it",
+                                    path: path)
+            }
+            held = file
+            return file
+        }
     }
 }

@@ -26,9 +26,9 @@ struct LogSegment: Sendable {
         self.end = end
     }
 
-    /// True for a sealed segment a reader could not open: its routes are listed from
-    /// the index, and reading one of them throws why.
-    var isUnreadable: Bool { handle.unreadable != nil }
+    /// True for a sealed segment a reader could not open, and still cannot: its routes
+    /// are listed from the index, and reading one of them throws why.
+    var isUnreadable: Bool { handle.isUnreadable }
 
     /// The open file, for one operation or one scan.
     ///

@@ -143,6 +143,65 @@ import Testing
 
     /// A reader that follows a writer reads what the writer appends, past the segment
     /// it may not open, and through a compaction of the others.
+    /// Once the segment's permissions are restored, the open reader reads its routes
+    /// and verifies it whole, with no reopen; while they are not, each read says why.
+    @Test func aSegmentWhosePermissionsAreRestoredIsReadWithoutReopening() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let denied = Set(saved.map(\.segment)).sorted()[1], name = FormatConstants.segmentName(denied)
+        let files = Denied(name: name)
+        let reader = try Self.readOnly(url, files)
+        let inDenied = saved.filter { $0.segment == denied }
+        #expect(!inDenied.isEmpty)
+        for _ in 0..<2 {  // still refused on a second try: nothing was kept of the failed open
+            do {
+                _ = try reader.route(inDenied[0].id)
+                Issue.record("a route of the unreadable segment was read")
+            } catch let error as RouteLogError {
+                #expect(error.errno == EACCES && error.path?.hasSuffix(name) == true, "\(error)")
+            }
+        }
+        #expect(try reader.verify().problems.contains(where: \.isUnopenedSegment))
+        files.names.withLock { $0.removeAll() }
+        for (id, route, _) in saved {
+            #expect(try reader.route(id).withoutUUID == RouteCodec.quantize(route))
+        }
+        let report = try reader.verify()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(reader.state.withLock { $0.segments.segments.allSatisfy { !$0.isUnreadable } })
+    }
+
+    /// A file put in the segment's place while it could not be opened is never read as
+    /// its records: another segment's header is refused, and the reader goes on
+    /// refusing that segment's routes while the rest of the store reads as before.
+    @Test func aFilePutInTheUnreadableSegmentsPlaceIsNotRead() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let segments = Set(saved.map(\.segment)).sorted()
+        let denied = segments[1], name = FormatConstants.segmentName(denied)
+        let files = Denied(name: name)
+        let reader = try Self.readOnly(url, files)
+        let deniedPath = url.appendingPathComponent(name).path
+        try FileManager.default.removeItem(atPath: deniedPath)
+        try FileManager.default.copyItem(atPath: url.appendingPathComponent(FormatConstants.segmentName(segments[0])).path,
+                                         toPath: deniedPath)
+        files.names.withLock { $0.removeAll() }
+        for (id, route, segment) in saved {
+            if segment == denied {
+                do {
+                    _ = try reader.route(id)
+                    Issue.record("route \(id) was read from another segment's file")
+                } catch let error as RouteLogError {
+                    #expect(error.code == .corrupted && error.path == deniedPath, "\(error)")
+                }
+            } else {
+                #expect(try reader.route(id).withoutUUID == RouteCodec.quantize(route))
+            }
+        }
+    }
+
     @Test func aReaderFollowsAWriterPastTheUnreadableSegment() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
