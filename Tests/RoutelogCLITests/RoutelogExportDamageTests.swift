@@ -40,6 +40,26 @@ import Testing
         #expect(unreadable.first?["file"] as? String == store.segment.path)
     }
 
+    /// A file it cannot write stops the export; the routes found unreadable before it
+    /// are still named, and the error says how many files were written.
+    @Test func aWriteErrorStillNamesTheDamagedRoute() throws {
+        let dir = ScratchDirectory()
+        let store = try Self.damaged(dir)
+        let first = try CLI.run(["export", store.url.path, dir.path("first").path, "--json"])
+        let files = try #require(try parseJSON(first.stdout)["files"] as? [String]).map { URL(fileURLWithPath: $0).lastPathComponent }
+        let last = try #require(files.last)
+        let out = dir.path("out")
+        // A non-empty directory where the last file goes: the export cannot replace it.
+        try FileManager.default.createDirectory(at: out.appendingPathComponent(last).appendingPathComponent("kept"),
+                                                withIntermediateDirectories: true)
+        let result = try CLI.run(["export", store.url.path, out.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("routelog: route 2 was left out of the export: it could not be read"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(files.count - 1) file(s) were written into the directory before it"), "\(result.stderr)")
+        #expect(result.stderr.contains(out.appendingPathComponent(last).path), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(last).appendingPathComponent("kept").path))
+    }
+
     @Test func aParquetExportWritesTheOthersAndNamesTheDamagedRoute() throws {
         let dir = ScratchDirectory()
         let store = try Self.damaged(dir)

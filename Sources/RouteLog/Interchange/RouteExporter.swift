@@ -119,7 +119,13 @@ public enum RouteExporter {
             do {
                 try bytes.write(to: url, options: .atomic)
             } catch {
-                throw RouteLogError(.io, "cannot write the export file: \(error.localizedDescription)", path: url.path)
+                // Say what the export did before it stopped: the files already written
+                // stay, and routes already found unreadable are not lost from the report.
+                var done = "\(written.count) route file(s) were written before it"
+                if !unreadable.isEmpty {
+                    done += ", and \(unreadable.count) route(s) could not be read (\(unreadable.map(\.id.description).joined(separator: ", ")))"
+                }
+                throw RouteLogError(.io, "cannot write the export file: \(error.localizedDescription); \(done)", path: url.path)
             }
             written.append(url)
         }

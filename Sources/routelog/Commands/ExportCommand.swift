@@ -66,7 +66,14 @@ enum ExportCommand: Command {
             let text = try DumpCommand.render(exported, format: format)
             let file = directory.appendingPathComponent(RouteExporter.fileName(for: summary.id, format: exportFormat))
             // A link, FIFO or device of that name is refused, never followed or replaced.
-            try OutputFile.write(Data(text.utf8), to: file.path, what: "the file")
+            do {
+                try OutputFile.write(Data(text.utf8), to: file.path, what: "the file")
+            } catch var error as CLIError {
+                // Stopped here: name the routes already found unreadable, and what was written.
+                _ = ExportUnreadable.finish(unreadable, console: console)
+                error.what += "; \(written.count) file(s) were written into the directory before it"
+                throw error
+            }
             written.append(file.path)
         }
         if arguments.has("json") {

@@ -40,6 +40,28 @@ import Testing
         try store.close()
     }
 
+    /// A file that cannot be written stops the export, and the error still says what
+    /// was done before it: the files written, and the routes found unreadable so far.
+    @Test func aWriteErrorStillNamesTheRoutesFoundUnreadable() throws {
+        let dir = TemporaryDirectory()
+        let (store, damaged, _) = try Self.damagedStore(dir)
+        let order = try store.summaries().map(\.id)
+        let last = try #require(order.last)
+        try #require(last != damaged, "the damaged route comes before the one whose file fails")
+        let out = dir.url.appendingPathComponent("out")
+        // A non-empty directory where the last route's file goes: nothing can replace it.
+        let blocker = out.appendingPathComponent(RouteExporter.fileName(for: last, format: .gpx))
+        try FileManager.default.createDirectory(at: blocker.appendingPathComponent("kept"), withIntermediateDirectories: true)
+        let error = try #require(throws: RouteLogError.self) {
+            try RouteExporter.exportAll(from: store, to: out, format: .gpx)
+        }
+        #expect(error.code == .io && error.path == blocker.path, "\(error)")
+        #expect(error.message.contains("\(order.count - 2) route file(s) were written before it, and 1 route(s) could not be read (\(damaged))"),
+                "\(error.message)")
+        #expect(FileManager.default.fileExists(atPath: blocker.appendingPathComponent("kept").path))
+        try store.close()
+    }
+
     @Test(arguments: [ParquetExportOptions.Partitioning.none, .month])
     func aParquetExportListsTheDamagedRoute(partitioning: ParquetExportOptions.Partitioning) throws {
         let dir = TemporaryDirectory()
