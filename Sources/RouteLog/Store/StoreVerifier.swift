@@ -34,14 +34,14 @@ struct StoreVerifier {
         verifyIndexFile(into: &report)
         var unreadable: [String: [RouteID]] = [:]
         let damagedIDs = decodeRoutes(into: &report, unopened: unopened, unreadable: &unreadable)
-        // Without a segment's records the replay cannot stand for the log: comparing it
-        // with the index would call every edit or delete stored there a mismatch.
-        if unopened.isEmpty { compare(fromSegments, damagedIDs: damagedIDs, into: &report) }
+        let unopenedNumbers = Set(snapshot.segments.segments.filter { unopened[$0.path] != nil }.map(\.number))
+        compare(fromSegments, damagedIDs: damagedIDs, unopened: unopenedNumbers, into: &report)
         for (path, reason) in unopened.sorted(by: { $0.key < $1.key }) {
             let routes = unreadable[path, default: []].sorted()
             let held = routes.isEmpty ? "" : "; route\(routes.count == 1 ? "" : "s") \(routes.map { "\($0)" }.joined(separator: ", ")) in it cannot be read"
             report.problems.append(.init(kind: .damagedBytes, path: path, offset: 0, length: nil, routeID: nil,
-                                         message: VerificationReport.Problem.unopenedPrefix + reason + held + "; the index was not checked against the segments"))
+                                         message: VerificationReport.Problem.unopenedPrefix + reason + held
+                                             + "; the index was checked against the segments only for the routes with no record in it"))
         }
         report.lostFiles = snapshot.lost.map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
         progress?(1)
@@ -250,18 +250,36 @@ struct StoreVerifier {
     }
 
     /// The index against the replay of the segments.
-    private func compare(_ fromSegments: RouteIndex, damagedIDs: Set<RouteID>, into report: inout VerificationReport) {
+    /// The index against the replay of the segments. With segments that could not be
+    /// opened (`unopened`), the replay lacks their records, so only what has none there
+    /// is compared: a route or recording the index places wholly in the others (a newer
+    /// record of it in an unopened segment would be where the index places it), and an
+    /// id the replay has that the index knows of by no record there (a delete, a finish
+    /// or a discard stored there would explain the difference).
+    private func compare(_ fromSegments: RouteIndex, damagedIDs: Set<RouteID>, unopened: Set<UInt32>,
+                         into report: inout VerificationReport) {
         let index = snapshot.index
         func path(_ location: RecordLocation) -> String { snapshot.segments.segment(location.segment)?.path ?? directory }
-        for (id, recording) in index.recordings where !damagedIDs.contains(id) && fromSegments.recordings[id] != recording {
+        func seen(_ locations: [RecordLocation]) -> Bool { locations.allSatisfy { !unopened.contains($0.segment) } }
+        func locations(of route: IndexedRoute) -> [RecordLocation] {
+            [route.location] + (route.editLocation.map { [$0] } ?? []) + (route.recorded?.locations ?? [])
+        }
+        var hidden = Set<RouteID>()  // ids with a record in an unopened segment, by the index
+        if !unopened.isEmpty {
+            for (id, route) in index.routes where !seen(locations(of: route)) { hidden.insert(id) }
+            for (id, recording) in index.recordings where !seen(recording.locations) { hidden.insert(id) }
+            for (id, tombstone) in index.tombstones where !seen(tombstone.events.map(\.location)) { hidden.insert(id) }
+        }
+        for (id, recording) in index.recordings where !damagedIDs.contains(id) && !hidden.contains(id)
+            && fromSegments.recordings[id] != recording {
             report.problems.append(.init(kind: .indexMismatch, path: path(recording.start), offset: recording.start.offset,
                                          length: nil, routeID: id, message: "the index and the segments disagree about recording \(id)"))
         }
-        for id in fromSegments.recordings.keys where index.recordings[id] == nil {
+        for id in fromSegments.recordings.keys where index.recordings[id] == nil && !hidden.contains(id) {
             report.problems.append(.init(kind: .indexMismatch, path: directory, offset: 0, length: nil, routeID: id,
                                          message: "recording \(id) is unfinished in the segments but not in the index"))
         }
-        for (id, route) in index.routes where !damagedIDs.contains(id) {
+        for (id, route) in index.routes where !damagedIDs.contains(id) && !hidden.contains(id) {
             let other = fromSegments.routes[id]
             // The shape too: listing, queries and totals read it from the index alone.
             if other?.location != route.location || other?.shape != route.shape || other?.metadata != route.metadata
@@ -270,7 +288,7 @@ struct StoreVerifier {
                                              length: nil, routeID: id, message: "the index and the segments disagree about route \(id)"))
             }
         }
-        for id in fromSegments.routes.ids where !index.routes.contains(id) {
+        for id in fromSegments.routes.ids where !index.routes.contains(id) && !hidden.contains(id) {
             report.problems.append(.init(kind: .indexMismatch, path: directory, offset: 0, length: nil, routeID: id,
                                          message: "route \(id) is live in the segments but not in the index"))
         }

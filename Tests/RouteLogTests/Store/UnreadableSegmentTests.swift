@@ -143,6 +143,30 @@ import Testing
 
     /// A reader that follows a writer reads what the writer appends, past the segment
     /// it may not open, and through a compaction of the others.
+    /// With a segment unopened, verify still compares the index with the segments for
+    /// every route with no record there: an index that disagrees about one of those is
+    /// reported, and the routes of the unopened segment are not.
+    @Test func verifyStillComparesTheRoutesOutsideTheUnopenedSegment() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let segments = Set(saved.map(\.segment)).sorted()
+        let denied = segments[1], name = FormatConstants.segmentName(denied)
+        let reader = try Self.readOnly(url, denying: name)
+        let elsewhere = try #require(saved.first { $0.segment == segments[0] })
+        // The index (in memory) says the route was renamed by a record the segments lack.
+        reader.state.withLock { state in
+            var metadata = state.index.routes[elsewhere.id]!.metadata
+            metadata.name = "not in any segment"
+            state.index.apply(.edit(elsewhere.id, metadata, RecordLocation(segment: segments[0], offset: 1 << 20, length: 64)))
+        }
+        let report = try reader.verify()
+        let mismatches = report.problems.filter { $0.kind == .indexMismatch }
+        #expect(mismatches.map(\.routeID) == [elsewhere.id], "\(report.problems)")
+        #expect(report.problems.filter(\.isUnopenedSegment).count == 1, "\(report.problems)")
+        #expect(report.problems.count == 2, "\(report.problems)")
+    }
+
     /// Once the segment's permissions are restored, the open reader reads its routes
     /// and verifies it whole, with no reopen; while they are not, each read says why.
     @Test func aSegmentWhosePermissionsAreRestoredIsReadWithoutReopening() throws {
