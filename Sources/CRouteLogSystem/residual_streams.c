@@ -1,9 +1,10 @@
 // The hot loops of a version 2 column's read (format-spec.md, "PointBlock", "Version
 // 2"): four streams, or one stream with zero runs; every value of a load's columns goes
-// through one of them. Four bit positions in registers, one table lookup each; the running sums in a
-// pass of their own. With BMI2 the variable shifts and masks are single instructions
-// (SHRX, BZHI), and with AVX2 the running sums go four at a time; the outcome is the
-// same integers either way.
+// through one of them. Four bit positions in registers, each stream's tokens two to a
+// window; their values, and the running sums, in passes of their own. With BMI2 the
+// variable shifts and masks are single instructions (SHRX, BZHI), and with AVX2 the
+// values and the running sums go four at a time; the outcome is the same integers
+// either way.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
 
@@ -72,20 +73,73 @@ static uint64_t slow_value(const uint8_t *bytes, int64_t *position, uint64_t ent
     return u;
 }
 
-// The next u of the stream at *position.
-static inline __attribute__((always_inline)) uint64_t next_u(const uint8_t *bytes, int64_t *position,
-                                                             const uint64_t *entries, uint64_t mask, int *failed) {
+// The fast loop's half of a token: its window and table entry are stored, and the
+// position moves past it; turning the pair into u (extract_*) is left to a pass over a
+// batch, four at a time where the processor can, so that the loop whose positions chain
+// from one token to the next does little else. A slow token's u is read here, and stored
+// as a window with an entry that keeps the whole window (ENTRY_WHOLE_WINDOW).
+#define ENTRY_WHOLE_WINDOW 64ull  // total 64 bits, code length 0, base 0
+
+static inline __attribute__((always_inline)) void next_token(const uint8_t *bytes, int64_t *position,
+                                                             const uint64_t *entries, uint64_t mask,
+                                                             uint64_t *window_out, uint64_t *entry_out, int *failed) {
     uint64_t window = window_at(bytes, *position);
     uint64_t entry = entries[window & mask];
     if (__builtin_expect((entry & ENTRY_SLOW) != 0, 0)) {
-        // Through a copy, so that the position itself never leaves its register.
         int64_t at = *position;
-        uint64_t u = slow_value(bytes, &at, entry, failed);
+        *window_out = slow_value(bytes, &at, entry, failed);
+        *entry_out = ENTRY_WHOLE_WINDOW;
         *position = at;
-        return u;
+        return;
     }
     *position += (int64_t)entry_bits(entry);
-    return entry_value(entry, window);
+    *window_out = window;
+    *entry_out = entry;
+}
+
+// Two tokens of one stream from one window: the second one's table entry is looked up
+// in the window shifted past the first, without waiting for a load at the new position
+// (the chain from one position to the next is what the loop waits on). A window holds at
+// least 57 bits, so both are taken this way only when their bits add up to 57 or fewer
+// and neither is slow; otherwise each is read on its own.
+static inline __attribute__((always_inline)) void next_two_tokens(const uint8_t *bytes, int64_t *position,
+                                                                  const uint64_t *entries, uint64_t mask,
+                                                                  uint64_t *windows, uint64_t *entries_out,
+                                                                  int *failed) {
+    uint64_t window = window_at(bytes, *position);
+    uint64_t entry = entries[window & mask];
+    uint64_t first = entry_bits(entry);
+    uint64_t second_window = window >> (first & 63);
+    uint64_t second = entries[second_window & mask];
+    uint64_t bits = first + entry_bits(second);
+    if (__builtin_expect(((entry | second) & ENTRY_SLOW) != 0 || bits > 57, 0)) {
+        next_token(bytes, position, entries, mask, &windows[0], &entries_out[0], failed);
+        next_token(bytes, position, entries, mask, &windows[4], &entries_out[4], failed);
+        return;
+    }
+    *position += (int64_t)bits;
+    windows[0] = window;
+    entries_out[0] = entry;
+    windows[4] = second_window;
+    entries_out[4] = second;
+}
+
+// u of each (window, entry) pair of a batch, in place of the windows: entry_value for
+// every pair, with ENTRY_WHOLE_WINDOW's 64 extra bits kept whole.
+static inline __attribute__((always_inline)) void extract_scalar(uint64_t *u, const uint64_t *batch_entries,
+                                                                 size_t count) {
+    for (size_t j = 0; j < count; j++) {
+        uint64_t entry = batch_entries[j];
+        uint64_t total = entry & ENTRY_TOTAL_MASK, length = (entry >> ENTRY_CODE_SHIFT) & ENTRY_CODE_MASK;
+        uint64_t extra = total - length, keep = extra >= 64 ? ~0ull : (1ull << extra) - 1;
+        u[j] = (entry >> ENTRY_BASE_SHIFT) + ((u[j] >> length) & keep);
+    }
+}
+
+typedef void (*extractor)(uint64_t *u, const uint64_t *batch_entries, size_t count);
+
+static void extract_portable(uint64_t *u, const uint64_t *batch_entries, size_t count) {
+    extract_scalar(u, batch_entries, count);
 }
 
 // The second pass of decode_four: u[j] to the column's values in place, one at a time.
@@ -102,33 +156,40 @@ static inline __attribute__((always_inline)) void integrate_scalar(int64_t *out,
 typedef void (*integrator)(int64_t *out, size_t count, uint64_t bias, uint64_t divisor, uint64_t *value,
                            uint64_t *delta, int order);
 
-// The loop for one order, in two passes: the tokens' values u first (four chains of
-// position, window and table entry, with little else live, so that they stay in
-// registers), then the residuals and running sums over what was read (`integrate`). A
-// window where no code starts stops the loop: the caller's checked loop then finds the
-// damage.
+// The loop for one order, in passes: each batch's tokens first (four chains of position,
+// window and table entry, with little else live, so that they stay in registers), then
+// the batch's values u from its windows and entries (`extract`, while they are in the
+// first-level cache), and at the end the residuals and running sums over every value
+// read (`integrate`). A window where no code starts stops the loop: the caller's checked
+// loop then finds the damage.
 static inline __attribute__((always_inline)) size_t decode_four(routelog_four_streams *restrict s,
                                                                 int64_t *restrict out, size_t k, int order,
-                                                                integrator integrate) {
+                                                                extractor extract, integrator integrate) {
     const uint8_t *bytes = s->bytes;
     const uint64_t *entries = s->entries;
     const uint64_t mask = s->mask;
     const int64_t reach = s->reach;
     uint64_t *u = (uint64_t *)out;
+    uint64_t batch_entries[4 * GROUPS_PER_CHECK];
     int64_t p0 = s->positions[0], p1 = s->positions[1], p2 = s->positions[2], p3 = s->positions[3];
     int failed = 0;
     size_t i = 0;
     while (i + 4 * GROUPS_PER_CHECK <= k && p0 <= reach && p1 <= reach && p2 <= reach && p3 <= reach) {
-        for (int g = 0; g < GROUPS_PER_CHECK; g++, i += 4) {
-            u[i] = next_u(bytes, &p0, entries, mask, &failed);
-            u[i + 1] = next_u(bytes, &p1, entries, mask, &failed);
-            u[i + 2] = next_u(bytes, &p2, entries, mask, &failed);
-            u[i + 3] = next_u(bytes, &p3, entries, mask, &failed);
+        uint64_t *e = batch_entries;
+        // Two groups at a time: each stream's two tokens from one window.
+        for (int g = 0; g < GROUPS_PER_CHECK; g += 2, e += 8) {
+            size_t at = i + 4 * (size_t)g;
+            next_two_tokens(bytes, &p0, entries, mask, &u[at], &e[0], &failed);
+            next_two_tokens(bytes, &p1, entries, mask, &u[at + 1], &e[1], &failed);
+            next_two_tokens(bytes, &p2, entries, mask, &u[at + 2], &e[2], &failed);
+            next_two_tokens(bytes, &p3, entries, mask, &u[at + 3], &e[3], &failed);
         }
         if (failed) {
             i = 0;
             break;
         }
+        extract(u + i, batch_entries, 4 * GROUPS_PER_CHECK);
+        i += 4 * GROUPS_PER_CHECK;
     }
     s->positions[0] = failed ? INT64_MAX : p0;
     s->positions[1] = failed ? INT64_MAX : p1;
@@ -173,11 +234,12 @@ static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_str
 
 // The loop made for the column's order: one copy per order, with no branch on it inside.
 static inline __attribute__((always_inline)) size_t decode_for_order(routelog_four_streams *s, int64_t *out,
-                                                                     size_t k, integrator integrate) {
+                                                                     size_t k, extractor extract,
+                                                                     integrator integrate) {
     switch (s->order) {
-    case 0: return decode_four(s, out, k, 0, integrate);
-    case 1: return decode_four(s, out, k, 1, integrate);
-    default: return decode_four(s, out, k, 2, integrate);
+    case 0: return decode_four(s, out, k, 0, extract, integrate);
+    case 1: return decode_four(s, out, k, 1, extract, integrate);
+    default: return decode_four(s, out, k, 2, extract, integrate);
     }
 }
 
@@ -191,7 +253,7 @@ static void integrate_portable(int64_t *out, size_t count, uint64_t bias, uint64
 }
 
 size_t routelog_decode_four_streams_portable(routelog_four_streams *s, int64_t *out, size_t k) {
-    return decode_for_order(s, out, k, integrate_portable);
+    return decode_for_order(s, out, k, extract_portable, integrate_portable);
 }
 
 size_t routelog_decode_run_stream_portable(routelog_run_stream *s, int64_t *out, size_t k) {
@@ -259,16 +321,37 @@ static void integrate_avx2(int64_t *out, size_t count, uint64_t bias, uint64_t d
     }
 }
 
+// extract_scalar four pairs at a time: per-lane shifts (VPSRLVQ, VPSLLVQ), and a shift
+// of 64 or more, which gives 0 there, keeps the whole window.
+__attribute__((target("avx2")))
+static void extract_avx2(uint64_t *u, const uint64_t *batch_entries, size_t count) {
+    const __m256i total_mask = _mm256_set1_epi64x((long long)ENTRY_TOTAL_MASK),
+                  code_mask = _mm256_set1_epi64x((long long)ENTRY_CODE_MASK), ones = _mm256_set1_epi64x(-1);
+    size_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        __m256i window = _mm256_loadu_si256((const __m256i *)(u + j));
+        __m256i entry = _mm256_loadu_si256((const __m256i *)(batch_entries + j));
+        __m256i length = _mm256_and_si256(_mm256_srli_epi64(entry, ENTRY_CODE_SHIFT), code_mask);
+        __m256i extra = _mm256_sub_epi64(_mm256_and_si256(entry, total_mask), length);
+        __m256i keep = _mm256_andnot_si256(_mm256_sllv_epi64(ones, extra), ones);
+        __m256i value = _mm256_add_epi64(_mm256_srli_epi64(entry, ENTRY_BASE_SHIFT),
+                                         _mm256_and_si256(_mm256_srlv_epi64(window, length), keep));
+        _mm256_storeu_si256((__m256i *)(u + j), value);
+    }
+    extract_scalar(u + j, batch_entries + j, count - j);
+}
+
 __attribute__((target("bmi,bmi2")))
 static size_t decode_bmi2(routelog_four_streams *s, int64_t *out, size_t k) {
-    return decode_for_order(s, out, k, routelog_has_avx2() ? integrate_avx2 : integrate_portable);
+    return routelog_has_avx2() ? decode_for_order(s, out, k, extract_avx2, integrate_avx2)
+                               : decode_for_order(s, out, k, extract_portable, integrate_portable);
 }
 
 __attribute__((target("bmi,bmi2")))
 static size_t decode_runs_bmi2(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
 
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
-    return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_for_order(s, out, k, integrate_portable);
+    return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_for_order(s, out, k, extract_portable, integrate_portable);
 }
 
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) {
@@ -276,7 +359,7 @@ size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k
 }
 #else
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
-    return decode_for_order(s, out, k, integrate_portable);
+    return decode_for_order(s, out, k, extract_portable, integrate_portable);
 }
 
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }

@@ -263,6 +263,45 @@ import Testing
         }
     }
 
+    /// The fast loop reads each stream's tokens two to a window when their bits add up
+    /// to 57 or fewer (a window holds at least 57): pairs of every sum from 54 to 60, at
+    /// every bit phase and every place of a batch, short before long and long before
+    /// short, read as the tokens say.
+    @Test func tokenPairsAroundTheWindowsBitsReadAlike() {
+        var g = SeededGenerator(state: 5757)
+        // A ladder code: symbol 0 takes 1 bit, 1 takes 2, and so on; value tokens of
+        // exponent e take e - 2 extra bits, so their lengths step through every sum.
+        let symbols = [0, 1, 2, 16, 100, 150, 170, 175, 180, 185, 190, 191]
+        let code = Self.ladder(symbols)
+        let (_, lengths) = code.codes()
+        func bits(_ s: Int) -> Int { Int(lengths[s]) + ResidualToken.extraBits(s) }
+        func token(_ s: Int) -> Token {
+            let extra = ResidualToken.extraBits(s)
+            return .value(s, extra == 0 ? 0 : UInt64.random(in: 0 ... .max, using: &g) >> UInt64(64 - extra))
+        }
+        var pairs = 0
+        for a in symbols { for b in symbols where (54...60).contains(bits(a) + bits(b)) {
+            pairs += 1
+            for phase in 0..<4 {
+                let k = 64 + 8 + phase
+                // Stream s holds tokens s, s + 4, ...: a at even, b at odd places of a stream.
+                var tokens = (0..<k).map { i in token((i / 4) % 2 == 0 ? a : b) }
+                // A 1-bit token first in every stream shifts the phase of the windows.
+                for s in 0..<min(phase, 4) { tokens[s] = .value(0) }
+                for order in 0...2 {
+                    let starts: [Int64] = [7, -3]
+                    let column = Self.fourStreamColumn(tokens, order: order, starts: Array(starts.prefix(order)),
+                                                       bias: -9, divisor: 3, code: code)
+                    Self.expectBoth(column, count: k + order,
+                                    .values(Self.expected(tokens, order: order, starts: Array(starts.prefix(order)),
+                                                          bias: -9, divisor: 3)),
+                                    "\(a) (\(bits(a)) bits) then \(b) (\(bits(b)) bits), phase \(phase), order \(order)")
+                }
+            }
+        } }
+        #expect(pairs >= 6, "\(pairs) pairs")
+    }
+
     // MARK: - Tables of every width
 
     @Test func tablesOfEveryWidthReadAlike() {
