@@ -31,7 +31,7 @@ import RouteLog
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try parseJSON(result.stdout)["partitions"] as? [String] == ["2026-01"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("start_month=2026-01").path).sorted()
-                    == ["points.parquet", "routes.parquet"])
+                    == ["_routelog_export.json", "points.parquet", "routes.parquet"])
     }
 
     @Test func parquetOptionsNeedTheParquetFormatAndAKnownPartition() throws {

@@ -98,7 +98,7 @@ extension RouteLogError {
         case EROFS: advice = "the file system is read-only"
         default:
             // A read or a look changes nothing; anything else was part of a change.
-            advice = ["read", "fstat", "readdir", "stat"].contains(operation) ? "nothing was changed; try again"
+            advice = ["read", "fstat", "readdir", "stat", "open for reading"].contains(operation) ? "nothing was changed; try again"
                 : "the change was not made; try again"
         }
         return RouteLogError(.io, "\(operation) failed: \(reason); \(advice)", path: path,

@@ -26,8 +26,10 @@ final class DurableFile: @unchecked Sendable {
     /// waiting on a FIFO: anything but a regular file is refused, naming it.
     static func open(_ path: String, flags: Int32, fileSystem: any FileSystem) throws -> DurableFile {
         let ref: FileRef
+        // Opening to read changes nothing, which the error's advice says.
+        let operation = flags & (O_CREAT | O_WRONLY | O_RDWR) == 0 ? "open for reading" : "open"
         do {
-            ref = try retrying("open", path: path) {
+            ref = try retrying(operation, path: path) {
                 try fileSystem.open(path, flags: flags | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
             }
         } catch let error as RouteLogError where error.errno == ELOOP || error.errno == EMLINK {

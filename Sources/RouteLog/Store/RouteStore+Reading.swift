@@ -20,19 +20,34 @@ extension RouteStore {
         }
         var (route, segments) = try located()
         var loaded: Route
-        do {
-            loaded = try RecordReader(segments: segments).route(id, route)
-        } catch let error as RouteLogError where error.errno == ENOENT {
-            // A compaction removed a segment whose descriptor the segment file cache had
-            // closed: the route has moved; read it where the index says now (a read-only
-            // handle first reads what the writer's compaction made of the store).
-            if isReadOnly { try catchUpWithWriter() }
-            (route, segments) = try located()
-            loaded = try RecordReader(segments: segments).route(id, route)
+        var moves = 0
+        while true {
+            do {
+                loaded = try RecordReader(segments: segments).route(id, route)
+                break
+            } catch let error as RouteLogError where error.errno == ENOENT && moves < Self.routeMovesFollowed {
+                // A compaction removed a segment whose descriptor the segment file cache
+                // had closed: the route has moved; read it where the index says now (a
+                // read-only handle first reads what the writer's compaction made of the
+                // store). Another compaction may move it again meanwhile, even during the
+                // catch-up: each move is followed, up to a bound.
+                moves += 1
+                if isReadOnly {
+                    do {
+                        try catchUpWithWriter()
+                    } catch let error as RouteLogError where error.errno == ENOENT {
+                        continue  // the files it was reading went in the next compaction
+                    }
+                }
+                (route, segments) = try located()
+            }
         }
         if loaded.metadata.uuid == nil { loaded.metadata.uuid = route.shape.derivedUUID(id: id) }
         return loaded
     }
+
+    /// How many times one read follows a route that compactions moved while it read.
+    static let routeMovesFollowed = 16
 
     /// The summary of route `id`, from the index.
     /// - Throws: `.notFound` for an unknown or deleted id; `.closed`.

@@ -18,7 +18,10 @@ enum ParquetExportFlags {
         point), or with --partition month one start_month=YYYY-MM folder of both per month
         (UTC); folders of months an earlier export wrote and this one does not are
         emptied. A route's geometry is its stored preview (at most 64 points) unless
-        --full-geometry is given.
+        --full-geometry is given. Beside the tables, _routelog_export.json lists the
+        routes they hold; when a route cannot be read, the earlier tables that may hold
+        it are kept as _routes.parquet.previous and _points.parquet.previous (skipped by
+        dataset readers) instead of being replaced or removed.
         """
 
     /// Usage error when a Parquet-only option comes with another format.

@@ -44,7 +44,8 @@ struct ParquetEncodingReaderTests {
             fill(writer, group)
             try file.writeRowGroup([writer])
         }
-        _ = try file.finish(keyValues: [])
+        _ = try file.complete(keyValues: [])
+        try file.publish()
         let json = try #require(try ParquetFixtures.json(Self.read, [path]) as? [String: Any])
         return Read(values: (json["values"] as? [Any] ?? []).map { $0 as? String },
                     stats: json["stats"] as? [[String: Any]] ?? [])

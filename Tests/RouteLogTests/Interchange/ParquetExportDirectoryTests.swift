@@ -34,7 +34,7 @@ import RouteLogSamples
             #expect(Array(bytes[bytes.count - 8 - length..<bytes.count - 8 - length + 2]) == [0x15, 0x02])
         }
         #expect(report.bytes == total)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["points.parquet", "routes.parquet"],
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["_routelog_export.json", "points.parquet", "routes.parquet"],
                 "no temporary file is left")
     }
 
@@ -68,23 +68,28 @@ import RouteLogSamples
         #expect(try Data(contentsOf: file) == Data("x".utf8))
     }
 
-    @Test func aSymbolicLinkAtTheTemporaryNameIsNotFollowed() throws {
+    /// Temporary files are created new under hidden names of their own (`O_EXCL`): a
+    /// link planted at the name an earlier version used, or at the next names this
+    /// process would take, is neither followed nor replaced.
+    @Test func aSymbolicLinkAtATemporaryNameIsNotFollowed() throws {
         let directory = TemporaryDirectory()
         let store = try walks(1, in: directory)
         let out = directory.url.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let victim = directory.url.appendingPathComponent("victim")
         try Data("precious".utf8).write(to: victim)
-        try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("routes.parquet.tmp").path,
-                                                   withDestinationPath: victim.path)
-        #expect {
-            try ParquetExporter.export(store, to: out)
-        } throws: { error in
-            guard let error = error as? RouteLogError else { return false }
-            return error.code == .io && error.errno == ELOOP && error.path?.hasSuffix("routes.parquet.tmp") == true
+        let next = ParquetFileWriter.upcomingNumber
+        let planted = ["routes.parquet.tmp"] + (next..<(next + 40)).map { ".routes.parquet.\(getpid()).\($0).tmp" }
+        for name in planted {
+            try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent(name).path, withDestinationPath: victim.path)
         }
+        let report = try ParquetExporter.export(store, to: out)
+        #expect(report.routeCount == 1)
         #expect(try Data(contentsOf: victim) == Data("precious".utf8))
-        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("routes.parquet").path))
+        for name in planted {
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out.appendingPathComponent(name).path) == victim.path)
+        }
+        #expect(OutputNames.isRegularFile(out.appendingPathComponent("routes.parquet").path))
     }
 
     @Test func progressCountsEveryRoute() throws {

@@ -22,9 +22,11 @@ public struct ParquetExportReport: Sendable, Equatable {
     /// open), each with why: in no file. Every other route was exported; check this
     /// before taking the export for the whole store (`routelog export` exits 1).
     public var unreadableRoutes: [UnreadableRoute] = []
-    /// Tables an earlier export left where this one writes, kept under their name with
-    /// `.previous` (then `.previous.2`, ...) instead of replaced, because this export
-    /// could not read a route of theirs: they may hold its only readable copy.
+    /// Tables an earlier export left where this one writes (or in a month folder it no
+    /// longer writes), kept as `_routes.parquet.previous` and `_points.parquet.previous`
+    /// (then `.previous.2`, ...) instead of replaced or removed, because this export
+    /// could not read a route they may hold: they may hold its only readable copy. The
+    /// names keep dataset readers from reading them as data.
     public var keptFiles: [URL] = []
     /// Files of an earlier partitioned export into the same directory, for months that
     /// no longer have routes, removed so the dataset holds only this export.

@@ -11,7 +11,9 @@ import Foundation
 ///
 /// The export streams: routes are read one at a time and written a row group at a
 /// time, so memory stays bounded by a row group (and the longest route), whatever the
-/// store's size. Each file is written under a temporary name and renamed into place.
+/// store's size. Each file is written under a temporary name and renamed into place
+/// once every table of the export is complete; beside each part's tables goes the list
+/// of the routes they hold (`_routelog_export.json`).
 public enum ParquetExporter {
     /// The routes table's file name.
     public static let routesFileName = "routes.parquet"
@@ -26,12 +28,15 @@ public enum ParquetExporter {
     ///   - progress: Called after each route with the routes done and the total.
     /// - Returns: What was written.
     /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.io`
-    ///   when a directory or file cannot be written (the file being written is removed,
-    ///   files already finished stay). A route that cannot be read (damaged, or in a
-    ///   segment this process may not open) is no error: it is left out and named in
-    ///   ``ParquetExportReport/unreadableRoutes``, and every other route is exported; the
-    ///   earlier tables of its part, if any, are kept beside the new ones
-    ///   (``ParquetExportReport/keptFiles``), since they may hold its only readable copy.
+    ///   when a directory or file cannot be written. Every table is written whole under
+    ///   a temporary name before any is put in place, so a failure while writing (a full
+    ///   disk) leaves the earlier export as it was. A route that cannot be read (damaged,
+    ///   or in a segment this process may not open) is no error: it is left out and
+    ///   named in ``ParquetExportReport/unreadableRoutes``, and every other route is
+    ///   exported; earlier tables that may hold it, in any part (by the list of routes
+    ///   each export writes beside its tables, or all of them when there is none), are
+    ///   kept beside the new ones (``ParquetExportReport/keptFiles``), since they may hold
+    ///   its only readable copy.
     @discardableResult
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ParquetExportReport {
@@ -39,18 +44,33 @@ public enum ParquetExporter {
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
         var part = PartWriter(store: store, options: options, total: summaries.count, progress: progress)
-        switch options.partitioning {
-        case .none:
-            try part.write(summaries, into: directory, report: &report)
-        case .month:
-            let months = Dictionary(grouping: summaries, by: { month(of: $0.startDate) })
-            for key in months.keys.sorted() {
-                let folder = directory.appendingPathComponent("\(partitionColumn)=\(key)", isDirectory: true)
-                try makeDirectory(folder)
-                try part.write(months[key]!, into: folder, report: &report)
-                report.partitions.append(key)
+        // Every part is written whole under temporary names first: only then is it known
+        // which routes could not be read, and so which earlier tables to keep.
+        var written: [WrittenPart] = []
+        do {
+            switch options.partitioning {
+            case .none:
+                written.append(try part.write(summaries, into: directory, report: &report))
+            case .month:
+                let months = Dictionary(grouping: summaries, by: { month(of: $0.startDate) })
+                for key in months.keys.sorted() {
+                    let folder = directory.appendingPathComponent("\(partitionColumn)=\(key)", isDirectory: true)
+                    try makeDirectory(folder)
+                    written.append(try part.write(months[key]!, into: folder, report: &report))
+                    report.partitions.append(key)
+                }
             }
-            report.removedFiles = removeStalePartitions(in: directory, keeping: Set(months.keys))
+            let unreadable = Set(report.unreadableRoutes.map(\.id))
+            while !written.isEmpty {
+                try written[0].publish(unreadable: unreadable, report: &report)
+                written.removeFirst()
+            }
+            if options.partitioning == .month {
+                try clearStalePartitions(in: directory, keeping: Set(report.partitions), unreadable: unreadable, report: &report)
+            }
+        } catch {
+            for part in written { part.abandon() }
+            throw error
         }
         return report
     }
@@ -84,55 +104,66 @@ public enum ParquetExporter {
         }
     }
 
-    /// Removes the two tables of `start_month=` folders whose month this export did not
-    /// write (and the folder, once empty). Nothing else is touched.
-    private static func removeStalePartitions(in directory: URL, keeping months: Set<String>) -> [URL] {
+    /// The tables of `start_month=` folders whose month this export did not write: kept
+    /// (``EarlierTables/keep(in:)``) when they may hold a route this export could not
+    /// read, since that route may have moved to another month since; otherwise removed,
+    /// with the folder once it is empty. Nothing else is touched.
+    private static func clearStalePartitions(in directory: URL, keeping months: Set<String>, unreadable: Set<RouteID>,
+                                             report: inout ParquetExportReport) throws {
         let prefix = "\(partitionColumn)="
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        var removed: [URL] = []
         for name in names.sorted() where name.hasPrefix(prefix) && !months.contains(String(name.dropFirst(prefix.count))) {
             let folder = directory.appendingPathComponent(name, isDirectory: true)
-            for file in [routesFileName, pointsFileName] {
-                let url = folder.appendingPathComponent(file)
-                if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
+            if EarlierTables.mayHold(unreadable, in: folder) {
+                report.keptFiles += try EarlierTables.keep(in: folder)
+            } else {
+                report.removedFiles += try EarlierTables.remove(in: folder)
             }
             if (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true {
                 try? FileManager.default.removeItem(at: folder)
             }
         }
-        return removed
+    }
+}
+
+/// One part's two tables, complete under their temporary names, and the routes they hold.
+private struct WrittenPart {
+    let folder: URL
+    let routes: RoutesTableWriter
+    let points: PointsTableWriter
+    let ids: [RouteID]
+
+    /// Puts the tables in place: the earlier ones are kept if they may hold a route of
+    /// `unreadable` (and replaced otherwise), then the list of routes is written.
+    func publish(unreadable: Set<RouteID>, report: inout ParquetExportReport) throws {
+        if EarlierTables.mayHold(unreadable, in: folder) {
+            report.keptFiles += try EarlierTables.keep(in: folder)
+        } else {
+            try ExportPartContents.remove(in: folder)
+        }
+        try routes.publish()
+        report.files.append(folder.appendingPathComponent(ParquetExporter.routesFileName))
+        try points.publish()
+        report.files.append(folder.appendingPathComponent(ParquetExporter.pointsFileName))
+        try ExportPartContents(ids: ids).write(into: folder)
+    }
+
+    func abandon() {
+        routes.abandon()
+        points.abandon()
     }
 }
 
 /// Writes one pair of tables (the whole store, or one partition).
 private struct PartWriter {
-    /// Moves the files at `urls` that exist to `NAME.previous` (or `.previous.2`, ...: an
-    /// older kept file is never replaced) and returns where they went.
-    static func keepEarlier(_ urls: [URL]) throws -> [URL] {
-        var kept: [URL] = []
-        for url in urls where FileManager.default.fileExists(atPath: url.path) {
-            var target = URL(fileURLWithPath: url.path + ".previous")
-            var n = 2
-            while FileManager.default.fileExists(atPath: target.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: target.path)) != nil {
-                target = URL(fileURLWithPath: url.path + ".previous.\(n)")
-                n += 1
-            }
-            guard rename(url.path, target.path) == 0 else {
-                throw RouteLogError.io("rename", path: url.path, errno: errno)
-            }
-            kept.append(target)
-        }
-        return kept
-    }
-
     let store: RouteStore
     let options: ParquetExportOptions
     let total: Int
     let progress: ((Int, Int) -> Void)?
     var done = 0
 
-    mutating func write(_ summaries: [RouteSummary], into folder: URL, report: inout ParquetExportReport) throws {
-        let unreadableBefore = report.unreadableRoutes.count
+    /// Writes the tables of `summaries` into `folder`, complete but not yet in place.
+    mutating func write(_ summaries: [RouteSummary], into folder: URL, report: inout ParquetExportReport) throws -> WrittenPart {
         let routesURL = folder.appendingPathComponent(ParquetExporter.routesFileName)
         let pointsURL = folder.appendingPathComponent(ParquetExporter.pointsFileName)
         let routes = try RoutesTableWriter(path: routesURL.path, codec: options.codec, rowsPerGroup: options.routesPerRowGroup)
@@ -143,10 +174,12 @@ private struct PartWriter {
             routes.abandon()
             throw error
         }
+        var ids: [RouteID] = []
         do {
             try ExportPipeline.run(summaries, store: store, options: options) { batch in
                 try routes.append(batch.rows, geometries: batch.geometries)
                 try points.append(batch.points)
+                ids += batch.rows.map(\.summary.id)
                 report.routeCount += batch.rows.count
                 report.pointCount += batch.pointCount
                 report.vanishedRoutes += batch.vanished
@@ -155,17 +188,13 @@ private struct PartWriter {
                 done += batch.rows.count + batch.vanished.count + batch.withheld.count + batch.unreadable.count
                 progress?(done, total)
             }
-            if report.unreadableRoutes.count > unreadableBefore {
-                report.keptFiles += try Self.keepEarlier([routesURL, pointsURL])
-            }
-            report.bytes += try routes.finish()
-            report.files.append(routesURL)
-            report.bytes += try points.finish()
-            report.files.append(pointsURL)
+            report.bytes += try routes.complete()
+            report.bytes += try points.complete()
         } catch {
             routes.abandon()
             points.abandon()
             throw error
         }
+        return WrittenPart(folder: folder, routes: routes, points: points, ids: ids)
     }
 }

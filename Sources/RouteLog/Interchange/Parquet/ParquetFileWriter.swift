@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,13 +8,16 @@ import Darwin
 /// Writes one Parquet file, row group by row group: "PAR1", the column chunks, the
 /// footer (FileMetaData in Thrift's compact protocol), its length and "PAR1".
 ///
-/// The file is written under a temporary name beside the final one and renamed over it
-/// by ``finish(keyValues:)``, so a reader never sees half a file and a failed export
-/// leaves any earlier file in place. The temporary file is opened without following a
-/// symbolic link.
+/// The file is written under a temporary name beside the final one (hidden, with this
+/// process's id and a number: `.routes.parquet.PID.N.tmp`, which dataset readers skip),
+/// completed by ``complete(keyValues:)`` and renamed over the final one by
+/// ``publish()``, so a reader never sees half a file, a failed export leaves any earlier
+/// file in place, and two exports into one directory never write the same file. The
+/// temporary file is created new (`O_EXCL`): a link, FIFO or file planted at its name
+/// is never opened.
 final class ParquetFileWriter {
     let url: String
-    private let temporaryPath: String
+    private(set) var temporaryPath: String
     private let schema: ParquetSchema
     private let sortedBy: [Int32]
     private let fileSystem = PosixFileSystem.shared
@@ -27,15 +31,35 @@ final class ParquetFileWriter {
     /// - Throws: ``RouteLogError`` `.io` when the file cannot be created or written.
     init(path: String, schema: ParquetSchema, sortedBy: [Int32]) throws {
         url = path
-        temporaryPath = path + ".tmp"
+        let folder = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+        temporaryPath = ""
         self.schema = schema
         self.sortedBy = sortedBy
-        do {
-            file = try fileSystem.open(temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o644)
-        } catch let error as Errno {
-            throw RouteLogError.io("creating the Parquet file", path: temporaryPath, errno: error.code)
+        for attempt in 0..<100 {
+            let candidate = (folder as NSString).appendingPathComponent(".\(name).\(getpid()).\(Self.nextNumber()).tmp")
+            temporaryPath = candidate
+            do {
+                file = try fileSystem.open(candidate, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
+                break
+            } catch let error as Errno where error.code == EEXIST && attempt < 99 {
+                continue  // left by a process of the same id, or planted: another number
+            } catch let error as Errno {
+                throw RouteLogError.io("creating the Parquet file", path: candidate, errno: error.code)
+            }
         }
         try write(ParquetFormat.magic)
+    }
+
+    /// Numbers for the temporary names, unique within the process.
+    private static let counter = StateLock(0)
+    /// The number the next temporary name starts from (tests plant files there).
+    static var upcomingNumber: Int { counter.withLock { $0 + 1 } }
+
+    private static func nextNumber() -> Int {
+        counter.withLock { n in
+            n += 1
+            return n
+        }
     }
 
     deinit { abandon() }
@@ -67,10 +91,11 @@ final class ParquetFileWriter {
         rowCount += Int64(rows)
     }
 
-    /// Writes the footer and renames the file into place.
+    /// Writes the footer and closes the temporary file, whole; ``publish()`` then puts
+    /// it in place.
     /// - Returns: The file's size in bytes.
-    /// - Throws: ``RouteLogError`` `.io` when the write or the rename fails.
-    func finish(keyValues: [(key: String, value: String)]) throws -> Int64 {
+    /// - Throws: ``RouteLogError`` `.io` when the write fails.
+    func complete(keyValues: [(key: String, value: String)]) throws -> Int64 {
         let footer = ParquetFileMetadata(schema: schema.elements, rowCount: rowCount, rowGroups: rowGroups,
                                          keyValues: keyValues, leafCount: schema.leaves.count).encoded()
         try write(footer)
@@ -79,21 +104,37 @@ final class ParquetFileWriter {
         guard let open = file else { throw RouteLogError(.invalidArgument, "the Parquet file is already closed", path: url) }
         fileSystem.close(open)
         file = nil
-        do {
-            try fileSystem.rename(temporaryPath, to: url)
-        } catch let error as Errno {
-            try? fileSystem.unlink(temporaryPath)
-            throw RouteLogError.io("renaming the Parquet file into place", path: url, errno: error.code)
-        }
+        completed = true
         return offset
     }
 
-    /// Closes and removes the temporary file (after a failure; nothing once finished).
+    /// Renames the completed file over its final name.
+    /// - Throws: ``RouteLogError`` `.io` when the rename fails (the temporary file is removed).
+    func publish() throws {
+        precondition(completed && !published, "publish a completed file once")
+        do {
+            try fileSystem.rename(temporaryPath, to: url)
+            published = true
+        } catch let error as Errno {
+            try? fileSystem.unlink(temporaryPath)
+            completed = false
+            throw RouteLogError.io("renaming the Parquet file into place", path: url, errno: error.code)
+        }
+    }
+
+    private var completed = false, published = false
+
+    /// Removes the temporary file, open or completed (after a failure; nothing once
+    /// published).
     func abandon() {
-        guard let open = file else { return }
-        fileSystem.close(open)
-        file = nil
-        try? fileSystem.unlink(temporaryPath)
+        if let open = file {
+            fileSystem.close(open)
+            file = nil
+            try? fileSystem.unlink(temporaryPath)
+        } else if completed && !published {
+            completed = false
+            try? fileSystem.unlink(temporaryPath)
+        }
     }
 
     private func write(_ bytes: [UInt8]) throws {

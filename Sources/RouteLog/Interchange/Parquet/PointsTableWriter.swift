@@ -22,14 +22,22 @@ final class PointsTableWriter {
         if columns[0].rowCount >= rowsPerGroup { try file.writeRowGroup(columns) }
     }
 
-    /// Writes the last row group and the footer.
+    /// Writes the last row group and the footer, under the
+    /// temporary name; ``publish()`` puts the file in place.
     /// - Returns: The file's size in bytes.
     /// - Throws: ``RouteLogError`` `.io` when the file cannot be written.
-    func finish() throws -> Int64 {
+    func complete() throws -> Int64 {
         try file.writeRowGroup(columns)
-        return try file.finish(keyValues: [])
+        return try file.complete(keyValues: [])
     }
 
-    /// Removes the unfinished file.
+    /// Renames the completed file over its final name.
+    /// - Throws: ``RouteLogError`` `.io` when the rename fails.
+    func publish() throws { try file.publish() }
+
+    /// The completed file's temporary path (to check what will be published).
+    var temporaryPath: String { file.temporaryPath }
+
+    /// Removes the unfinished or unpublished file.
     func abandon() { file.abandon() }
 }

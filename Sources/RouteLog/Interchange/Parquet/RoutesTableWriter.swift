@@ -105,14 +105,22 @@ final class RoutesTableWriter {
         geo.add(row.geometryKind, box)
     }
 
-    /// Writes the last row group and the footer, with the `geo` metadata.
+    /// Writes the last row group and the footer, with the `geo` metadata, under the
+    /// temporary name; ``publish()`` puts the file in place.
     /// - Returns: The file's size in bytes.
     /// - Throws: ``RouteLogError`` `.io` when the file cannot be written.
-    func finish() throws -> Int64 {
+    func complete() throws -> Int64 {
         try file.writeRowGroup(writers)
-        return try file.finish(keyValues: [("geo", geo.json())])
+        return try file.complete(keyValues: [("geo", geo.json())])
     }
 
-    /// Removes the unfinished file.
+    /// Renames the completed file over its final name.
+    /// - Throws: ``RouteLogError`` `.io` when the rename fails.
+    func publish() throws { try file.publish() }
+
+    /// The completed file's temporary path (to check what will be published).
+    var temporaryPath: String { file.temporaryPath }
+
+    /// Removes the unfinished or unpublished file.
     func abandon() { file.abandon() }
 }

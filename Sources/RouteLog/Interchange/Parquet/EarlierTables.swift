@@ -1,0 +1,91 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The tables an earlier export left in a part's folder, and what becomes of them when
+/// an export that could not read some routes replaces or removes them: a table that may
+/// hold one of those routes is kept, moved to `_routes.parquet.previous` and
+/// `_points.parquet.previous` (then `.previous.2`, ...: one number for the pair, and an
+/// existing name of any kind is never replaced). The leading `_` and the suffix keep
+/// dataset readers (pyarrow, Spark, `*.parquet` globs) from reading them as data.
+enum EarlierTables {
+    static let tableNames = [ParquetExporter.routesFileName, ParquetExporter.pointsFileName]
+
+    /// The earlier tables in `folder` that exist (any kind of file at their names).
+    static func present(in folder: URL) -> [URL] {
+        tableNames.map { folder.appendingPathComponent($0) }.filter { OutputNames.exists($0.path) }
+    }
+
+    /// Whether the earlier tables in `folder` may hold a route of `unreadable`: their
+    /// list of routes (``ExportPartContents``) names one, or there is no list.
+    static func mayHold(_ unreadable: Set<RouteID>, in folder: URL) -> Bool {
+        guard !unreadable.isEmpty, !present(in: folder).isEmpty else { return false }
+        guard let held = ExportPartContents.read(in: folder) else { return true }
+        return !held.isDisjoint(with: unreadable)
+    }
+
+    /// Moves the earlier tables of `folder` to their kept names and returns where they
+    /// went. The list of routes goes first, so that no list ever describes other tables.
+    /// - Throws: ``RouteLogError`` `.io` when one cannot be moved (the others stay where
+    ///   they were or are kept; none is removed).
+    static func keep(in folder: URL) throws -> [URL] {
+        let tables = present(in: folder)
+        guard !tables.isEmpty else { return [] }
+        try ExportPartContents.remove(in: folder)
+        var suffix = ".previous", n = 2
+        while tableNames.contains(where: { OutputNames.exists(folder.appendingPathComponent("_" + $0 + suffix).path) }) {
+            suffix = ".previous.\(n)"
+            n += 1
+        }
+        var kept: [URL] = []
+        for table in tables {
+            let target = folder.appendingPathComponent("_" + table.lastPathComponent + suffix)
+            try OutputNames.moveWithoutReplacing(table.path, to: target.path)
+            kept.append(target)
+        }
+        return kept
+    }
+
+    /// Removes the earlier tables of `folder` (their list first) and returns them.
+    static func remove(in folder: URL) throws -> [URL] {
+        try ExportPartContents.remove(in: folder)
+        var removed: [URL] = []
+        for table in present(in: folder) where unlink(table.path) == 0 { removed.append(table) }
+        return removed
+    }
+}
+
+/// Names in an export directory, looked at without following links.
+enum OutputNames {
+    /// Something (a file, link, FIFO, directory) has this name.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// A regular file has this name (not a link to one).
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Gives the file at `from` the name `to`, which must be free: a hard link then the
+    /// old name's removal, so that nothing planted at `to` meanwhile is replaced; where
+    /// the file system has no hard links, a rename once `to` is checked free.
+    /// - Throws: ``RouteLogError`` `.io` when it cannot (`EEXIST` when `to` is taken).
+    static func moveWithoutReplacing(_ from: String, to: String) throws {
+        if link(from, to) == 0 {
+            guard unlink(from) == 0 else { throw RouteLogError.io("removing the old name", path: from, errno: errno) }
+            return
+        }
+        let failure = errno
+        guard failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP || failure == EXDEV || failure == EMLINK else {
+            throw RouteLogError.io("keeping the earlier table under a new name", path: to, errno: failure)
+        }
+        guard !exists(to) else { throw RouteLogError.io("keeping the earlier table under a new name", path: to, errno: EEXIST) }
+        guard rename(from, to) == 0 else { throw RouteLogError.io("keeping the earlier table under a new name", path: to, errno: errno) }
+    }
+}
