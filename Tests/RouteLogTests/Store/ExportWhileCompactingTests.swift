@@ -81,7 +81,7 @@ import Testing
         #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0 })")
         let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
         #expect(names == ["_routelog_export.json", "points.parquet", "routes.parquet"], "\(names)")
-        #expect(ExportPartContents.read(in: out) == Set(try writer.summaries().map(\.id)))
+        #expect(ExportPartContents.read(in: out)?.ids(atMost: 1000) == Set(try writer.summaries().map(\.id)))
         try writer.close()
     }
 

@@ -24,7 +24,7 @@ enum EarlierTables {
     static func mayHold(_ unreadable: Set<RouteID>, in folder: URL) -> Bool {
         guard !unreadable.isEmpty, !present(in: folder).isEmpty else { return false }
         guard let held = ExportPartContents.read(in: folder) else { return true }
-        return !held.isDisjoint(with: unreadable)
+        return held.containsAny(of: unreadable)
     }
 
     /// Moves the earlier tables of `folder` to their kept names and returns where they

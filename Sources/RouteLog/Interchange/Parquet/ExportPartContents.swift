@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Which routes one part of a Parquet export holds (its `routes.parquet` and
 /// `points.parquet`), written beside them as `_routelog_export.json` (format-spec.md,
@@ -17,23 +22,26 @@ struct ExportPartContents: Equatable {
     var ids: [RouteID]
 
     /// The contents recorded in `folder`, or nil when there is no such file or it is not
-    /// one this writes (then nothing is known of the tables there).
-    static func read(in folder: URL) -> Set<RouteID>? {
+    /// one this writes (then nothing is known of the tables there). Kept as ranges, so
+    /// a forged file of huge ranges costs no more memory than its own bytes.
+    static func read(in folder: URL) -> RouteRanges? {
         let path = folder.appendingPathComponent(fileName).path
-        guard OutputNames.isRegularFile(path), let data = FileManager.default.contents(atPath: path),
-              data.count <= Self.largestFile,
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let ranges = object["routeIDs"] as? [[NSNumber]] else { return nil }
-        var ids = Set<RouteID>()
-        var total = 0
-        for range in ranges {
-            guard range.count == 2, let first = UInt64(exactly: range[0].int64Value),
-                  let last = UInt64(exactly: range[1].int64Value), first <= last, last - first < UInt64(Self.largestCount) else { return nil }
-            total += Int(last - first) + 1
-            guard total <= Self.largestCount else { return nil }
-            for id in first...last { ids.insert(RouteID(id)) }
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= Self.largestFile,
+              let data = FileManager.default.contents(atPath: path), data.count <= Self.largestFile,
+              let list = try? JSONDecoder().decode(Stored.self, from: data).routeIDs else { return nil }
+        var ranges: [ClosedRange<UInt64>] = []
+        ranges.reserveCapacity(list.count)
+        for range in list {
+            guard range.count == 2, range[0] <= range[1], ranges.last.map({ $0.upperBound < range[0] }) ?? true else { return nil }
+            ranges.append(range[0]...range[1])
         }
-        return ids
+        return RouteRanges(ranges: ranges)
+    }
+
+    /// The file's shape: whole numbers only (a fraction or a sign fails to decode).
+    private struct Stored: Decodable {
+        var routeIDs: [[UInt64]]
     }
 
     /// The JSON bytes: ranges of consecutive ids.
@@ -71,7 +79,33 @@ struct ExportPartContents: Equatable {
         }
     }
 
-    /// More ids than any store holds: a larger file is not one this wrote.
-    private static let largestCount = 100_000_000
+    /// Larger than any list this writes (a range is at most 43 bytes).
     private static let largestFile = 64 << 20
+}
+
+/// Ascending, disjoint ranges of route ids, as ``ExportPartContents`` reads them.
+struct RouteRanges: Equatable {
+    var ranges: [ClosedRange<UInt64>]
+
+    /// Whether any of `ids` is in a range (a binary search each).
+    func containsAny(of ids: Set<RouteID>) -> Bool {
+        ids.contains { id in
+            var low = 0, high = ranges.count
+            while low < high {
+                let middle = (low + high) / 2
+                if ranges[middle].upperBound < id.rawValue { low = middle + 1 } else { high = middle }
+            }
+            return low < ranges.count && ranges[low].contains(id.rawValue)
+        }
+    }
+
+    /// Every id (for tests; a forged list may name billions).
+    func ids(atMost limit: Int) -> Set<RouteID>? {
+        var all = Set<RouteID>()
+        for range in ranges {
+            guard all.count + Int(clamping: range.upperBound - range.lowerBound) < limit else { return nil }
+            for id in range { all.insert(RouteID(id)) }
+        }
+        return all
+    }
 }

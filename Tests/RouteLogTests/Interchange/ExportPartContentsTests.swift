@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import RouteLog
+
+/// `_routelog_export.json`, the list of the routes a part's tables hold: written as
+/// ranges, read back the same, and anything else at its name (forged, huge, a link, a
+/// FIFO) read as "unknown", which keeps the earlier tables, never as a list that would
+/// let them go.
+@Suite struct ExportPartContentsTests {
+    @Test func idsRoundTripAsRanges() throws {
+        let dir = TemporaryDirectory()
+        let ids = [1, 2, 3, 7, 9, 10, UInt64.max - 1, UInt64.max].map { RouteID($0) }
+        try ExportPartContents(ids: ids.shuffled()).write(into: dir.url)
+        let text = try String(contentsOf: dir.url.appendingPathComponent(ExportPartContents.fileName), encoding: .utf8)
+        #expect(text == "{\"routeIDs\":[[1,3],[7,7],[9,10],[\(UInt64.max - 1),\(UInt64.max)]]}\n")
+        let read = try #require(ExportPartContents.read(in: dir.url))
+        #expect(read.ids(atMost: 100) == Set(ids))
+        #expect(read.containsAny(of: [RouteID(8), RouteID(10)]))
+        #expect(!read.containsAny(of: [RouteID(4), RouteID(8), RouteID(11), RouteID(0)]))
+    }
+
+    @Test(arguments: [
+        "", "{}", "[]", "{\"routeIDs\":[[3,1]]}", "{\"routeIDs\":[[1,2],[2,3]]}", "{\"routeIDs\":[[5,6],[1,2]]}",
+        "{\"routeIDs\":[[1]]}", "{\"routeIDs\":[[1,2,3]]}", "{\"routeIDs\":[[-1,2]]}", "{\"routeIDs\":[[1.5,2]]}",
+        "{\"routeIDs\":[[1,18446744073709551616]]}", "{\"routeIDs\":\"1-2\"}", "not json",
+    ])
+    func aFileThisDoesNotWriteIsUnknown(text: String) throws {
+        let dir = TemporaryDirectory()
+        try Data(text.utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
+        #expect(ExportPartContents.read(in: dir.url) == nil)
+    }
+
+    /// A forged range of every id costs nothing: it is kept as one range.
+    @Test func aRangeOfEveryIdIsOneRange() throws {
+        let dir = TemporaryDirectory()
+        try Data("{\"routeIDs\":[[0,\(UInt64.max)]]}".utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
+        let read = try #require(ExportPartContents.read(in: dir.url))
+        #expect(read.ranges.count == 1)
+        #expect(read.containsAny(of: [RouteID(123_456_789)]))
+        #expect(read.ids(atMost: 1_000_000) == nil)
+    }
+
+    @Test func aLinkFifoOrDirectoryAtItsNameIsUnknown() throws {
+        let dir = TemporaryDirectory()
+        let elsewhere = dir.url.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try ExportPartContents(ids: [RouteID(1)]).write(into: elsewhere)
+        let link = dir.url.appendingPathComponent("link"), fifo = dir.url.appendingPathComponent("fifo"),
+            folder = dir.url.appendingPathComponent("folder")
+        for part in [link, fifo, folder] { try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true) }
+        try FileManager.default.createSymbolicLink(atPath: link.appendingPathComponent(ExportPartContents.fileName).path,
+                                                   withDestinationPath: elsewhere.appendingPathComponent(ExportPartContents.fileName).path)
+        #expect(mkfifo(fifo.appendingPathComponent(ExportPartContents.fileName).path, 0o644) == 0)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent(ExportPartContents.fileName), withIntermediateDirectories: true)
+        for part in [link, fifo, folder] { #expect(ExportPartContents.read(in: part) == nil, "\(part.lastPathComponent)") }
+    }
+}
