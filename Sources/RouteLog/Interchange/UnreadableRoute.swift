@@ -35,8 +35,17 @@ public struct UnreadableRoute: Sendable, Equatable {
         do {
             return try store.route(id)
         } catch let error as RouteLogError where UnreadableRoute.isAboutTheRoute(error) {
-            unreadable.append(UnreadableRoute(id: id, error: error))
+            unreadable.append(UnreadableRoute(id: id, error: located(error, id, store)))
             return nil
         }
+    }
+
+    /// `error` with the offset of the route's record when it has none (a segment that
+    /// could not be opened or read says which file, not where the route is in it).
+    private static func located(_ error: RouteLogError, _ id: RouteID, _ store: RouteStore) -> RouteLogError {
+        guard error.offset == nil, let path = error.path,
+              let location = store.state.withLock({ s in s.index.routes[id].map(\.location) }),
+              store.state.withLock({ $0.segments.segment(location.segment)?.path }) == path else { return error }
+        return RouteLogError(error.code, error.message, path: path, offset: location.offset, errno: error.errno, pid: error.pid)
     }
 }

@@ -167,6 +167,26 @@ import Testing
         #expect(report.problems.count == 2, "\(report.problems)")
     }
 
+    /// An export goes past the routes of a segment it may not open: each is named with
+    /// the segment's path and its record's offset (from the index), and every other
+    /// route is exported.
+    @Test func anExportNamesEachRouteOfTheUnopenedSegmentWithItsOffset() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.makeStore(at: url)
+        let denied = Set(saved.map(\.segment)).sorted()[1], name = FormatConstants.segmentName(denied)
+        let reader = try Self.readOnly(url, denying: name)
+        let report = try ParquetExporter.export(reader, to: dir.url.appendingPathComponent("out"))
+        let inDenied = saved.filter { $0.segment == denied }.map(\.id)
+        #expect(report.unreadableRoutes.map(\.id).sorted() == inDenied.sorted())
+        #expect(report.routeCount == saved.count - inDenied.count)
+        for route in report.unreadableRoutes {
+            let location = reader.state.withLock { $0.index.routes[route.id]!.location }
+            #expect(route.error.errno == EACCES && route.error.path == url.appendingPathComponent(name).path, "\(route.error)")
+            #expect(route.error.offset == location.offset, "\(route.error)")
+        }
+    }
+
     /// Once the segment's permissions are restored, the open reader reads its routes
     /// and verifies it whole, with no reopen; while they are not, each read says why.
     @Test func aSegmentWhosePermissionsAreRestoredIsReadWithoutReopening() throws {
