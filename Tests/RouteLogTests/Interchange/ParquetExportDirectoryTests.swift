@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import RouteLog
 import RouteLogSamples
@@ -90,6 +93,31 @@ import RouteLogSamples
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out.appendingPathComponent(name).path) == victim.path)
         }
         #expect(OutputNames.isRegularFile(out.appendingPathComponent("routes.parquet").path))
+    }
+
+    /// Temporary files left by an export that was killed (its process gone) are
+    /// removed by the next export into the folder; those of live processes, and
+    /// anything at such a name that is no regular file, are left alone.
+    @Test func temporaryFilesOfAKilledExportAreRemoved() throws {
+        let directory = TemporaryDirectory()
+        let store = try walks(1, in: directory)
+        let out = directory.url.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let dead = gone.processIdentifier
+        let leftovers = [".routes.parquet.\(dead).3.tmp", ".points.parquet.\(dead).4.tmp"]
+        let alive = [".routes.parquet.1.3.tmp", ".points.parquet.\(getpid()).999999.tmp", ".other.parquet.\(dead).1.tmp",
+                     "routes.parquet.\(dead).1.tmp"]
+        for name in leftovers + alive { try Data("x".utf8).write(to: out.appendingPathComponent(name)) }
+        let fifo = ".routes.parquet.\(dead).5.tmp"
+        #expect(mkfifo(out.appendingPathComponent(fifo).path, 0o644) == 0)
+        let report = try ParquetExporter.export(store, to: out)
+        #expect(report.removedFiles.map(\.lastPathComponent).sorted() == leftovers.sorted())
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
+        #expect(names.isSuperset(of: alive + [fifo]) && names.isDisjoint(with: leftovers), "\(names.sorted())")
     }
 
     @Test func progressCountsEveryRoute() throws {

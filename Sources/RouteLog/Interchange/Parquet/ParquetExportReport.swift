@@ -29,7 +29,8 @@ public struct ParquetExportReport: Sendable, Equatable {
     /// names keep dataset readers from reading them as data.
     public var keptFiles: [URL] = []
     /// Files of an earlier partitioned export into the same directory, for months that
-    /// no longer have routes, removed so the dataset holds only this export.
+    /// no longer have routes, removed so the dataset holds only this export; and the
+    /// temporary files of exports killed before they finished (their process gone).
     public var removedFiles: [URL] = []
 
     /// An empty report.

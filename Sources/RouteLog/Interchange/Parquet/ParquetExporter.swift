@@ -50,12 +50,14 @@ public enum ParquetExporter {
         do {
             switch options.partitioning {
             case .none:
+                report.removedFiles += ParquetFileWriter.removeLeftovers(in: directory)
                 written.append(try part.write(summaries, into: directory, report: &report))
             case .month:
                 let months = Dictionary(grouping: summaries, by: { month(of: $0.startDate) })
                 for key in months.keys.sorted() {
                     let folder = directory.appendingPathComponent("\(partitionColumn)=\(key)", isDirectory: true)
                     try makeDirectory(folder)
+                    report.removedFiles += ParquetFileWriter.removeLeftovers(in: folder)
                     written.append(try part.write(months[key]!, into: folder, report: &report))
                     report.partitions.append(key)
                 }
@@ -114,6 +116,7 @@ public enum ParquetExporter {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names.sorted() where name.hasPrefix(prefix) && !months.contains(String(name.dropFirst(prefix.count))) {
             let folder = directory.appendingPathComponent(name, isDirectory: true)
+            report.removedFiles += ParquetFileWriter.removeLeftovers(in: folder)
             if EarlierTables.mayHold(unreadable, in: folder) {
                 report.keptFiles += try EarlierTables.keep(in: folder)
             } else {

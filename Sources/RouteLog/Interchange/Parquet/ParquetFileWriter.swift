@@ -52,6 +52,25 @@ final class ParquetFileWriter {
 
     /// Numbers for the temporary names, unique within the process.
     private static let counter = StateLock(0)
+    /// Removes the temporary files that exports killed before they finished left in
+    /// `folder`: names of this writer's pattern whose process is gone (no process has
+    /// the id, so no export can still be writing them), regular files only. Returns them.
+    static func removeLeftovers(in folder: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var removed: [URL] = []
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            let parts = name.dropFirst().dropLast(4).split(separator: ".")
+            guard parts.count == 4, parts[1] == "parquet", ["routes", "points"].contains(parts[0]),
+                  let pid = pid_t(parts[2]), pid > 0, pid != getpid(), Int(parts[3]) != nil,
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            let url = folder.appendingPathComponent(name)
+            var info = stat()
+            guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, unlink(url.path) == 0 else { continue }
+            removed.append(url)
+        }
+        return removed.sorted { $0.path < $1.path }
+    }
+
     /// The number the next temporary name starts from (tests plant files there).
     static var upcomingNumber: Int { counter.withLock { $0 + 1 } }
 
