@@ -26,11 +26,21 @@ import Testing
         "", "{}", "[]", "{\"routeIDs\":[[3,1]]}", "{\"routeIDs\":[[1,2],[2,3]]}", "{\"routeIDs\":[[5,6],[1,2]]}",
         "{\"routeIDs\":[[1]]}", "{\"routeIDs\":[[1,2,3]]}", "{\"routeIDs\":[[-1,2]]}", "{\"routeIDs\":[[1.5,2]]}",
         "{\"routeIDs\":[[1,18446744073709551616]]}", "{\"routeIDs\":\"1-2\"}", "not json",
+        "{\"routeIDs\":[[01,2]]}", "{\"routeIDs\":[[1,1]],\"pad\":[]}", "{\"routeIDs\":[[1,1],]}", "{\"routeIDs\":[[1,1]]} x",
+        "{\"routeIDs\":[[1e3,2000]]}", "{\"routeids\":[[1,1]]}",
     ])
     func aFileThisDoesNotWriteIsUnknown(text: String) throws {
         let dir = TemporaryDirectory()
         try Data(text.utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
         #expect(ExportPartContents.read(in: dir.url) == nil)
+    }
+
+    @Test func spacesBetweenTokensAreRead() throws {
+        let dir = TemporaryDirectory()
+        try Data(" {\n \"routeIDs\" : [ [ 1 , 2 ] ,\t[4,4] ] }\n".utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
+        #expect(ExportPartContents.read(in: dir.url)?.ranges == [1...2, 4...4])
+        try Data("{\"routeIDs\":[]}".utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
+        #expect(ExportPartContents.read(in: dir.url)?.ranges == [])
     }
 
     /// A forged range of every id costs nothing: it is kept as one range.

@@ -85,6 +85,64 @@ import Testing
         try writer.close()
     }
 
+    /// An export waits for another into the same directory to finish (a lock on the
+    /// directory): their steps never interleave, so each part's list of routes always
+    /// matches its tables, even when the two exports hold different routes.
+    @Test func exportsOfDifferentRoutesIntoOneDirectoryNeverLeaveAListThatDisagrees() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        for seed in 1...6 { _ = try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 300)) }
+        let all = Set(try writer.summaries().map(\.id))
+        let first = try #require(try writer.summaries().first)
+        var hiding = ParquetExportOptions()
+        // A zone around every point of the first route's start: that route is withheld.
+        hiding.privacyZones = [try PrivacyZone(center: first.startCoordinate, radius: 5_000)]
+        let out = dir.url.appendingPathComponent("out")
+        let choices = [hiding, ParquetExportOptions()]
+        for round in 0..<6 {
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                _ = try? ParquetExporter.export(writer, to: out, options: choices[i])
+            }
+            let listed = try #require(ExportPartContents.read(in: out)?.ids(atMost: 100), "round \(round)")
+            let script = #"""
+            import sys, json, pyarrow.parquet as pq
+            print(json.dumps(sorted(str(v) for v in pq.read_table(sys.argv[1], columns=["route_id"]).column("route_id").to_pylist())))
+            """#
+            let inTable = try #require(try ParquetFixtures.json(script, [out.appendingPathComponent("routes.parquet").path]) as? [String])
+            #expect(Set(inTable.compactMap { UInt64($0) }.map { RouteID($0) }) == listed, "round \(round)")
+            #expect(listed.isSubset(of: all))
+        }
+        try writer.close()
+    }
+
+    /// While another export holds the directory's lock, an export waits, then runs.
+    @Test func anExportWaitsForTheDirectorysLock() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 100))
+        let out = dir.url.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        var held: ExportDirectoryLock? = try ExportDirectoryLock(out)
+        let finished = StateLock(false)
+        let thread = Thread {
+            _ = try? ParquetExporter.export(writer, to: out)
+            finished.withLock { $0 = true }
+        }
+        thread.start()
+        usleep(400_000)
+        #expect(!finished.withLock { $0 }, "the export ran while the lock was held")
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("routes.parquet").path))
+        withExtendedLifetime(held) {}
+        held = nil
+        let deadline = Date().addingTimeInterval(30)
+        while !finished.withLock({ $0 }) && Date() < deadline { usleep(10_000) }
+        #expect(finished.withLock { $0 })
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("routes.parquet").path))
+        try writer.close()
+    }
+
     /// Whatever is planted at names the export might take for its temporary files
     /// (a FIFO, a link) is never opened: the export goes on with other names.
     @Test func plantedTemporaryNamesAreNeverOpened() throws {

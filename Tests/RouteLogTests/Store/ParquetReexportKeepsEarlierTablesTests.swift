@@ -82,9 +82,42 @@ import Testing
             #expect(report.keptFiles.count == (run == 1 ? 2 : 0), "run \(run): \(report.keptFiles)")
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
-        #expect(names == ["_points.parquet.previous", "_routelog_export.json", "_routes.parquet.previous",
-                          "points.parquet", "routes.parquet"], "\(names)")
+        #expect(names == ["_points.parquet.previous", "_routelog_export.json", "_routelog_export.json.previous",
+                          "_routes.parquet.previous", "points.parquet", "routes.parquet"], "\(names)")
         try reader.close()
+    }
+
+    /// Damage that comes and goes (a segment whose permissions keep changing, say): a
+    /// kept pair goes once an export writes every route its list names again, so the
+    /// kept copies do not pile up.
+    @Test func keptTablesGoOnceEveryRouteOfThemIsExportedAgain() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        let ids = try (1...3).map { try writer.save(Fixtures.sampleWalk(seed: UInt64($0), points: 200)) }
+        let location = writer.state.withLock { $0.index.routes[ids[1]]!.location }
+        try writer.close()
+        let out = dir.url.appendingPathComponent("out")
+        for cycle in 1...3 {
+            let clean = try RouteStore(at: url, options: .init(mode: .readOnly))
+            let full = try ParquetExporter.export(clean, to: out)
+            #expect(full.unreadableRoutes.isEmpty && full.routeCount == 3)
+            if cycle > 1 {
+                #expect(full.removedFiles.map(\.lastPathComponent).sorted()
+                        == ["_points.parquet.previous", "_routelog_export.json.previous", "_routes.parquet.previous"], "cycle \(cycle)")
+            }
+            try clean.close()
+            try Self.damage(url, location)
+            let damaged = try RouteStore(at: url, options: .init(mode: .readOnly))
+            let partial = try ParquetExporter.export(damaged, to: out)
+            #expect(partial.unreadableRoutes.map(\.id) == [ids[1]])
+            #expect(partial.keptFiles.count == 2, "cycle \(cycle)")
+            try damaged.close()
+            try Self.damage(url, location)  // the same flip again: repaired
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(names == ["_points.parquet.previous", "_routelog_export.json", "_routelog_export.json.previous",
+                          "_routes.parquet.previous", "points.parquet", "routes.parquet"], "\(names)")
     }
 
     /// A route moved to another month (an edit of its start), then damaged: the month it
@@ -153,6 +186,35 @@ import Testing
         #expect(read["files"] as? [String] == ["points.parquet", "routes.parquet"], "\(read)")
         #expect(read["ids"] as? [String] == ids.filter { $0 != ids[1] }.map { "\($0.rawValue)" }.sorted(), "\(read)")
         try reader.close()
+    }
+
+    /// A `start_month=` name that is a symbolic link is never followed: a stale one is
+    /// left alone (nothing is removed where it points), and one the export would write
+    /// into is refused.
+    @Test func aLinkedMonthFolderIsNotFollowed() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 100))  // January 2026
+        let out = dir.url.appendingPathComponent("out"), victim = dir.url.appendingPathComponent("victim")
+        try FileManager.default.createDirectory(at: victim, withIntermediateDirectories: true)
+        for name in ["routes.parquet", "points.parquet", ExportPartContents.fileName] {
+            try Data("precious".utf8).write(to: victim.appendingPathComponent(name))
+        }
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("start_month=1999-01").path, withDestinationPath: victim.path)
+        var options = ParquetExportOptions()
+        options.partitioning = .month
+        let report = try ParquetExporter.export(writer, to: out, options: options)
+        #expect(report.removedFiles.isEmpty, "\(report.removedFiles)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: victim.path).count == 3)
+        try FileManager.default.removeItem(at: out.appendingPathComponent("start_month=2026-01"))
+        try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("start_month=2026-01").path, withDestinationPath: victim.path)
+        #expect(throws: RouteLogError.self) { try ParquetExporter.export(writer, to: out, options: options) }
+        for name in ["routes.parquet", "points.parquet", ExportPartContents.fileName] {
+            #expect(try Data(contentsOf: victim.appendingPathComponent(name)) == Data("precious".utf8))
+        }
+        try writer.close()
     }
 
     /// A month no longer in the store whose tables hold no unreadable route is emptied

@@ -28,25 +28,65 @@ enum EarlierTables {
     }
 
     /// Moves the earlier tables of `folder` to their kept names and returns where they
-    /// went. The list of routes goes first, so that no list ever describes other tables.
+    /// went. Their list of routes goes first, to `_routelog_export.json.previous` (with
+    /// the pair's number), so that no list ever describes other tables, and so that a
+    /// later export can tell when every route of the kept pair is exported again
+    /// (``prune(in:exported:)``).
     /// - Throws: ``RouteLogError`` `.io` when one cannot be moved (the others stay where
     ///   they were or are kept; none is removed).
     static func keep(in folder: URL) throws -> [URL] {
         let tables = present(in: folder)
         guard !tables.isEmpty else { return [] }
-        try ExportPartContents.remove(in: folder)
         var suffix = ".previous", n = 2
-        while tableNames.contains(where: { OutputNames.exists(folder.appendingPathComponent("_" + $0 + suffix).path) }) {
+        while (tableNames + [ExportPartContents.fileName]).contains(where: {
+            OutputNames.exists(folder.appendingPathComponent(keptName($0, suffix)).path)
+        }) {
             suffix = ".previous.\(n)"
             n += 1
         }
+        let list = folder.appendingPathComponent(ExportPartContents.fileName)
+        if OutputNames.isRegularFile(list.path) {
+            try OutputNames.moveWithoutReplacing(list.path, to: folder.appendingPathComponent(keptName(list.lastPathComponent, suffix)).path)
+        } else {
+            try ExportPartContents.remove(in: folder)
+        }
         var kept: [URL] = []
         for table in tables {
-            let target = folder.appendingPathComponent("_" + table.lastPathComponent + suffix)
+            let target = folder.appendingPathComponent(keptName(table.lastPathComponent, suffix))
             try OutputNames.moveWithoutReplacing(table.path, to: target.path)
             kept.append(target)
         }
         return kept
+    }
+
+    /// The kept name of table or list `name`: `_routes.parquet.previous`, and the list's
+    /// `_routelog_export.json.previous` (it starts with `_` already).
+    private static func keptName(_ name: String, _ suffix: String) -> String {
+        (name.hasPrefix("_") ? name : "_" + name) + suffix
+    }
+
+    /// Removes the kept pairs in `folders` whose kept list names only routes in
+    /// `exported` (this export wrote every one of them, readable again): with their
+    /// list, they hold nothing the new tables lack. A pair kept without a list is left.
+    /// Returns what was removed.
+    static func prune(in folders: [URL], exported: Set<RouteID>) -> [URL] {
+        var removed: [URL] = []
+        let listPrefix = ExportPartContents.fileName + ".previous"
+        for folder in folders {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names.sorted() where name.hasPrefix(listPrefix) {
+                let suffix = String(name.dropFirst(ExportPartContents.fileName.count))
+                guard suffix == ".previous" || (suffix.hasPrefix(".previous.") && Int(suffix.dropFirst(10)) != nil),
+                      let held = ExportPartContents.read(folder.appendingPathComponent(name)),
+                      held.isSubset(of: exported) else { continue }
+                for table in tableNames {
+                    let kept = folder.appendingPathComponent(keptName(table, suffix))
+                    if OutputNames.isRegularFile(kept.path), unlink(kept.path) == 0 { removed.append(kept) }
+                }
+                if unlink(folder.appendingPathComponent(name).path) == 0 { removed.append(folder.appendingPathComponent(name)) }
+            }
+        }
+        return removed
     }
 
     /// Removes the earlier tables of `folder` (their list first) and returns them.
@@ -64,6 +104,18 @@ enum OutputNames {
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
+    }
+
+    /// A symbolic link has this name.
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// A directory has this name (not a link to one).
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// A regular file has this name (not a link to one).

@@ -25,23 +25,80 @@ struct ExportPartContents: Equatable {
     /// one this writes (then nothing is known of the tables there). Kept as ranges, so
     /// a forged file of huge ranges costs no more memory than its own bytes.
     static func read(in folder: URL) -> RouteRanges? {
-        let path = folder.appendingPathComponent(fileName).path
-        var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= Self.largestFile,
-              let data = FileManager.default.contents(atPath: path), data.count <= Self.largestFile,
-              let list = try? JSONDecoder().decode(Stored.self, from: data).routeIDs else { return nil }
-        var ranges: [ClosedRange<UInt64>] = []
-        ranges.reserveCapacity(list.count)
-        for range in list {
-            guard range.count == 2, range[0] <= range[1], ranges.last.map({ $0.upperBound < range[0] }) ?? true else { return nil }
-            ranges.append(range[0]...range[1])
-        }
-        return RouteRanges(ranges: ranges)
+        read(folder.appendingPathComponent(fileName))
     }
 
-    /// The file's shape: whole numbers only (a fraction or a sign fails to decode).
-    private struct Stored: Decodable {
-        var routeIDs: [[UInt64]]
+    /// The list in file `url` (a kept one, say), or nil as ``read(in:)`` says.
+    static func read(_ url: URL) -> RouteRanges? {
+        let path = url.path
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= Self.largestFile,
+              let data = FileManager.default.contents(atPath: path), data.count <= Self.largestFile else { return nil }
+        return data.withUnsafeBytes { raw in
+            var parser = ListParser(bytes: raw.bindMemory(to: UInt8.self))
+            return parser.parse()
+        }
+    }
+
+    /// Reads exactly the shape this writes, `{"routeIDs":[[first,last],...]}` with
+    /// spaces allowed between tokens, in one pass with nothing kept but the ranges (a
+    /// general JSON parser built a tree many times the file's size for forged input).
+    private struct ListParser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var at = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        mutating func parse() -> RouteRanges? {
+            var ranges: [ClosedRange<UInt64>] = []
+            guard take(0x7B), takeKey(), take(0x3A), take(0x5B) else { return nil }
+            if !take(0x5D) {
+                repeat {
+                    guard take(0x5B), let first = number(), take(0x2C), let last = number(), take(0x5D), first <= last,
+                          ranges.last.map({ $0.upperBound < first }) ?? true else { return nil }
+                    ranges.append(first...last)
+                } while take(0x2C)
+                guard take(0x5D) else { return nil }
+            }
+            guard take(0x7D) else { return nil }
+            skipSpaces()
+            return at == bytes.count ? RouteRanges(ranges: ranges) : nil
+        }
+
+        private mutating func skipSpaces() {
+            while at < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[at]) { at += 1 }
+        }
+
+        private mutating func take(_ character: UInt8) -> Bool {
+            skipSpaces()
+            guard at < bytes.count, bytes[at] == character else { return false }
+            at += 1
+            return true
+        }
+
+        private mutating func takeKey() -> Bool {
+            skipSpaces()
+            let key = Array("\"routeIDs\"".utf8)
+            guard bytes.count - at >= key.count, zip(key, bytes[at..<(at + key.count)]).allSatisfy({ $0 == $1 }) else { return false }
+            at += key.count
+            return true
+        }
+
+        /// A whole number from 0 to UInt64.max, no sign, fraction, exponent or leading zero.
+        private mutating func number() -> UInt64? {
+            skipSpaces()
+            let start = at
+            var value: UInt64 = 0
+            while at < bytes.count, (0x30...0x39).contains(bytes[at]) {
+                let (times, overflowA) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflowB) = times.addingReportingOverflow(UInt64(bytes[at] - 0x30))
+                guard !overflowA, !overflowB else { return nil }
+                value = sum
+                at += 1
+            }
+            guard at > start, at - start == 1 || bytes[start] != 0x30 else { return nil }
+            return value
+        }
     }
 
     /// The JSON bytes: ranges of consecutive ids.
@@ -79,8 +136,9 @@ struct ExportPartContents: Equatable {
         }
     }
 
-    /// Larger than any list this writes (a range is at most 43 bytes).
-    private static let largestFile = 64 << 20
+    /// Larger than the list of any store this is for (a range is at most 43 bytes): a
+    /// larger file means unknown, and its tables are kept.
+    private static let largestFile = 16 << 20
 }
 
 /// Ascending, disjoint ranges of route ids, as ``ExportPartContents`` reads them.
@@ -96,6 +154,13 @@ struct RouteRanges: Equatable {
                 if ranges[middle].upperBound < id.rawValue { low = middle + 1 } else { high = middle }
             }
             return low < ranges.count && ranges[low].contains(id.rawValue)
+        }
+    }
+
+    /// Whether every id of the ranges is in `ids` (a range longer than `ids` cannot be).
+    func isSubset(of ids: Set<RouteID>) -> Bool {
+        ranges.allSatisfy { range in
+            range.upperBound - range.lowerBound < UInt64(ids.count) && range.allSatisfy { ids.contains(RouteID($0)) }
         }
     }
 

@@ -41,6 +41,8 @@ public enum ParquetExporter {
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ParquetExportReport {
         try makeDirectory(directory)
+        let lock = try ExportDirectoryLock(directory)
+        defer { withExtendedLifetime(lock) {} }
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
         var part = PartWriter(store: store, options: options, total: summaries.count, progress: progress)
@@ -56,6 +58,10 @@ public enum ParquetExporter {
                 let months = Dictionary(grouping: summaries, by: { month(of: $0.startDate) })
                 for key in months.keys.sorted() {
                     let folder = directory.appendingPathComponent("\(partitionColumn)=\(key)", isDirectory: true)
+                    guard !OutputNames.isSymbolicLink(folder.path) else {
+                        throw RouteLogError(.invalidArgument, "a symbolic link is at the month folder's name; the export does not follow links inside its directory: remove it and export again",
+                                            path: folder.path)
+                    }
                     try makeDirectory(folder)
                     report.removedFiles += ParquetFileWriter.removeLeftovers(in: folder)
                     written.append(try part.write(months[key]!, into: folder, report: &report))
@@ -70,11 +76,24 @@ public enum ParquetExporter {
             if options.partitioning == .month {
                 try clearStalePartitions(in: directory, keeping: Set(report.partitions), unreadable: unreadable, report: &report)
             }
+            // Kept pairs whose every route this export wrote again hold nothing more.
+            report.removedFiles += EarlierTables.prune(in: exportFolders(directory), exported: part.exported)
         } catch {
             for part in written { part.abandon() }
-            throw error
+            // The routes found unreadable before the failure are named, not lost with it.
+            guard let failure = error as? RouteLogError, !report.unreadableRoutes.isEmpty else { throw error }
+            let ids = report.unreadableRoutes.map(\.id.description).joined(separator: ", ")
+            throw RouteLogError(failure.code, failure.message + "; before it, \(report.unreadableRoutes.count) route(s) could not be read (\(ids))",
+                                path: failure.path, offset: failure.offset, errno: failure.errno, pid: failure.pid)
         }
         return report
+    }
+
+    /// The directory and its `start_month=` folders (real directories, not links).
+    private static func exportFolders(_ directory: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return [directory] + names.sorted().filter { $0.hasPrefix("\(partitionColumn)=") }
+            .map { directory.appendingPathComponent($0, isDirectory: true) }.filter { OutputNames.isDirectory($0.path) }
     }
 
     /// "YYYY-MM" of `date` in UTC.
@@ -116,6 +135,7 @@ public enum ParquetExporter {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names.sorted() where name.hasPrefix(prefix) && !months.contains(String(name.dropFirst(prefix.count))) {
             let folder = directory.appendingPathComponent(name, isDirectory: true)
+            guard OutputNames.isDirectory(folder.path) else { continue }  // a link or a file: not followed, left alone
             report.removedFiles += ParquetFileWriter.removeLeftovers(in: folder)
             if EarlierTables.mayHold(unreadable, in: folder) {
                 report.keptFiles += try EarlierTables.keep(in: folder)
@@ -164,6 +184,8 @@ private struct PartWriter {
     let total: Int
     let progress: ((Int, Int) -> Void)?
     var done = 0
+    /// Every route written, in every part.
+    var exported = Set<RouteID>()
 
     /// Writes the tables of `summaries` into `folder`, complete but not yet in place.
     mutating func write(_ summaries: [RouteSummary], into folder: URL, report: inout ParquetExportReport) throws -> WrittenPart {
@@ -198,6 +220,7 @@ private struct PartWriter {
             points.abandon()
             throw error
         }
+        exported.formUnion(ids)
         return WrittenPart(folder: folder, routes: routes, points: points, ids: ids)
     }
 }
