@@ -187,6 +187,50 @@ import Testing
         }
     }
 
+    /// Every kind of record inside the unopened segment (edits, a move in time, a delete,
+    /// a recording's chunk, a discard, a finish), with later edits, chunks and a finish
+    /// outside it: verify compares the rest and reports no false mismatch.
+    @Test func verifyFindsNoFalseMismatchWithEveryKindOfRecordInTheUnopenedSegment() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url, options: .init(segmentSizeLimit: 4 << 10, compaction: .manual))
+        func last() throws -> UInt32 { try writer.statistics().segments.last!.number }
+        let ids = try (0..<4).map { try writer.save(Fixtures.sampleWalk(seed: UInt64($0), points: 300)) }
+        let walk = Fixtures.sampleWalk(seed: 77, points: 400)
+        let kept = try writer.startRecording(), discarded = try writer.startRecording(), finished = try writer.startRecording()
+        for recording in [kept, discarded, finished] {
+            try recording.append(Array(walk.points.prefix(10)))
+            try recording.flush()
+        }
+        _ = try writer.save(Fixtures.sampleWalk(seed: 50, points: 300))
+        let before = try last()
+        _ = try writer.save(Fixtures.sampleWalk(seed: 51, points: 300))
+        let denied = try last()
+        #expect(denied != before)
+        _ = try writer.edit(ids[0], RouteEdit(name: "renamed"))
+        _ = try writer.edit(ids[1], RouteEdit(shift: 40 * 86_400))
+        try writer.delete(ids[2])
+        try kept.append(Array(walk.points[10..<20]))
+        try kept.flush()
+        try discarded.discard()
+        let finishedID = try finished.finish()
+        #expect(try last() == denied, "every one of those records is in one segment")
+        for seed in 52..<54 { _ = try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 300)) }
+        #expect(try last() != denied)
+        _ = try writer.edit(ids[0], RouteEdit(calories: 12))
+        _ = try writer.edit(ids[1], RouteEdit(name: "later"))
+        _ = try writer.edit(finishedID, RouteEdit(name: "finished"))
+        try kept.append(Array(walk.points[20..<30]))
+        try kept.flush()
+        _ = try kept.finish()
+        #expect(try writer.verify().problems.isEmpty)
+        try writer.close()
+        let reader = try Self.readOnly(url, denying: FormatConstants.segmentName(denied))
+        let report = try reader.verify()
+        #expect(report.problems.count == 1 && report.problems.allSatisfy(\.isUnopenedSegment), "\(report.problems.map(\.message))")
+        try reader.close()
+    }
+
     /// Once the segment's permissions are restored, the open reader reads its routes
     /// and verifies it whole, with no reopen; while they are not, each read says why.
     @Test func aSegmentWhosePermissionsAreRestoredIsReadWithoutReopening() throws {
