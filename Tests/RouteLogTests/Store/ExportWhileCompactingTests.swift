@@ -143,6 +143,19 @@ import Testing
         try writer.close()
     }
 
+    /// The store's own directory, whose flock its writer holds, is refused at once
+    /// rather than waited for.
+    @Test func anExportIntoTheStoresDirectoryIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 100))
+        let error = try #require(throws: RouteLogError.self) { try ParquetExporter.export(writer, to: url) }
+        #expect(error.code == .invalidArgument, "\(error)")
+        #expect(try writer.verify().isClean)
+        try writer.close()
+    }
+
     /// Whatever is planted at names the export might take for its temporary files
     /// (a FIFO, a link) is never opened: the export goes on with other names.
     @Test func plantedTemporaryNamesAreNeverOpened() throws {

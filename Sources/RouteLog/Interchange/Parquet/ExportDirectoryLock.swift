@@ -15,10 +15,18 @@ final class ExportDirectoryLock {
     private let fd: Int32
 
     /// Opens `directory` (a directory, reached as given) and waits for its lock.
-    /// - Throws: ``RouteLogError`` `.io` when it cannot be opened or locked.
-    init(_ directory: URL) throws {
+    /// - Parameter store: the store's own directory, which is refused: its writer holds
+    ///   an flock on it, so the wait would never end.
+    /// - Throws: ``RouteLogError`` `.io` when it cannot be opened or locked;
+    ///   `.invalidArgument` when it is the store's directory.
+    init(_ directory: URL, store: URL? = nil) throws {
         fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw RouteLogError.io("opening the export directory", path: directory.path, errno: errno) }
+        var mine = stat(), theirs = stat()
+        if let store, fstat(fd, &mine) == 0, stat(store.path, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino {
+            close(fd)
+            throw RouteLogError(.invalidArgument, "the export directory is the store's own directory; export into another one", path: directory.path)
+        }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 let failure = errno

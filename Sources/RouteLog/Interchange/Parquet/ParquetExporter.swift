@@ -41,7 +41,7 @@ public enum ParquetExporter {
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ParquetExportReport {
         try makeDirectory(directory)
-        let lock = try ExportDirectoryLock(directory)
+        let lock = try ExportDirectoryLock(directory, store: store.url)
         defer { withExtendedLifetime(lock) {} }
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
