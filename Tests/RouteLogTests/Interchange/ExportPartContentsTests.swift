@@ -13,10 +13,21 @@ import Testing
     @Test func idsRoundTripAsRanges() throws {
         let dir = TemporaryDirectory()
         let ids = [1, 2, 3, 7, 9, 10, UInt64.max - 1, UInt64.max].map { RouteID($0) }
-        try ExportPartContents(ids: ids.shuffled()).write(into: dir.url)
+        let routes = Dictionary(uniqueKeysWithValues: ids.map { ($0, UUID()) })
+        try ExportPartContents(routes: routes).write(into: dir.url)
         let text = try String(contentsOf: dir.url.appendingPathComponent(ExportPartContents.fileName), encoding: .utf8)
-        #expect(text == "{\"routeIDs\":[[1,3],[7,7],[9,10],[\(UInt64.max - 1),\(UInt64.max)]]}\n")
+        let digest = ExportPartContents.digest(routes.map { ($0.key, $0.value) })
+        let hex = String(digest, radix: 16)
+        #expect(text == "{\"routeIDs\":[[1,3],[7,7],[9,10],[\(UInt64.max - 1),\(UInt64.max)]],\"digest\":\"\(String(repeating: "0", count: 16 - hex.count) + hex)\"}\n")
         let read = try #require(ExportPartContents.read(in: dir.url))
+        #expect(read.digest == digest)
+        #expect(read.areWritten(in: routes))
+        var other = routes
+        other[RouteID(7)] = UUID()  // another store's route 7
+        #expect(!read.areWritten(in: other))
+        other = routes
+        other[RouteID(7)] = nil  // route 7 not written
+        #expect(!read.areWritten(in: other))
         #expect(read.ids(atMost: 100) == Set(ids))
         #expect(read.containsAny(of: [RouteID(8), RouteID(10)]))
         #expect(!read.containsAny(of: [RouteID(4), RouteID(8), RouteID(11), RouteID(0)]))
@@ -27,7 +38,8 @@ import Testing
         "{\"routeIDs\":[[1]]}", "{\"routeIDs\":[[1,2,3]]}", "{\"routeIDs\":[[-1,2]]}", "{\"routeIDs\":[[1.5,2]]}",
         "{\"routeIDs\":[[1,18446744073709551616]]}", "{\"routeIDs\":\"1-2\"}", "not json",
         "{\"routeIDs\":[[01,2]]}", "{\"routeIDs\":[[1,1]],\"pad\":[]}", "{\"routeIDs\":[[1,1],]}", "{\"routeIDs\":[[1,1]]} x",
-        "{\"routeIDs\":[[1e3,2000]]}", "{\"routeids\":[[1,1]]}",
+        "{\"routeIDs\":[[1e3,2000]]}", "{\"routeids\":[[1,1]]}", "{\"routeIDs\":[[1,1]],\"digest\":\"0123\"}",
+        "{\"routeIDs\":[[1,1]],\"digest\":\"0123456789ABCDEF\"}", "{\"routeIDs\":[[1,1]],\"digest\":12}",
     ])
     func aFileThisDoesNotWriteIsUnknown(text: String) throws {
         let dir = TemporaryDirectory()
@@ -39,6 +51,9 @@ import Testing
         let dir = TemporaryDirectory()
         try Data(" {\n \"routeIDs\" : [ [ 1 , 2 ] ,\t[4,4] ] }\n".utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
         #expect(ExportPartContents.read(in: dir.url)?.ranges == [1...2, 4...4])
+        #expect(ExportPartContents.read(in: dir.url)?.digest == nil)
+        try Data("{\"routeIDs\":[[5,5]] , \"digest\" : \"00000000000000ff\" }".utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
+        #expect(ExportPartContents.read(in: dir.url)?.digest == 255)
         try Data("{\"routeIDs\":[]}".utf8).write(to: dir.url.appendingPathComponent(ExportPartContents.fileName))
         #expect(ExportPartContents.read(in: dir.url)?.ranges == [])
     }
@@ -57,7 +72,7 @@ import Testing
         let dir = TemporaryDirectory()
         let elsewhere = dir.url.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        try ExportPartContents(ids: [RouteID(1)]).write(into: elsewhere)
+        try ExportPartContents(routes: [RouteID(1): UUID()]).write(into: elsewhere)
         let link = dir.url.appendingPathComponent("link"), fifo = dir.url.appendingPathComponent("fifo"),
             folder = dir.url.appendingPathComponent("folder")
         for part in [link, fifo, folder] { try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true) }

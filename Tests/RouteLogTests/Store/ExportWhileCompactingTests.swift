@@ -156,6 +156,26 @@ import Testing
         try writer.close()
     }
 
+    /// An export started from another's progress callback, into the same directory, is
+    /// refused rather than left waiting for a lock its own thread holds.
+    @Test func aNestedExportIntoTheSameDirectoryIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        for seed in 1...3 { _ = try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 100)) }
+        let out = dir.url.appendingPathComponent("out")
+        var inner: Error?, tried = false
+        let report = try ParquetExporter.export(writer, to: out) { _, _ in
+            guard !tried else { return }
+            tried = true
+            do { _ = try ParquetExporter.export(writer, to: out) } catch { inner = error }
+        }
+        #expect(tried)
+        #expect(report.routeCount == 3)
+        #expect((inner as? RouteLogError)?.code == .invalidArgument, "\(String(describing: inner))")
+        try writer.close()
+    }
+
     /// Whatever is planted at names the export might take for its temporary files
     /// (a FIFO, a link) is never opened: the export goes on with other names.
     @Test func plantedTemporaryNamesAreNeverOpened() throws {

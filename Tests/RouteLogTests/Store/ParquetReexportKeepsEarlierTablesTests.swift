@@ -188,6 +188,33 @@ import Testing
         try reader.close()
     }
 
+    /// Another store exported into the same directory (a store rebuilt from the same
+    /// files, say), whose route ids are those of the kept pair: its routes are not the
+    /// kept ones (the list's digest of ids and uuids differs), so the pair stays.
+    @Test func anotherStoresRoutesOfTheSameIdsDoNotReleaseAKeptPair() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        let ids = try (1...3).map { try writer.save(Fixtures.sampleWalk(seed: UInt64($0), points: 200)) }
+        let location = writer.state.withLock { $0.index.routes[ids[1]]!.location }
+        let out = dir.url.appendingPathComponent("out")
+        _ = try ParquetExporter.export(writer, to: out)
+        try writer.close()
+        try Self.damage(url, location)
+        let damaged = try RouteStore(at: url, options: .init(mode: .readOnly))
+        let kept = try ParquetExporter.export(damaged, to: out).keptFiles
+        #expect(kept.count == 2)
+        try damaged.close()
+        let other = try RouteStore(at: dir.url.appendingPathComponent("other.routelog"))
+        let otherIDs = try (11...13).map { try other.save(Fixtures.sampleWalk(seed: UInt64($0), points: 200)) }
+        #expect(otherIDs == ids, "the same ids, other routes")
+        let report = try ParquetExporter.export(other, to: out)
+        #expect(report.routeCount == 3)
+        #expect(report.removedFiles.isEmpty, "\(report.removedFiles)")
+        for file in kept { #expect(OutputNames.isRegularFile(file.path), "\(file.lastPathComponent)") }
+        try other.close()
+    }
+
     /// A `start_month=` name that is a symbolic link is never followed: a stale one is
     /// left alone (nothing is removed where it points), and one the export would write
     /// into is refused.

@@ -65,20 +65,21 @@ enum EarlierTables {
         (name.hasPrefix("_") ? name : "_" + name) + suffix
     }
 
-    /// Removes the kept pairs in `folders` whose kept list names only routes in
-    /// `exported` (this export wrote every one of them, readable again): with their
-    /// list, they hold nothing the new tables lack. A pair kept without a list is left.
-    /// Returns what was removed.
-    static func prune(in folders: [URL], exported: Set<RouteID>) -> [URL] {
+    /// Removes the kept pairs in `folders` whose kept list names only routes this
+    /// export wrote (readable again), the same routes of the same store by the list's
+    /// digest of ids and uuids: with their list, they hold nothing the new tables lack.
+    /// A pair kept without a list, or with a list without a digest, is left. Returns
+    /// what was removed.
+    static func prune(in folders: [URL], exported: [RouteID: UUID]) -> [URL] {
         var removed: [URL] = []
         let listPrefix = ExportPartContents.fileName + ".previous"
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             for name in names.sorted() where name.hasPrefix(listPrefix) {
                 let suffix = String(name.dropFirst(ExportPartContents.fileName.count))
-                guard suffix == ".previous" || (suffix.hasPrefix(".previous.") && Int(suffix.dropFirst(10)) != nil),
+                guard suffix == ".previous" || (suffix.hasPrefix(".previous.") && OutputNames.isNumber(suffix.dropFirst(10))),
                       let held = ExportPartContents.read(folder.appendingPathComponent(name)),
-                      held.isSubset(of: exported) else { continue }
+                      held.areWritten(in: exported) else { continue }
                 for table in tableNames {
                     let kept = folder.appendingPathComponent(keptName(table, suffix))
                     if OutputNames.isRegularFile(kept.path), unlink(kept.path) == 0 { removed.append(kept) }
@@ -104,6 +105,11 @@ enum OutputNames {
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
+    }
+
+    /// Digits only, as RouteLog writes numbers in names (no sign, no leading zero).
+    static func isNumber(_ text: Substring) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) } && (text.count == 1 || text.first != "0")
     }
 
     /// A symbolic link has this name.

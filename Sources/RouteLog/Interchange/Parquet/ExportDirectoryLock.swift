@@ -13,6 +13,12 @@ import Darwin
 /// directory itself: no file is added, and the lock goes with the descriptor.
 final class ExportDirectoryLock {
     private let fd: Int32
+    private let key: String
+
+    /// The directories (device and inode) this process holds, each with the thread that
+    /// took it: the same thread asking again (an export started from another's progress
+    /// callback) is refused, since the wait would never end; another thread waits.
+    private static let holders = StateLock<[String: ObjectIdentifier]>([:])
 
     /// Opens `directory` (a directory, reached as given) and waits for its lock.
     /// - Parameter store: the store's own directory, which is refused: its writer holds
@@ -23,9 +29,21 @@ final class ExportDirectoryLock {
         fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw RouteLogError.io("opening the export directory", path: directory.path, errno: errno) }
         var mine = stat(), theirs = stat()
-        if let store, fstat(fd, &mine) == 0, stat(store.path, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino {
+        guard fstat(fd, &mine) == 0 else {
+            let failure = errno
+            close(fd)
+            throw RouteLogError.io("looking at the export directory", path: directory.path, errno: failure)
+        }
+        if let store, stat(store.path, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino {
             close(fd)
             throw RouteLogError(.invalidArgument, "the export directory is the store's own directory; export into another one", path: directory.path)
+        }
+        key = "\(mine.st_dev):\(mine.st_ino)"
+        let thread = ObjectIdentifier(Thread.current)
+        if Self.holders.withLock({ $0[key] == thread }) {
+            close(fd)
+            throw RouteLogError(.invalidArgument, "an export into this directory is already under way on this thread (an export started from another's progress); export into another directory",
+                                path: directory.path)
         }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
@@ -34,7 +52,11 @@ final class ExportDirectoryLock {
                 throw RouteLogError.io("locking the export directory", path: directory.path, errno: failure)
             }
         }
+        Self.holders.withLock { $0[key] = thread }
     }
 
-    deinit { close(fd) }
+    deinit {
+        _ = Self.holders.withLock { $0.removeValue(forKey: key) }
+        close(fd)
+    }
 }

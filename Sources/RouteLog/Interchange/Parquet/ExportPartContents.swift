@@ -11,15 +11,29 @@ import Darwin
 /// keeps the earlier tables only if this says they hold it, or if it is missing.
 ///
 /// ```json
-/// {"routeIDs":[[1,40],[42,42]]}
+/// {"routeIDs":[[1,40],[42,42]],"digest":"9c1e0f3a5b7d2e48"}
 /// ```
-/// Ascending, disjoint ranges of route ids, first and last included. The leading `_`
-/// keeps dataset readers (pyarrow, Spark) from taking it for data.
+/// Ascending, disjoint ranges of route ids, first and last included, and a digest of
+/// the routes' ids and uuids (``digest(_:)``), which tells the same routes of the same
+/// store from another store's routes of the same ids. The leading `_` keeps dataset
+/// readers (pyarrow, Spark) from taking it for data.
 struct ExportPartContents: Equatable {
     static let fileName = "_routelog_export.json"
 
-    /// The ids, ascending.
-    var ids: [RouteID]
+    /// The routes, each with its uuid (the tables' `route_uuid`).
+    var routes: [RouteID: UUID]
+
+    /// FNV-1a (64 bits) over each route in ascending id order: its id as 8 bytes, little
+    /// endian, then its uuid's 16 bytes.
+    static func digest(_ routes: [(RouteID, UUID)]) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        for (id, uuid) in routes.sorted(by: { $0.0 < $1.0 }) {
+            for shift in stride(from: 0, to: 64, by: 8) { add(UInt8(truncatingIfNeeded: id.rawValue >> UInt64(shift))) }
+            withUnsafeBytes(of: uuid.uuid) { for byte in $0 { add(byte) } }
+        }
+        return hash
+    }
 
     /// The contents recorded in `folder`, or nil when there is no such file or it is not
     /// one this writes (then nothing is known of the tables there). Kept as ranges, so
@@ -51,7 +65,7 @@ struct ExportPartContents: Equatable {
 
         mutating func parse() -> RouteRanges? {
             var ranges: [ClosedRange<UInt64>] = []
-            guard take(0x7B), takeKey(), take(0x3A), take(0x5B) else { return nil }
+            guard take(0x7B), takeKey("routeIDs"), take(0x3A), take(0x5B) else { return nil }
             if !take(0x5D) {
                 repeat {
                     guard take(0x5B), let first = number(), take(0x2C), let last = number(), take(0x5D), first <= last,
@@ -60,9 +74,33 @@ struct ExportPartContents: Equatable {
                 } while take(0x2C)
                 guard take(0x5D) else { return nil }
             }
+            // The digest, which lists written before it was added lack.
+            var digest: UInt64?
+            if take(0x2C) {
+                guard takeKey("digest"), take(0x3A), take(0x22), let value = hex(), take(0x22) else { return nil }
+                digest = value
+            }
             guard take(0x7D) else { return nil }
             skipSpaces()
-            return at == bytes.count ? RouteRanges(ranges: ranges) : nil
+            return at == bytes.count ? RouteRanges(ranges: ranges, digest: digest) : nil
+        }
+
+        /// Exactly 16 lowercase hexadecimal digits.
+        private mutating func hex() -> UInt64? {
+            guard bytes.count - at >= 16 else { return nil }
+            var value: UInt64 = 0
+            for _ in 0..<16 {
+                let c = bytes[at]
+                let digit: UInt8
+                switch c {
+                case 0x30...0x39: digit = c - 0x30
+                case 0x61...0x66: digit = c - 0x61 + 10
+                default: return nil
+                }
+                value = value << 4 | UInt64(digit)
+                at += 1
+            }
+            return value
         }
 
         private mutating func skipSpaces() {
@@ -76,9 +114,9 @@ struct ExportPartContents: Equatable {
             return true
         }
 
-        private mutating func takeKey() -> Bool {
+        private mutating func takeKey(_ name: String) -> Bool {
             skipSpaces()
-            let key = Array("\"routeIDs\"".utf8)
+            let key = Array("\"\(name)\"".utf8)
             guard bytes.count - at >= key.count, zip(key, bytes[at..<(at + key.count)]).allSatisfy({ $0 == $1 }) else { return false }
             at += key.count
             return true
@@ -101,10 +139,10 @@ struct ExportPartContents: Equatable {
         }
     }
 
-    /// The JSON bytes: ranges of consecutive ids.
+    /// The JSON bytes: ranges of consecutive ids, and the digest.
     var json: Data {
         var ranges: [[UInt64]] = []
-        for id in ids.map(\.rawValue).sorted() {
+        for id in routes.keys.map(\.rawValue).sorted() {
             if let last = ranges.last?.last, last &+ 1 == id {
                 ranges[ranges.count - 1][1] = id
             } else {
@@ -112,7 +150,8 @@ struct ExportPartContents: Equatable {
             }
         }
         let body = ranges.map { "[\($0[0]),\($0[1])]" }.joined(separator: ",")
-        return Data("{\"routeIDs\":[\(body)]}\n".utf8)
+        let hex = String(Self.digest(routes.map { ($0.key, $0.value) }), radix: 16)
+        return Data("{\"routeIDs\":[\(body)],\"digest\":\"\(String(repeating: "0", count: 16 - hex.count) + hex)\"}\n".utf8)
     }
 
     /// Writes the file into `folder` under a temporary name, then renames it in place.
@@ -141,9 +180,27 @@ struct ExportPartContents: Equatable {
     private static let largestFile = 16 << 20
 }
 
-/// Ascending, disjoint ranges of route ids, as ``ExportPartContents`` reads them.
+/// Ascending, disjoint ranges of route ids, as ``ExportPartContents`` reads them, with
+/// the digest of their routes (nil in a list written before it was added).
 struct RouteRanges: Equatable {
     var ranges: [ClosedRange<UInt64>]
+    var digest: UInt64? = nil
+
+    /// Whether these are exactly routes of `exported` (each id there, with the uuid the
+    /// digest was made from): the same routes of the same store, written again. Without
+    /// a digest, never.
+    func areWritten(in exported: [RouteID: UUID]) -> Bool {
+        guard let digest else { return false }
+        var routes: [(RouteID, UUID)] = []
+        for range in ranges {
+            guard range.upperBound - range.lowerBound < UInt64(exported.count) else { return false }
+            for raw in range {
+                guard let uuid = exported[RouteID(raw)] else { return false }
+                routes.append((RouteID(raw), uuid))
+            }
+        }
+        return ExportPartContents.digest(routes) == digest
+    }
 
     /// Whether any of `ids` is in a range (a binary search each).
     func containsAny(of ids: Set<RouteID>) -> Bool {
@@ -154,13 +211,6 @@ struct RouteRanges: Equatable {
                 if ranges[middle].upperBound < id.rawValue { low = middle + 1 } else { high = middle }
             }
             return low < ranges.count && ranges[low].contains(id.rawValue)
-        }
-    }
-
-    /// Whether every id of the ranges is in `ids` (a range longer than `ids` cannot be).
-    func isSubset(of ids: Set<RouteID>) -> Bool {
-        ranges.allSatisfy { range in
-            range.upperBound - range.lowerBound < UInt64(ids.count) && range.allSatisfy { ids.contains(RouteID($0)) }
         }
     }
 

@@ -154,7 +154,7 @@ private struct WrittenPart {
     let folder: URL
     let routes: RoutesTableWriter
     let points: PointsTableWriter
-    let ids: [RouteID]
+    let held: [RouteID: UUID]
 
     /// Puts the tables in place: the earlier ones are kept if they may hold a route of
     /// `unreadable` (and replaced otherwise), then the list of routes is written.
@@ -168,7 +168,7 @@ private struct WrittenPart {
         report.files.append(folder.appendingPathComponent(ParquetExporter.routesFileName))
         try points.publish()
         report.files.append(folder.appendingPathComponent(ParquetExporter.pointsFileName))
-        try ExportPartContents(ids: ids).write(into: folder)
+        try ExportPartContents(routes: held).write(into: folder)
     }
 
     func abandon() {
@@ -184,8 +184,8 @@ private struct PartWriter {
     let total: Int
     let progress: ((Int, Int) -> Void)?
     var done = 0
-    /// Every route written, in every part.
-    var exported = Set<RouteID>()
+    /// Every route written, in every part, with its uuid.
+    var exported: [RouteID: UUID] = [:]
 
     /// Writes the tables of `summaries` into `folder`, complete but not yet in place.
     mutating func write(_ summaries: [RouteSummary], into folder: URL, report: inout ParquetExportReport) throws -> WrittenPart {
@@ -199,12 +199,12 @@ private struct PartWriter {
             routes.abandon()
             throw error
         }
-        var ids: [RouteID] = []
+        var written: [RouteID: UUID] = [:]
         do {
             try ExportPipeline.run(summaries, store: store, options: options) { batch in
                 try routes.append(batch.rows, geometries: batch.geometries)
                 try points.append(batch.points)
-                ids += batch.rows.map(\.summary.id)
+                for row in batch.rows { written[row.summary.id] = row.summary.uuid }
                 report.routeCount += batch.rows.count
                 report.pointCount += batch.pointCount
                 report.vanishedRoutes += batch.vanished
@@ -220,7 +220,7 @@ private struct PartWriter {
             points.abandon()
             throw error
         }
-        exported.formUnion(ids)
-        return WrittenPart(folder: folder, routes: routes, points: points, ids: ids)
+        exported.merge(written) { _, new in new }
+        return WrittenPart(folder: folder, routes: routes, points: points, held: written)
     }
 }

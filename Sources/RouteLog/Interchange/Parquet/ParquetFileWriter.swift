@@ -61,7 +61,8 @@ final class ParquetFileWriter {
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
             let parts = name.dropFirst().dropLast(4).split(separator: ".")
             guard parts.count == 4, parts[1] == "parquet", ["routes", "points"].contains(parts[0]),
-                  let pid = pid_t(parts[2]), pid > 0, pid != getpid(), Int(parts[3]) != nil,
+                  OutputNames.isNumber(parts[2]), OutputNames.isNumber(parts[3]),
+                  let pid = pid_t(parts[2]), pid > 0, pid != getpid(),
                   kill(pid, 0) != 0 && errno == ESRCH else { continue }
             let url = folder.appendingPathComponent(name)
             var info = stat()
