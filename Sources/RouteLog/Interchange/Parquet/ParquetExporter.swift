@@ -76,8 +76,17 @@ public enum ParquetExporter {
             if options.partitioning == .month {
                 try clearStalePartitions(in: directory, keeping: Set(report.partitions), unreadable: unreadable, report: &report)
             }
-            // Kept pairs whose every route this export wrote again hold nothing more.
-            report.removedFiles += EarlierTables.prune(in: exportFolders(directory), exported: part.exported)
+            // Kept pairs whose every route this export wrote again hold nothing more; they
+            // go once the new tables' names are on permanent storage too.
+            let folders = exportFolders(directory)
+            for folder in folders {
+                do {
+                    try PosixFileSystem.shared.syncDirectory(folder.path)
+                } catch let error as Errno {
+                    throw RouteLogError.io("syncing the export directory", path: folder.path, errno: error.code)
+                }
+            }
+            report.removedFiles += EarlierTables.prune(in: folders, exported: part.exported)
         } catch {
             for part in written { part.abandon() }
             // The routes found unreadable before the failure are named, not lost with it.

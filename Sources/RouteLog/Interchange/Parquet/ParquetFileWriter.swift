@@ -122,6 +122,14 @@ final class ParquetFileWriter {
         try write(withUnsafeBytes(of: UInt32(footer.count).littleEndian) { Array($0) })
         try write(ParquetFormat.magic)
         guard let open = file else { throw RouteLogError(.invalidArgument, "the Parquet file is already closed", path: url) }
+        // On permanent storage before it takes an earlier file's name, so that a power
+        // loss never leaves an empty table where a whole one was (or a kept one pruned).
+        do {
+            try fileSystem.syncData(open)
+        } catch let error as Errno {
+            abandon()
+            throw RouteLogError.io("syncing the Parquet file", path: temporaryPath, errno: error.code)
+        }
         fileSystem.close(open)
         file = nil
         completed = true
