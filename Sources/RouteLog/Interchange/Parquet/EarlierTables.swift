@@ -31,7 +31,7 @@ enum EarlierTables {
     /// went. Their list of routes goes first, to `_routelog_export.json.previous` (with
     /// the pair's number), so that no list ever describes other tables, and so that a
     /// later export can tell when every route of the kept pair is exported again
-    /// (``prune(in:exported:)``).
+    /// (``releasable(in:exported:)``).
     /// - Throws: ``RouteLogError`` `.io` when one cannot be moved (the others stay where
     ///   they were or are kept; none is removed).
     static func keep(in folder: URL) throws -> [URL] {
@@ -65,13 +65,18 @@ enum EarlierTables {
         (name.hasPrefix("_") ? name : "_" + name) + suffix
     }
 
-    /// Removes the kept pairs in `folders` whose kept list names only routes this
-    /// export wrote (readable again), the same routes of the same store by the list's
-    /// digest of ids and uuids: with their list, they hold nothing the new tables lack.
-    /// A pair kept without a list, or with a list without a digest, is left. Returns
-    /// what was removed.
-    static func prune(in folders: [URL], exported: [RouteID: UUID]) -> [URL] {
-        var removed: [URL] = []
+    /// A kept pair that may go: its folder and number.
+    struct KeptPair {
+        let folder: URL
+        let suffix: String
+    }
+
+    /// The kept pairs in `folders` whose kept list names only routes this export wrote
+    /// (readable again), the same routes of the same store by the list's digest of ids
+    /// and uuids: with their list, they hold nothing the new tables lack. A pair kept
+    /// without a list, or with a list without a digest, is not one of them.
+    static func releasable(in folders: [URL], exported: [RouteID: UUID]) -> [KeptPair] {
+        var pairs: [KeptPair] = []
         let listPrefix = ExportPartContents.fileName + ".previous"
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -80,12 +85,22 @@ enum EarlierTables {
                 guard suffix == ".previous" || (suffix.hasPrefix(".previous.") && OutputNames.isNumber(suffix.dropFirst(10))),
                       let held = ExportPartContents.read(folder.appendingPathComponent(name)),
                       held.areWritten(in: exported) else { continue }
-                for table in tableNames {
-                    let kept = folder.appendingPathComponent(keptName(table, suffix))
-                    if OutputNames.isRegularFile(kept.path), unlink(kept.path) == 0 { removed.append(kept) }
-                }
-                if unlink(folder.appendingPathComponent(name).path) == 0 { removed.append(folder.appendingPathComponent(name)) }
+                pairs.append(KeptPair(folder: folder, suffix: suffix))
             }
+        }
+        return pairs
+    }
+
+    /// Removes `pairs`, tables first, then their lists; returns what was removed.
+    static func remove(_ pairs: [KeptPair]) -> [URL] {
+        var removed: [URL] = []
+        for pair in pairs {
+            for table in tableNames {
+                let kept = pair.folder.appendingPathComponent(keptName(table, pair.suffix))
+                if OutputNames.isRegularFile(kept.path), unlink(kept.path) == 0 { removed.append(kept) }
+            }
+            let list = pair.folder.appendingPathComponent(keptName(ExportPartContents.fileName, pair.suffix))
+            if unlink(list.path) == 0 { removed.append(list) }
         }
         return removed
     }

@@ -69,24 +69,33 @@ public enum ParquetExporter {
                 }
             }
             let unreadable = Set(report.unreadableRoutes.map(\.id))
-            while !written.isEmpty {
-                try written[0].publish(unreadable: unreadable, report: &report)
-                written.removeFirst()
+            for (i, part) in written.enumerated() {
+                do {
+                    try part.publish(unreadable: unreadable, report: &report)
+                } catch {
+                    written.removeFirst(i)  // those before it are in place: nothing to abandon
+                    throw error
+                }
             }
+            written.removeAll()
             if options.partitioning == .month {
                 try clearStalePartitions(in: directory, keeping: Set(report.partitions), unreadable: unreadable, report: &report)
             }
             // Kept pairs whose every route this export wrote again hold nothing more; they
-            // go once the new tables' names are on permanent storage too.
+            // go once the new tables' names are on permanent storage too (the folders are
+            // synced only when there is such a pair).
             let folders = exportFolders(directory)
-            for folder in folders {
-                do {
-                    try PosixFileSystem.shared.syncDirectory(folder.path)
-                } catch let error as Errno {
-                    throw RouteLogError.io("syncing the export directory", path: folder.path, errno: error.code)
+            let releasable = EarlierTables.releasable(in: folders, exported: part.exported)
+            if !releasable.isEmpty {
+                for folder in folders {
+                    do {
+                        try PosixFileSystem.shared.syncDirectory(folder.path)
+                    } catch let error as Errno {
+                        throw RouteLogError.io("syncing the export directory", path: folder.path, errno: error.code)
+                    }
                 }
+                report.removedFiles += EarlierTables.remove(releasable)
             }
-            report.removedFiles += EarlierTables.prune(in: folders, exported: part.exported)
         } catch {
             for part in written { part.abandon() }
             // The routes found unreadable before the failure are named, not lost with it.
