@@ -23,6 +23,20 @@ import Testing
         return all
     }
 
+    /// A store of three routes exported into `out`, then the second route's record
+    /// damaged (its id is `ids[1]`).
+    static func exportedThenDamaged(_ dir: TemporaryDirectory) throws -> (url: URL, ids: [RouteID], out: URL) {
+        let url = dir.store()
+        let writer = try RouteStore(at: url)
+        let ids = try (1...3).map { try writer.save(Fixtures.sampleWalk(seed: UInt64($0), points: 200)) }
+        let location = writer.state.withLock { $0.index.routes[ids[1]]!.location }
+        let out = dir.url.appendingPathComponent("out")
+        _ = try ParquetExporter.export(writer, to: out)
+        try writer.close()
+        try damage(url, location)
+        return (url, ids, out)
+    }
+
     static func damage(_ url: URL, _ location: RecordLocation) throws {
         let segment = url.appendingPathComponent(FormatConstants.segmentName(location.segment))
         var bytes = try Data(contentsOf: segment)
@@ -67,14 +81,7 @@ import Testing
     /// hold the route (it could not read it), so they are replaced, not kept again.
     @Test func reexportsWithTheSameDamageKeepOnePairOnly() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        let writer = try RouteStore(at: url)
-        let ids = try (1...3).map { try writer.save(Fixtures.sampleWalk(seed: UInt64($0), points: 200)) }
-        let location = writer.state.withLock { $0.index.routes[ids[1]]!.location }
-        let out = dir.url.appendingPathComponent("out")
-        _ = try ParquetExporter.export(writer, to: out)
-        try writer.close()
-        try Self.damage(url, location)
+        let (url, ids, out) = try Self.exportedThenDamaged(dir)
         let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
         for run in 1...5 {
             let report = try ParquetExporter.export(reader, to: out)
@@ -193,14 +200,7 @@ import Testing
     /// kept ones (the list's digest of ids and uuids differs), so the pair stays.
     @Test func anotherStoresRoutesOfTheSameIdsDoNotReleaseAKeptPair() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        let writer = try RouteStore(at: url)
-        let ids = try (1...3).map { try writer.save(Fixtures.sampleWalk(seed: UInt64($0), points: 200)) }
-        let location = writer.state.withLock { $0.index.routes[ids[1]]!.location }
-        let out = dir.url.appendingPathComponent("out")
-        _ = try ParquetExporter.export(writer, to: out)
-        try writer.close()
-        try Self.damage(url, location)
+        let (url, ids, out) = try Self.exportedThenDamaged(dir)
         let damaged = try RouteStore(at: url, options: .init(mode: .readOnly))
         let kept = try ParquetExporter.export(damaged, to: out).keptFiles
         #expect(kept.count == 2)
