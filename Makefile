@@ -9,7 +9,7 @@ ZSH := $(shell command -v zsh 2>/dev/null)
 FISH := $(shell command -v fish 2>/dev/null)
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check install install-files uninstall
+.PHONY: check-divide test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check install install-files uninstall
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing, and zsh and fish, whose
@@ -127,6 +127,16 @@ doc-check: deps
 	  -I $$bin/Modules -I $$bin -Xcc -fmodule-map-file=$$bin/CRouteLogSystem.build/module.modulemap \
 	  -Xcc -fmodule-map-file=$(CURDIR)/Sources/CLZ4/module.modulemap
 	$(SWIFT) tools/doc-comment-check.swift $(DOC_CHECK_GRAPHS) $(CURDIR)
+
+# Every latitude and longitude (and the other scales around their common values) through
+# routelog_divide_integers against the processor's division (tools/check-divide.c): the
+# exhaustive check of its multiply-add path. A minute or two; not part of `make test`,
+# whose DivideIntegersTests sample the same ranges.
+check-divide:
+	mkdir -p .build/tools
+	cc -O2 -I Sources/CRouteLogSystem/include -I Sources/CRouteLogSystem -o .build/tools/check-divide \
+	  tools/check-divide.c Sources/CRouteLogSystem/divide.c Sources/CRouteLogSystem/processor_features.c
+	.build/tools/check-divide
 
 # The kill test alone, for as many kill cycles as asked (the seed is printed;
 # ROUTELOG_CRASH_SEED=N replays a run): make crash-test CYCLES=1000

@@ -32,6 +32,12 @@ static int probe_bmi2(void) {
            __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) && (ecx & bit_LZCNT);
 }
 
+// FMA3 in leaf 1 (ECX bit 12), with the same YMM state as AVX2.
+static int probe_fma(void) {
+    unsigned eax, ebx, ecx, edx;
+    return probe_avx2() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_FMA);
+}
+
 int routelog_has_avx2(void) {
     static int cached = -1;
     return remembered(&cached, probe_avx2);
@@ -40,5 +46,9 @@ int routelog_has_avx2(void) {
 int routelog_has_bmi2(void) {
     static int cached = -1;
     return remembered(&cached, probe_bmi2);
+}
+int routelog_has_fma(void) {
+    static int cached = -1;
+    return remembered(&cached, probe_fma);
 }
 #endif

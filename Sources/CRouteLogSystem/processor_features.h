@@ -10,6 +10,9 @@ int routelog_has_avx2(void);
 /// 1 when the processor has BMI1, BMI2 and LZCNT (one-instruction variable shifts, bit
 /// fields and leading zero counts), else 0.
 int routelog_has_bmi2(void);
+
+/// 1 when the processor has AVX2 and FMA3 (fused multiply-add on YMM registers), else 0.
+int routelog_has_fma(void);
 #endif
 
 #endif

@@ -17,11 +17,16 @@ int routelog_crc32c_is_accelerated(void);
 uint32_t routelog_crc32c_extend_portable(uint32_t crc, const void *data, size_t length);
 
 /// out[i] = (double)values[i] / divisor for i < count: each the IEEE quotient a scalar
-/// division gives, computed four at a time with AVX2 when the processor has it.
+/// division gives, computed four at a time with AVX2 when the processor has it (with
+/// fused multiply-adds and no division where it also has FMA3).
 void routelog_divide_integers(const int64_t *values, size_t count, double divisor, double *out);
 
 /// 1 when routelog_divide_integers uses AVX2, 0 otherwise.
 int routelog_divide_is_wide(void);
+
+/// 1 when routelog_divide_integers uses fused multiply-adds, not the divider, for the
+/// format's scales (AVX2 and FMA3), 0 otherwise.
+int routelog_divide_multiplies(void);
 
 /// The same quotients without AVX2 (for tests).
 void routelog_divide_integers_portable(const int64_t *values, size_t count, double divisor, double *out);

@@ -7,7 +7,9 @@ import RouteLogSamples
 /// `routelog_divide_integers`, which turns stored integers back into doubles when points
 /// are built, gives bit for bit what one scalar division gives, on the vector path and
 /// on the portable one, for every length (the vector loop's tail included), for the
-/// format's scales and others.
+/// format's scales and others. Where the processor has AVX2 and FMA3 the vector path
+/// divides with multiply-adds, not the divider; `make check-divide` runs every latitude
+/// and longitude through it.
 @Suite struct DivideIntegersTests {
     static let divisors = [FormatConstants.degreeScale, FormatConstants.millisecondsPerSecond,
                            FormatConstants.centimetreScale, FormatConstants.courseScale, FormatConstants.perMinuteScale, 3.0, 7.0, 10.0, 60.0, 1e9, 0.1, 4294967296.0 * 2]
@@ -41,6 +43,35 @@ import RouteLogSamples
             if wide[i].bitPattern != expected || portable[i].bitPattern != expected { mismatches += 1 }
         }
         #expect(mismatches == 0)
+    }
+
+    /// Consecutive integers of each scale's common range, a million a scale: quotients
+    /// that round up and down, exact ones, and every residue of the divisor.
+    static let ranges: [(divisor: Double, first: Int64)] = [
+        (FormatConstants.degreeScale, -1_800_000_000), (FormatConstants.degreeScale, 123_456_789),
+        (FormatConstants.millisecondsPerSecond, 1_700_000_000_000), (FormatConstants.centimetreScale, -400_000),
+        (3.0, -500_000), (7.0, 1 << 50)]
+
+    @Test(arguments: ranges.indices)
+    func consecutiveIntegersDivideAsTheDividerDoes(range: Int) {
+        let (divisor, first) = Self.ranges[range]
+        let values = (0..<Int64(1_000_000)).map { first + $0 }
+        var quotients = [Double](repeating: .nan, count: values.count)
+        routelog_divide_integers(values, values.count, divisor, &quotients)
+        let mismatches = values.indices.filter { quotients[$0].bitPattern != (Double(values[$0]) / divisor).bitPattern }
+        #expect(mismatches.count == 0, "quotients differ, the first of \(mismatches.first.map { values[$0] } ?? 0)")
+    }
+
+    /// The multiply-add path is taken exactly where the processor has AVX2 and FMA3 (as
+    /// the system lists them in /proc/cpuinfo), so that the tests above cover it there.
+    @Test func theMultiplyAddPathIsTakenWhereTheProcessorHasIt() throws {
+        #if arch(x86_64) && os(Linux)
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = Set(info.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        #expect(routelog_divide_multiplies() == (flags.contains("avx2") && flags.contains("fma") ? 1 : 0))
+        #else
+        #expect(routelog_divide_multiplies() == 0)
+        #endif
     }
 
     @Test func everyLengthAndOffsetIsCovered() {
