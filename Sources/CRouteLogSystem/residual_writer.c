@@ -6,6 +6,7 @@
 // wait. The bytes are the same whichever order the writers take turns in.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
+#include "zero_runs.h"
 
 #include <string.h>
 
@@ -117,6 +118,35 @@ static inline __attribute__((always_inline)) void write_streams(const uint64_t *
     for (size_t s = 0; s < count; s++) lengths[s] = finish(&w[s], out[s]);
 }
 
+// The one stream of a column with zero runs: the values between runs one by one, each
+// run as its run token (value tokens 0..<256 come first in `send`) and its j extra bits.
+static inline __attribute__((always_inline)) size_t write_run_stream(const uint64_t *u, const uint8_t *tokens, size_t k,
+                                                                    const uint64_t *send, const uint64_t *masks,
+                                                                    uint8_t *out) {
+    stream_writer w = {0, 0, out};
+    routelog_zero_run_scan scan = routelog_zero_runs(tokens, k);
+    size_t i = 0, start, length;
+    while (routelog_next_zero_run(&scan, &start, &length)) {
+        for (; i < start; i++) put_value(&w, send, masks, u[i], tokens[i]);
+        i = start + length;
+        while (length > 0) {
+            size_t run = length > ROUTELOG_LONGEST_RUN ? ROUTELOG_LONGEST_RUN : length;
+            unsigned j = routelog_run_token(run);
+            uint64_t s = send[256 + j], code_length = (s >> SEND_LENGTH_SHIFT) & 0xFF;
+            // Code and extra bits in one put: at most 11 + 19 bits.
+            put(&w, (s & SEND_CODE_MASK) | ((uint64_t)run & ((1ULL << j) - 1)) << code_length, code_length + j);
+            length -= run;
+        }
+    }
+    for (; i < k; i++) put_value(&w, send, masks, u[i], tokens[i]);
+    return finish(&w, out);
+}
+
+size_t routelog_write_run_stream_portable(const uint64_t *u, const uint8_t *tokens, size_t k, const uint64_t *send,
+                                          const uint64_t *masks, uint8_t *out) {
+    return write_run_stream(u, tokens, k, send, masks, out);
+}
+
 void routelog_write_residual_streams_portable(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                               const uint64_t *send, const uint64_t *masks, unsigned longest,
                                               uint8_t *const *out, size_t *lengths) {
@@ -132,6 +162,18 @@ static void write_streams_bmi2(const uint64_t *u, const uint8_t *tokens, size_t 
     write_streams(u, tokens, k, count, send, masks, longest, out, lengths);
 }
 
+__attribute__((target("bmi,bmi2")))
+static size_t write_run_stream_bmi2(const uint64_t *u, const uint8_t *tokens, size_t k, const uint64_t *send,
+                                    const uint64_t *masks, uint8_t *out) {
+    return write_run_stream(u, tokens, k, send, masks, out);
+}
+
+size_t routelog_write_run_stream(const uint64_t *u, const uint8_t *tokens, size_t k, const uint64_t *send,
+                                 const uint64_t *masks, uint8_t *out) {
+    return routelog_has_bmi2() ? write_run_stream_bmi2(u, tokens, k, send, masks, out)
+                               : write_run_stream(u, tokens, k, send, masks, out);
+}
+
 void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                      const uint64_t *send, const uint64_t *masks, unsigned longest,
                                      uint8_t *const *out, size_t *lengths) {
@@ -139,6 +181,11 @@ void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, s
     else write_streams(u, tokens, k, count, send, masks, longest, out, lengths);
 }
 #else
+size_t routelog_write_run_stream(const uint64_t *u, const uint8_t *tokens, size_t k, const uint64_t *send,
+                                 const uint64_t *masks, uint8_t *out) {
+    return write_run_stream(u, tokens, k, send, masks, out);
+}
+
 void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                      const uint64_t *send, const uint64_t *masks, unsigned longest,
                                      uint8_t *const *out, size_t *lengths) {

@@ -186,6 +186,23 @@ void routelog_order_costs(const int64_t *values, size_t from, size_t to, const i
 void routelog_order_costs_portable(const int64_t *values, size_t from, size_t to, const int64_t *biases,
                                    int64_t *costs);
 
+/// Adds to run_counts[j] (20 entries) the runs of zero tokens in tokens[0..<k] whose run
+/// token is j (a run of L zeros: the top bit's place of L), as a save with zero runs
+/// would send them (format-spec.md, "PointBlock", "Version 2").
+void routelog_count_zero_runs(const uint8_t *tokens, size_t k, uint32_t *run_counts);
+
+/// Writes the one stream of a version 2 column with zero runs into out (room for its
+/// worst case and 8 bytes more) and returns its bytes: each run of u = 0 (tokens[j] = 0)
+/// as its run token, symbol 256 + j of send, and every other residual as
+/// routelog_write_residual_streams writes it (send and masks as there). With BMI2 when
+/// the processor has it, the same bytes either way.
+size_t routelog_write_run_stream(const uint64_t *u, const uint8_t *tokens, size_t k, const uint64_t *send,
+                                 const uint64_t *masks, uint8_t *out);
+
+/// The same without BMI2 (for tests).
+size_t routelog_write_run_stream_portable(const uint64_t *u, const uint8_t *tokens, size_t k, const uint64_t *send,
+                                          const uint64_t *masks, uint8_t *out);
+
 /// Writes a version 2 column's residuals (format-spec.md, "PointBlock", "Streams") into
 /// count streams (1, 2 or 4; residual j into stream j mod count), stream s from out[s],
 /// each with room for its worst case and 8 bytes more; lengths[s] is stream s's bytes.

@@ -1,3 +1,4 @@
+import CRouteLogSystem
 import Foundation
 import Testing
 @testable import RouteLog
@@ -196,30 +197,38 @@ import Testing
         try Self.check(huge, model: Self.plain, "random 64-bit values in four streams")
     }
 
-    @Test func theBitWriterStoresNoFurtherThanEightBytesPastItsStream() {
+    @Test func theRunWriterStoresNoFurtherThanEightBytesPastItsStream() {
         // Memory of exactly the stream's bytes and 8 more (what the writer asks of its
-        // caller), so that a store past it is caught by the address sanitizer; the bits
+        // caller), so that a store past it is caught by the address sanitizer; the bytes
         // must be the reference writer's.
         var g = SeededGenerator(state: 5656)
-        for round in 0..<2000 {
-            let puts = (0..<Int.random(in: 0...40, using: &g)).map { _ in
-                let count = [Int.random(in: 0...BitStreamWriter.maxPut, using: &g), BitStreamWriter.maxPut, 1][Int.random(in: 0..<3, using: &g)]
-                return (UInt64.random(in: 0 ... .max, using: &g) & ((1 << UInt64(count)) - 1), count)
+        var rounds = 0
+        for round in 0..<600 {
+            // Runs of zeros of every length up to 200, each after a value of any size.
+            var u: [UInt64] = []
+            let target = Int.random(in: 1...600, using: &g)
+            while u.count < target {
+                u += [UInt64](repeating: 0, count: Int.random(in: 0...1, using: &g) == 0 ? Int.random(in: 1...9, using: &g) : Int.random(in: 1...200, using: &g))
+                u.append(Int.random(in: 0..<4, using: &g) == 0 ? UInt64.random(in: 1 ... .max, using: &g) >> UInt64.random(in: 0...63, using: &g)
+                                                              : UInt64.random(in: 1...40, using: &g))
             }
-            let bytes = (puts.reduce(0) { $0 + $1.1 } + 7) / 8
-            let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes + 8)
+            if Bool.random(using: &g) { u += [UInt64](repeating: 0, count: Int.random(in: 1...70, using: &g)) }
+            let k = u.count
+            let tokens = u.map { UInt8(ResidualToken.token($0)) }
+            var counts = [UInt32](repeating: 0, count: FormatConstants.ColumnV2.valueTokens)
+            for t in tokens { counts[Int(t)] += 1 }
+            let plan = tokens.withUnsafeBufferPointer { t in
+                counts.withUnsafeBufferPointer { CodePlan(tokens: t, tokenCounts: $0) }
+            }
+            guard plan.runs else { continue }
+            rounds += 1
+            let reference = plan.referenceRunStream(u)
+            let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: reference.count + 8)
             defer { memory.deallocate() }
-            var w = BitStreamWriter(memory)
-            for (bits, count) in puts { w.put(bits, count) }
-            let length = w.finish()
-            var reference = [UInt8](repeating: 0, count: bytes + 64)
-            let referenceLength = reference.withUnsafeMutableBufferPointer { p in
-                var r = ReferenceBitStreamWriter(p.baseAddress!)
-                for (bits, count) in puts { r.putLong(bits, count) }
-                return r.finish()
-            }
-            #expect(length == bytes && referenceLength == bytes, "round \(round)")
-            #expect(Array(UnsafeBufferPointer(start: memory, count: length)) == Array(reference[..<referenceLength]), "round \(round)")
+            let length = routelog_write_run_stream(u, tokens, k, plan.sendTable, plan.extraMaskTable, memory)
+            #expect(length == reference.count, "round \(round)")
+            #expect(Array(UnsafeBufferPointer(start: memory, count: min(length, reference.count))) == reference, "round \(round)")
         }
+        #expect(rounds > 300, "only \(rounds) columns chose zero runs")
     }
 }

@@ -1,3 +1,4 @@
+import CRouteLogSystem
 import Foundation
 import Testing
 @testable import RouteLog
@@ -105,42 +106,61 @@ import Testing
         }
     }
 
-    @Test func bitWriterWritesTheReferenceBits() {
-        var g = SeededGenerator(state: 99)
-        for _ in 0..<200 {
-            let puts = (0..<Int.random(in: 0...300, using: &g)).map { _ in
-                let count = Int.random(in: 0...64, using: &g)
-                return (UInt64.random(in: 0 ... .max, using: &g) & (count == 64 ? .max : (1 << UInt64(count)) - 1), count)
+    /// The zero-run scan (zero_runs.h) finds every run, whatever its length and wherever
+    /// it lies against the 64-token words: counted and written, against runs found one
+    /// token at a time.
+    @Test func zeroRunsAreFoundAcrossEveryWordBoundary() {
+        var g = SeededGenerator(state: 5)
+        var cases: [[UInt8]] = (0..<400).map { _ in
+            let zeroShare = Double.random(in: 0...1, using: &g)
+            return (0..<Int.random(in: 0...300, using: &g)).map { _ in
+                Double.random(in: 0...1, using: &g) < zeroShare ? 0 : UInt8.random(in: 1...255, using: &g)
             }
-            var a = [UInt8](repeating: 0xEE, count: puts.count * 8 + 16), b = a
-            let lengthA = a.withUnsafeMutableBufferPointer { p in
-                var w = BitStreamWriter(p.baseAddress!)
-                for (bits, count) in puts { w.putLong(bits, count) }
-                return w.finish()
+        }
+        // Runs that start or end exactly at 63, 64, 65, 127, 128, 129 and at the end.
+        for edge in [1, 63, 64, 65, 127, 128, 129, 191, 192] {
+            cases.append(Array(repeating: 0, count: edge) + [9] + Array(repeating: 0, count: 64))
+            cases.append([9] + Array(repeating: 0, count: edge))
+            cases.append(Array(repeating: 7, count: edge) + Array(repeating: 0, count: 3))
+        }
+        cases.append(Array(repeating: 0, count: 1 << 20 + 5))  // longer than one run token sends
+        for tokens in cases {
+            var expected = [UInt32](repeating: 0, count: 20)
+            var i = 0
+            while i < tokens.count {
+                guard tokens[i] == 0 else { i += 1; continue }
+                var end = i
+                while end < tokens.count && tokens[end] == 0 { end += 1 }
+                var length = end - i
+                while length > (1 << 20) - 1 { expected[19] += 1; length -= (1 << 20) - 1 }
+                expected[ResidualToken.runToken(length)] += 1
+                i = end
             }
-            let lengthB = b.withUnsafeMutableBufferPointer { p in
-                var w = ReferenceBitStreamWriter(p.baseAddress!)
-                for (bits, count) in puts { w.putLong(bits, count) }
-                return w.finish()
-            }
-            #expect(lengthA == lengthB)
-            #expect(a[..<lengthA] == b[..<lengthB])
+            var counted = [UInt32](repeating: 0, count: 20)
+            routelog_count_zero_runs(tokens, tokens.count, &counted)
+            #expect(counted == expected, "\(tokens.count) tokens")
         }
     }
 
-    @Test func zeroRunScanFindsEveryBoundary() {
-        var g = SeededGenerator(state: 5)
-        for _ in 0..<300 {
-            let tokens = (0..<Int.random(in: 0...80, using: &g)).map { _ in Bool.random(using: &g) ? 0 : UInt8.random(in: 1...255, using: &g) }
-            tokens.withUnsafeBufferPointer { t in
-                guard let base = t.baseAddress else { return }
-                for from in 0...t.count {
-                    let nonzero = (from..<t.count).first { t[$0] != 0 } ?? t.count
-                    let zero = (from..<t.count).first { t[$0] == 0 } ?? t.count
-                    #expect(ZeroRunScan.nextNonzero(base, from: from, end: t.count) == nonzero)
-                    #expect(ZeroRunScan.nextZero(base, from: from, end: t.count) == zero)
-                }
+    /// The run stream's writer gives the same bytes with BMI2 as without.
+    @Test func theRunStreamIsTheSameWithAndWithoutBMI2() {
+        var g = SeededGenerator(state: 11)
+        for _ in 0..<200 {
+            let k = Int.random(in: 0...700, using: &g)
+            let u: [UInt64] = (0..<k).map { _ in Bool.random(using: &g) ? 0 : UInt64.random(in: 1...(1 << 20), using: &g) }
+            let tokens = u.map { UInt8(ResidualToken.token($0)) }
+            // Any complete-enough table serves: every symbol a 9-bit code, extra bits as the format has them.
+            var send = [UInt64](repeating: 0, count: HuffmanCode.symbolCount), masks = send
+            for symbol in 0..<HuffmanCode.symbolCount {
+                let extra = symbol < 256 ? ResidualToken.extraBits(symbol) : symbol - 256
+                send[symbol] = UInt64(symbol & 0x1FF) | 9 << 32 | UInt64(extra) << 40 | UInt64(9 + extra) << 48
+                masks[symbol] = (1 << UInt64(extra)) - 1
             }
+            var a = [UInt8](repeating: 0xEE, count: 10 * k + 16), b = a
+            let lengthA = routelog_write_run_stream(u, tokens, k, send, masks, &a)
+            let lengthB = routelog_write_run_stream_portable(u, tokens, k, send, masks, &b)
+            #expect(lengthA == lengthB)
+            #expect(a[..<lengthA] == b[..<lengthB])
         }
     }
 }

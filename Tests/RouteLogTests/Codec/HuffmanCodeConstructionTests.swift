@@ -81,7 +81,7 @@ import Testing
         // Write token 17 with extra bits 0b10 (u = 16 + 4 + ... base(17) + 2), then a run of 8 + 5.
         var buffer = [UInt8](repeating: 0, count: 64)
         buffer.withUnsafeMutableBufferPointer { b in
-            var w = BitStreamWriter(b.baseAddress!)
+            var w = ReferenceBitStreamWriter(b.baseAddress!)
             w.put(UInt64(bits[17]), Int(lengths[17]))
             w.put(0b10, ResidualToken.extraBits(17))
             w.put(UInt64(bits[259]), Int(lengths[259]))

@@ -5,7 +5,7 @@ import Testing
 
 /// The save's C write loop for a version 2 column's streams (`routelog_write_residual_streams`):
 /// both its paths (with BMI2 and portable) against the same streams written one value
-/// at a time through ``CodePlan/put(_:_:)`` and ``BitStreamWriter``, for one, two and
+/// at a time through the reference's puts (``ReferenceBitStreamWriter``), for one, two and
 /// four streams, counts of residuals around the loop's groups of eight, and values of
 /// every size, among them values too long for one put (the loop's slow path) and codes
 /// short enough that two values share a put (its fast path).
@@ -13,6 +13,9 @@ import Testing
     typealias Writer = (UnsafePointer<UInt64>?, UnsafePointer<UInt8>?, Int, Int, UnsafePointer<UInt64>?,
                         UnsafePointer<UInt64>?, UInt32, UnsafePointer<UnsafeMutablePointer<UInt8>?>?,
                         UnsafeMutablePointer<Int>?) -> Void
+
+    /// The most bits one put of the C writers takes (MAX_PUT in residual_writer.c).
+    static let maxPut = 56
 
     /// u values for a column: small ones, or small ones with a few of every magnitude.
     static func values(_ count: Int, large: Bool, _ g: inout SeededGenerator) -> [UInt64] {
@@ -28,8 +31,8 @@ import Testing
             let capacity = 10 * (u.count / count + 1) + 16
             let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
             defer { bytes.deallocate() }
-            var writer = BitStreamWriter(bytes)
-            for j in stride(from: s, to: u.count, by: count) { plan.put(u[j], &writer) }
+            var writer = ReferenceBitStreamWriter(bytes)
+            for j in stride(from: s, to: u.count, by: count) { plan.referencePut(u[j], &writer) }
             let length = writer.finish()
             return Array(UnsafeBufferPointer(start: bytes, count: length))
         }
@@ -63,8 +66,8 @@ import Testing
                 counts.withUnsafeBufferPointer { CodePlan(tokens: t, tokenCounts: $0) }
             }
             #expect(!plan.runs, "round \(round): values from 1 up have no zero runs")
-            if plan.longestValue > BitStreamWriter.maxPut { slowPathRounds += 1 }
-            if 2 * plan.longestValue <= BitStreamWriter.maxPut && count != 2 && k >= 8 { pairedRounds += 1 }
+            if plan.longestValue > Self.maxPut { slowPathRounds += 1 }
+            if 2 * plan.longestValue <= Self.maxPut && count != 2 && k >= 8 { pairedRounds += 1 }
             let expected = Self.expected(u, count: count, plan: plan)
             for (name, writer) in [("dispatched", routelog_write_residual_streams as Writer),
                                    ("portable", routelog_write_residual_streams_portable as Writer)] {

@@ -1,3 +1,5 @@
+import CRouteLogSystem
+
 /// The code of one column's residuals: token counts, the choice between plain tokens
 /// and zero runs (whichever writes fewer bits), and the code it sends each token with.
 final class CodePlan {
@@ -23,16 +25,13 @@ final class CodePlan {
         var counts = [UInt32](repeating: 0, count: HuffmanCode.symbolCount)
         for t in 0..<V2.valueTokens { counts[t] = tokenCounts[t] }
         let zeros = Int(counts[0])
-        // Zero runs pay only when zeros are common; counting runs needs another pass,
-        // which jumps from run to run (``ZeroRunScan``).
+        // Zero runs pay only when zeros are common; counting runs needs another pass
+        // over the tokens (`routelog_count_zero_runs`, C: 64 tokens a step, from the
+        // edges of a mask of their zeros), the scan that writing them goes through too.
         let tryRuns = zeros * 16 >= tokens.count
         if tryRuns, let t = tokens.baseAddress {
-            let k = tokens.count
-            var start = ZeroRunScan.nextZero(t, from: 0, end: k)
-            while start < k {
-                let end = ZeroRunScan.nextNonzero(t, from: start + 1, end: k)
-                counts[V2.valueTokens + ResidualToken.runToken(end - start)] += 1
-                start = end < k ? ZeroRunScan.nextZero(t, from: end + 1, end: k) : k
+            counts.withUnsafeMutableBufferPointer { c in
+                routelog_count_zero_runs(t, tokens.count, c.baseAddress! + V2.valueTokens)
             }
         }
         let plain = Self.build(counts, withRuns: false)
@@ -111,27 +110,5 @@ final class CodePlan {
             out.u8(all[i] | (i + 1 < all.count ? all[i + 1] << 4 : 0))
             i += 2
         }
-    }
-
-    /// Sends value `u`: its token's code, then the token's extra bits (the runs
-    /// stream's path; the plain streams inline the same steps).
-    func put(_ u: UInt64, _ writer: inout BitStreamWriter) {
-        let s = send[ResidualToken.token(u)]
-        let length = (s >> 32) & 0xFF, extra = (s >> 40) & 0xFF
-        let extraBits = u & ((1 &<< extra) &- 1)
-        if length + extra <= UInt64(BitStreamWriter.maxPut) {
-            writer.put((s & 0xFFFF_FFFF) | extraBits &<< length, Int(length + extra))
-        } else {
-            writer.put(s & 0xFFFF_FFFF, Int(length))
-            writer.putLong(extraBits, Int(extra))
-        }
-    }
-
-    /// Sends a run of `length` zero values (1...2^20 - 1).
-    func putRun(_ length: Int, _ writer: inout BitStreamWriter) {
-        let j = ResidualToken.runToken(length)
-        let s = send[V2.valueTokens + j], codeLength = (s >> 32) & 0xFF
-        // Code and extra bits in one put: at most 11 + 19 bits.
-        writer.put((s & 0xFFFF_FFFF) | (UInt64(length) & ((1 << UInt64(j)) - 1)) << codeLength, Int(codeLength) + j)
     }
 }

@@ -16,7 +16,7 @@ struct ColumnEncoderV2 {
     private let capacity: Int
     /// Worst case of a stream region: a code of 11 bits and 61 extra bits a value, and
     /// the 8 bytes past its end that the stream writers (`routelog_write_residual_streams`
-    /// and ``BitStreamWriter``) may store into.
+    /// and `routelog_write_run_stream`) may store into.
     private static let bytesPerValue = 10
 
     init(capacity: Int) {
@@ -119,21 +119,9 @@ struct ColumnEncoderV2 {
         return (0..<count).map { (start: $0 * region, length: lengths[$0]) }
     }
 
-    /// One stream with zero runs: each run of u = 0 is one run token.
+    /// One stream with zero runs: each run of u = 0 is one run token
+    /// (`routelog_write_run_stream`, C: the runs come from the scan that counted them).
     private func writeRuns(_ k: Int, _ plan: CodePlan) -> (start: Int, length: Int) {
-        var writer = BitStreamWriter(streamBytes)
-        let u = residuals, tokens = UnsafePointer(tokenBytes)
-        var i = 0
-        while i < k {
-            if u[i] != 0 {
-                plan.put(u[i], &writer)
-                i += 1
-                continue
-            }
-            let end = ZeroRunScan.nextNonzero(tokens, from: i + 1, end: k)
-            plan.putRun(end - i, &writer)
-            i = end
-        }
-        return (0, writer.finish())
+        (0, routelog_write_run_stream(residuals, tokenBytes, k, plan.sendTable, plan.extraMaskTable, streamBytes))
     }
 }

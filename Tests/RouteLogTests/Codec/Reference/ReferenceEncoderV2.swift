@@ -388,3 +388,45 @@ struct ReferenceBitStreamWriter {
         return next - start
     }
 }
+
+/// Today's code, sent as the reference sends its own: for tests that check today's C
+/// writers against the reference's one-value-at-a-time puts.
+extension CodePlan {
+    /// Value `u`: its token's code, then the token's extra bits.
+    func referencePut(_ u: UInt64, _ writer: inout ReferenceBitStreamWriter) {
+        let s = sendTable[ResidualToken.token(u)]
+        let length = (s >> 32) & 0xFF, extra = (s >> 40) & 0xFF
+        writer.put(s & 0xFFFF_FFFF, Int(length))
+        writer.putLong(u & ((1 &<< extra) &- 1), Int(extra))
+    }
+
+    /// A run of `length` zero values (1...2^20 - 1).
+    func referencePutRun(_ length: Int, _ writer: inout ReferenceBitStreamWriter) {
+        let j = ResidualToken.runToken(length)
+        let s = sendTable[FormatConstants.ColumnV2.valueTokens + j]
+        writer.put(s & 0xFFFF_FFFF, Int((s >> 32) & 0xFF))
+        writer.put(UInt64(length) & ((1 << UInt64(j)) - 1), j)
+    }
+
+    /// The runs stream of `u` as the reference writes it: zeros found value by value.
+    func referenceRunStream(_ u: [UInt64]) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 10 * u.count + 16)
+        let length = bytes.withUnsafeMutableBufferPointer { b in
+            var writer = ReferenceBitStreamWriter(b.baseAddress!)
+            var i = 0
+            while i < u.count {
+                guard u[i] == 0 else {
+                    referencePut(u[i], &writer)
+                    i += 1
+                    continue
+                }
+                var end = i
+                while end < u.count && u[end] == 0 { end += 1 }
+                referencePutRun(end - i, &writer)
+                i = end
+            }
+            return writer.finish()
+        }
+        return Array(bytes[..<length])
+    }
+}
