@@ -202,10 +202,28 @@ static inline __attribute__((always_inline)) size_t decode_four(routelog_four_st
     return i;
 }
 
+// A run of residuals equal to the bias, at out (room values up to k).
+static inline __attribute__((always_inline)) void fill_run(int64_t *out, uint64_t length, size_t room, int64_t bias) {
+    // A short run (most are) as four stores with no loop: whatever lands past the run is
+    // written again by the values after it, and room for four means none lands past k.
+    if (length <= 4 && room >= 4) {
+        out[0] = bias, out[1] = bias, out[2] = bias, out[3] = bias;
+        return;
+    }
+    for (uint64_t j = 0; j < length; j++) out[j] = bias;
+}
+
 // A column with zero runs, from its one stream: each token is a residual, or a run of
 // residuals equal to the bias. Every read is checked against the stream's end, as the
 // caller's loop checks it; the loop stops before a token it cannot take whole (the end
 // reached, an entry marked slow, a run past k), which the caller's loop then reads.
+//
+// Each window gives two tokens where it can: the second one's entry is looked up in the
+// window shifted past the first, as the four-stream loop does, so that the chain from
+// one position to the next (a load, a table entry, the token's bits) is waited on once
+// for two tokens. The second is taken only when both fit the window (57 bits or fewer),
+// it is not slow, and it starts before the stream's end; otherwise the loop reads it
+// next time round as the first.
 static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_stream *restrict s,
                                                                 int64_t *restrict out, size_t k) {
     const uint8_t *bytes = s->bytes;
@@ -218,15 +236,28 @@ static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_str
         uint64_t window = window_at(bytes, p);
         uint64_t entry = entries[window & mask];
         if (entry & ENTRY_SLOW) break;
+        uint64_t bits = entry_bits(entry);
+        uint64_t second_window = window >> (bits & 63);
+        uint64_t second = entries[second_window & mask];
         uint64_t v = entry_value(entry, window);
         if (entry & ENTRY_RUN) {
             if (v > k - i) break;
-            for (uint64_t j = 0; j < v; j++) out[i + j] = (int64_t)bias;
+            fill_run(out + i, v, k - i, (int64_t)bias);
             i += v;
         } else {
             out[i++] = (int64_t)(bias + ((v >> 1) ^ (0 - (v & 1))) * divisor);
         }
-        p += (int64_t)entry_bits(entry);
+        p += (int64_t)bits;
+        if ((second & ENTRY_SLOW) || bits + entry_bits(second) > 57 || p >= limit || i >= k) continue;
+        v = entry_value(second, second_window);
+        if (second & ENTRY_RUN) {
+            if (v > k - i) break;
+            fill_run(out + i, v, k - i, (int64_t)bias);
+            i += v;
+        } else {
+            out[i++] = (int64_t)(bias + ((v >> 1) ^ (0 - (v & 1))) * divisor);
+        }
+        p += (int64_t)entry_bits(second);
     }
     s->position = p;
     return i;

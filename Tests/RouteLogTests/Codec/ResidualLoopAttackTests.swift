@@ -393,6 +393,51 @@ import Testing
         #expect(short == Self.decode(Self.runColumn([.run(3)]), count: 4, with: .portable))
     }
 
+    /// The runs loop reads two tokens to a window when their bits add up to 57 or fewer:
+    /// values of 46 bits (token 184: a 2-bit code and 44 extra bits, all ones) beside
+    /// runs of 2^(j+1) - 1 (7 code bits and j extra bits, all ones), j = 0...7, so pairs
+    /// of 53 to 60 bits, either one first, at every bit phase; and short runs that end at
+    /// k or one value before it, where the loop's four-store fill has no room.
+    @Test func runTokenPairsAroundTheWindowsBitsReadAlike() {
+        var code = HuffmanCode()
+        code.lengths[0] = 2
+        code.lengths[184] = 2
+        code.lengths[186] = 2
+        for j in 0..<V2.runTokens { code.lengths[V2.valueTokens + j] = j < 8 ? 7 : 6 }
+        #expect(code.problem() == nil)
+        func column(_ tokens: [Token]) -> [UInt8] {
+            Self.column(bias: 9, code: code, runs: true, streams: [Self.stream(tokens, code)])
+        }
+        let (_, lengths) = code.codes()
+        #expect(Int(lengths[184]) + ResidualToken.extraBits(184) == 46)
+        let value = Token.value(184, (1 << 44) - 1)
+        var paired = 0
+        for j in 0...7 {
+            let run = Token.run((2 << j) - 1)
+            for valueFirst in [true, false] {
+                for phase in 0..<8 {
+                    let pair = valueFirst ? [value, run] : [run, value]
+                    let tokens = [Token](repeating: .value(0), count: phase) + Array([[Token]](repeating: pair, count: 24).joined())
+                    let k = tokens.reduce(0) { $0 + ($1.symbol >= V2.valueTokens ? Int($1.u) : 1) }
+                    if 46 + 7 + j > 57 { paired += 1 }
+                    Self.expectBoth(column(tokens), count: k, .values(Self.expected(tokens, bias: 9)),
+                                    "value of 46 bits \(valueFirst ? "before" : "after") a run of \(run.u), phase \(phase)")
+                }
+            }
+        }
+        #expect(paired > 0)
+        for length in 1...9 {
+            for before in 0...5 {
+                for valueLast in [false, true] {
+                    let tokens = (0..<before).map { Token.value(186, UInt64($0) + 5) } + [.run(length)] + (valueLast ? [.value(186, 77)] : [])
+                    let k = before + length + (valueLast ? 1 : 0)
+                    Self.expectBoth(column(tokens), count: k, .values(Self.expected(tokens, bias: 9)),
+                                    "\(before) values, a run of \(length)\(valueLast ? ", a value" : "")")
+                }
+            }
+        }
+    }
+
     @Test func aRunColumnWithUnreadBytesIsRefused() {
         let tokens: [Token] = [.run(10), .value(0)]
         Self.expectBoth(Self.runColumn(tokens, extraStreamBytes: [1]), count: 11,
