@@ -1,5 +1,8 @@
 import CRouteLogSystem
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import RouteLog
 import RouteLogSamples
@@ -72,6 +75,51 @@ import RouteLogSamples
         #else
         #expect(routelog_divide_multiplies() == 0)
         #endif
+    }
+
+    /// An app that sets another rounding mode gets what the divider gives in that mode
+    /// (the multiply-add path is correct in rounding to nearest only, and steps aside).
+    #if canImport(Glibc)
+    @Test func anotherRoundingModeGetsTheDividersQuotients() {
+        let values = (0..<Int64(4096)).map { 1_638_137_000 + $0 * 7 } + (0..<Int64(4096)).map { -1_233_359_375 - $0 * 3 }
+        // glibc's FE_DOWNWARD, FE_TOWARDZERO and FE_UPWARD (imported twice, as an enum
+        // case and as a macro, so ambiguous by name).
+        #if arch(x86_64)
+        let modes: [Int32] = [0x400, 0xC00, 0x800]
+        #else
+        let modes: [Int32] = [0x80_0000, 0xC0_0000, 0x40_0000]
+        #endif
+        for mode in modes {
+            for divisor in [1000.0, 1e7, 3.0] {
+                var got = [Double](repeating: .nan, count: values.count), expected = got
+                let previous = fegetround()
+                fesetround(mode)
+                routelog_divide_integers(values, values.count, divisor, &got)
+                routelog_divide_integers_portable(values, values.count, divisor, &expected)
+                fesetround(previous)
+                let differ = values.indices.filter { got[$0].bitPattern != expected[$0].bitPattern }.count
+                #expect(differ == 0, "mode \(mode), divisor \(divisor): \(differ) quotients differ")
+            }
+        }
+    }
+
+    #endif
+
+    /// The quotients may be written over their integers: a batch with a value past 2^51
+    /// (done the scalar way) reads none that the batch has already overwritten.
+    @Test func quotientsMayBeWrittenOverTheirIntegers() {
+        var values = (0..<Int64(200)).map { 450_000_000 + $0 * 37 }
+        values[40] = 1 << 52
+        values[41] = -(1 << 60)
+        let expected = values.map { Double($0) / 1000 }
+        values.withUnsafeMutableBufferPointer { v in
+            let base = v.baseAddress!
+            UnsafeMutableRawPointer(base).withMemoryRebound(to: Double.self, capacity: v.count) { out in
+                routelog_divide_integers(base, v.count, 1000, out)
+            }
+        }
+        let got = values.map { Double(bitPattern: UInt64(bitPattern: $0)) }
+        #expect(got.indices.filter { got[$0].bitPattern != expected[$0].bitPattern }.count == 0)
     }
 
     @Test func everyLengthAndOffsetIsCovered() {
