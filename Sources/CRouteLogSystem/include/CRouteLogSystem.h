@@ -187,6 +187,23 @@ void routelog_order_costs(const int64_t *values, size_t from, size_t to, const i
 void routelog_order_costs_portable(const int64_t *values, size_t from, size_t to, const int64_t *biases,
                                    int64_t *costs);
 
+/// The stored coordinates and times a writer can have written: latitudes within
+/// ±latitude, longitudes within ±longitude (both below 2^62), times 0...latest_time.
+typedef struct {
+    uint64_t latitude, longitude;
+    int64_t latest_time;
+} routelog_point_ranges;
+
+/// The first i < count whose lat[i], lon[i] or time[i] (time NULL: every time 0) is
+/// outside ranges, or count when none is. With AVX2 when the processor has it, the same
+/// answer either way.
+size_t routelog_first_point_out_of_range(const int64_t *lat, const int64_t *lon, const int64_t *time, size_t count,
+                                         const routelog_point_ranges *ranges);
+
+/// The same without AVX2 (for tests).
+size_t routelog_first_point_out_of_range_portable(const int64_t *lat, const int64_t *lon, const int64_t *time,
+                                                  size_t count, const routelog_point_ranges *ranges);
+
 /// What routelog_point_stats finds: elevation gain and loss (has_elevation 0 when no
 /// point has an altitude), the sum, count and largest of the finite heart rates and
 /// cadences, and the largest finite speed the points report (-1 for none).

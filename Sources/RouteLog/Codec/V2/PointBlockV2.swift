@@ -98,19 +98,19 @@ enum PointBlockV2 {
     }
 
     /// Coordinates and times a writer cannot have stored are damage (as in version 1).
+    /// Times run 1970...2200: anything else would overflow the millisecond arithmetic of
+    /// time shifts. Without times (a coordinates-only decode) no time is checked.
+    static let storedRanges = routelog_point_ranges(latitude: 900_000_000, longitude: 1_800_000_000,
+                                                    latest_time: FormatConstants.latestTimestampMs)
+
     private static func checkRanges(_ lats: Int64Column, _ lons: Int64Column, _ times: Int64Column?, _ cursor: BlockCursor) throws {
-        let maxLatitude: Int64 = 900_000_000, maxLongitude: Int64 = 1_800_000_000
-        // Without times (a coordinates-only decode) every time is taken as 0, in range.
-        let zero = Int64Column([0])
-        let timeBase = times?.base ?? zero.base, step = times == nil ? 0 : 1
-        defer { withExtendedLifetime(zero) {} }
-        for i in 0..<lats.count {
-            let lat = lats.base[i], lon = lons.base[i], t = timeBase[i &* step]
-            guard lat >= -maxLatitude, lat <= maxLatitude, lon >= -maxLongitude, lon <= maxLongitude else {
-                throw cursor.fail("point \(i) has a coordinate out of range")
-            }
-            // 1970...2200: anything else would overflow the millisecond arithmetic of time shifts.
-            guard t >= 0, t <= FormatConstants.latestTimestampMs else { throw cursor.fail("point \(i) has a time outside 1970...2200") }
+        var ranges = storedRanges
+        let i = routelog_first_point_out_of_range(lats.base, lons.base, times?.base, lats.count, &ranges)
+        guard i < lats.count else { return }
+        let lat = lats.base[i], lon = lons.base[i]
+        guard lat.magnitude <= ranges.latitude, lon.magnitude <= ranges.longitude else {
+            throw cursor.fail("point \(i) has a coordinate out of range")
         }
+        throw cursor.fail("point \(i) has a time outside 1970...2200")
     }
 }
