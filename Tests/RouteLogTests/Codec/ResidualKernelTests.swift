@@ -85,6 +85,27 @@ import Testing
         }
     }
 
+    /// A residual that is no multiple of the divisor is refused wherever it lies, by
+    /// both tokenizers: its wrapped quotient falls below the smallest quotient there is
+    /// as often as above the largest, so both bounds are tried.
+    @Test func everyNonMultipleIsRefused() {
+        var g = SeededGenerator(state: 4343)
+        for divisor: Int64 in [3, 5, 6, 7, 1000, 1_000_000_007, 3 << 20] {
+            for _ in 0..<200 {
+                var x = Int64.random(in: .min ... .max, using: &g)
+                if x % divisor == 0 { x &+= 1 }
+                var residuals = (0..<Int.random(in: 1...40, using: &g)).map { _ in
+                    UInt64(bitPattern: Int64.random(in: -1000...1000, using: &g) &* divisor)
+                }
+                residuals.insert(UInt64(bitPattern: x), at: Int.random(in: 0...residuals.count, using: &g))
+                for (name, tokenizer) in [("dispatched", routelog_tokenize_residuals as Tokenizer),
+                                          ("portable", routelog_tokenize_residuals_portable as Tokenizer)] {
+                    #expect(!Self.tokenize(residuals, divisor: divisor, with: tokenizer).exact, "\(name): \(x) by \(divisor)")
+                }
+            }
+        }
+    }
+
     @Test func bothCostLoopsGiveTheSwiftCosts() {
         var g = SeededGenerator(state: 4242)
         for round in 0..<300 {
