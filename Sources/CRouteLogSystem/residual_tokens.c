@@ -2,9 +2,9 @@
 // as a save works them out: every value of every column goes through this loop once,
 // and the choice of a column's order through the cost loop below. Both need the
 // position of a value's top bit; with LZCNT that is one instruction, where the
-// baseline's BSR takes several on some processors, and with AVX2 it comes four values
-// at a time from the exponents of doubles (a column's divisor divided out four at a
-// time too). The outcome is the same on every path.
+// baseline's BSR takes several on some processors, and with AVX2 (columns without a
+// divisor) it comes four values at a time from the exponents of doubles. The outcome
+// is the same on every path.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
 
@@ -117,44 +117,20 @@ static void order_costs_lzcnt(const int64_t *values, size_t from, size_t to, con
 
 #include <immintrin.h>
 
-// Four values at a time with AVX2. A value's top bit comes from the exponent of the
-// value as a double, which is exact below 2^52 (made by placing the value in the
+// Divisor 1, four values at a time with AVX2. A value's top bit comes from the exponent
+// of the value as a double, which is exact below 2^52 (made by placing the value in the
 // significand of 2^52 and subtracting 2^52); four values with one at 2^52 or more go
 // the scalar way. The histograms stay scalar: a token's count is a load and a store.
-// Compiled twice, with `divided` fixed: with a divisor, each residual is first divided
-// as `quotient` divides it (the shift an arithmetic one made of a logical shift and the
-// sign, the 64-bit product of three 32-bit ones), and the lanes that are not multiples,
-// or whose quotient does not fit, are gathered and looked at once, at the end.
-__attribute__((target("avx2,lzcnt,bmi,bmi2"), always_inline))
-static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exact_division *division,
-                                       uint8_t *tokens, uint32_t *counts, const int divided) {
+__attribute__((target("avx2,lzcnt,bmi,bmi2")))
+static int tokenize_avx2(uint64_t *u, size_t k, uint8_t *tokens, uint32_t *counts) {
     uint32_t *h0 = counts, *h1 = counts + VALUE_TOKENS, *h2 = counts + 2 * VALUE_TOKENS, *h3 = counts + 3 * VALUE_TOKENS;
     for (size_t t = 0; t < 4 * VALUE_TOKENS; t++) counts[t] = 0;
     const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1), three = _mm256_set1_epi64x(3);
     const __m256i two_52 = _mm256_set1_epi64x(0x4330000000000000), bias = _mm256_set1_epi64x(1023);
     const __m256i four = _mm256_set1_epi64x(4), two = _mm256_set1_epi64x(2);
-    __m128i shift = _mm_setzero_si128(), back = _mm_setzero_si128();
-    __m256i low_bits = zero, inverse = zero, inverse_high = zero, smallest = zero, largest = zero, inexact = zero;
-    if (divided) {
-        shift = _mm_cvtsi32_si128((int)division->shift);
-        back = _mm_cvtsi32_si128(64 - (int)division->shift);  // 64 (shift 0) shifts every bit out
-        low_bits = _mm256_set1_epi64x((long long)((1ULL << division->shift) - 1));
-        inverse = _mm256_set1_epi64x((long long)division->odd_inverse);
-        inverse_high = _mm256_set1_epi64x((long long)((uint64_t)division->odd_inverse >> 32));
-        smallest = _mm256_set1_epi64x((long long)division->smallest);
-        largest = _mm256_set1_epi64x((long long)division->largest);
-    }
     size_t j = 0;
     for (; j + 4 <= k; j += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(u + j));
-        if (divided) {
-            inexact = _mm256_or_si256(inexact, _mm256_and_si256(v, low_bits));
-            __m256i shifted = _mm256_or_si256(_mm256_srl_epi64(v, shift), _mm256_sll_epi64(_mm256_cmpgt_epi64(zero, v), back));
-            __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(shifted, 32), inverse),
-                                             _mm256_mul_epu32(shifted, inverse_high));
-            v = _mm256_add_epi64(_mm256_mul_epu32(shifted, inverse), _mm256_slli_epi64(cross, 32));
-            inexact = _mm256_or_si256(inexact, _mm256_or_si256(_mm256_cmpgt_epi64(smallest, v), _mm256_cmpgt_epi64(v, largest)));
-        }
         // zigzag: (v << 1) ^ (v >> 63, arithmetic), the sign from a comparison.
         __m256i z = _mm256_xor_si256(_mm256_slli_epi64(v, 1), _mm256_cmpgt_epi64(zero, v));
         _mm256_storeu_si256((__m256i *)(u + j), z);
@@ -175,34 +151,20 @@ static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exa
         tokens[j] = (uint8_t)t0, tokens[j + 1] = (uint8_t)t1, tokens[j + 2] = (uint8_t)t2, tokens[j + 3] = (uint8_t)t3;
         h0[t0]++, h1[t1]++, h2[t2]++, h3[t3]++;
     }
-    int exact = divided ? _mm256_testz_si256(inexact, inexact) : 1;
     for (; j < k; j++) {
-        uint64_t v = zigzag(divided ? quotient(division, (int64_t)u[j], &exact) : (int64_t)u[j]);
+        uint64_t v = zigzag((int64_t)u[j]);
         unsigned t = token_of(v);
         u[j] = v;
         tokens[j] = (uint8_t)t;
         h0[t]++;
     }
     for (size_t t = 0; t < VALUE_TOKENS; t++) h0[t] += h1[t] + h2[t] + h3[t];
-    return exact;
-}
-
-__attribute__((target("avx2,lzcnt,bmi,bmi2")))
-static int tokenize_avx2(uint64_t *u, size_t k, uint8_t *tokens, uint32_t *counts) {
-    return tokenize_avx2_kernel(u, k, 0, tokens, counts, 0);
-}
-
-__attribute__((target("avx2,lzcnt,bmi,bmi2")))
-static int tokenize_avx2_divided(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
-                                 uint32_t *counts) {
-    return tokenize_avx2_kernel(u, k, division, tokens, counts, 1);
+    return 1;
 }
 
 int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
                                 uint32_t *counts) {
-    if (routelog_has_avx2() && routelog_has_bmi2()) {
-        return division ? tokenize_avx2_divided(u, k, division, tokens, counts) : tokenize_avx2(u, k, tokens, counts);
-    }
+    if (!division && routelog_has_avx2() && routelog_has_bmi2()) return tokenize_avx2(u, k, tokens, counts);
     return routelog_has_bmi2() ? tokenize_lzcnt(u, k, division, tokens, counts)
                                : tokenize_any(u, k, division, tokens, counts);
 }
