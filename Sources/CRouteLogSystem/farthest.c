@@ -3,7 +3,8 @@
 // derived fields. Points are ranked by a key that needs no division and no square root:
 // the squared distance to the segment times the segment's squared length (the squared
 // cross product where the point projects inside the segment). The AVX2 path computes
-// the same IEEE keys four points at a time, with all three cases computed and one
+// the same IEEE keys four points at a time, the cross product for every point and the
+// distances to the ends only for four points where one of them is nearest an end, one
 // chosen per lane, so the result is the same index on every processor.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
@@ -78,14 +79,19 @@ static size_t farthest_avx2(const double *x, const double *y, size_t a, size_t b
     for (; i + 4 <= b; i += 4) {
         __m256d px = _mm256_loadu_pd(x + i), py = _mm256_loadu_pd(y + i);
         __m256d ix = _mm256_sub_pd(px, ax), iy = _mm256_sub_pd(py, ay);
-        __m256d jx = _mm256_sub_pd(px, bx), jy = _mm256_sub_pd(py, by);
         __m256d dot = _mm256_add_pd(_mm256_mul_pd(ix, dx), _mm256_mul_pd(iy, dy));
         __m256d cross = _mm256_sub_pd(_mm256_mul_pd(ix, dy), _mm256_mul_pd(iy, dx));
-        __m256d near_a = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(ix, ix), _mm256_mul_pd(iy, iy)), length2);
-        __m256d near_b = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(jx, jx), _mm256_mul_pd(jy, jy)), length2);
         __m256d k = _mm256_mul_pd(cross, cross);
-        k = _mm256_blendv_pd(k, near_b, _mm256_cmp_pd(dot, length2, _CMP_GE_OQ));
-        k = _mm256_blendv_pd(k, near_a, _mm256_cmp_pd(dot, zero, _CMP_LE_OQ));
+        // Most points of a span project inside its chord: the keys of the points nearest
+        // an end are computed only for four points that have one (the same keys).
+        __m256d past_b = _mm256_cmp_pd(dot, length2, _CMP_GE_OQ), before_a = _mm256_cmp_pd(dot, zero, _CMP_LE_OQ);
+        if (_mm256_movemask_pd(_mm256_or_pd(past_b, before_a)) != 0) {
+            __m256d jx = _mm256_sub_pd(px, bx), jy = _mm256_sub_pd(py, by);
+            __m256d near_a = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(ix, ix), _mm256_mul_pd(iy, iy)), length2);
+            __m256d near_b = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(jx, jx), _mm256_mul_pd(jy, jy)), length2);
+            k = _mm256_blendv_pd(k, near_b, past_b);
+            k = _mm256_blendv_pd(k, near_a, before_a);
+        }
         __m256d larger = _mm256_cmp_pd(k, keys, _CMP_GT_OQ);
         keys = _mm256_blendv_pd(keys, k, larger);
         best = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(best), _mm256_castsi256_pd(index), larger));
