@@ -47,6 +47,8 @@ size_t routelog_first_point_out_of_range_portable(const int64_t *lat, const int6
 __attribute__((target("avx2")))
 static size_t first_avx2(const int64_t *lat, const int64_t *lon, const int64_t *time, size_t count,
                          const routelog_point_ranges *r) {
+    // No times stand for times of 0, out of range only when no time is in range at all.
+    if (!time && r->latest_time < 0) return 0;
     // Signed comparisons of v + limit against 2 × limit, both moved by 2^63: the unsigned
     // comparison of `outside`.
     const __m256i flip = _mm256_set1_epi64x((long long)(1ULL << 63));

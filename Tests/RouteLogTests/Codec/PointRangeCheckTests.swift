@@ -59,4 +59,16 @@ import RouteLogSamples
         var r = Self.ranges
         #expect(routelog_first_point_out_of_range(lat, lon, time, lat.count, &r) == lat.count)
     }
+
+    /// With no times, every time counts as 0: out of range only for ranges that hold no
+    /// time at all, on both paths and in whole blocks as in the tail.
+    @Test func noTimesAreTimesOfZero() {
+        var r = routelog_point_ranges(latitude: 900_000_000, longitude: 1_800_000_000, latest_time: -1)
+        for count in [1, 63, 64, 65, 200] {
+            let zeros = [Int64](repeating: 0, count: count)
+            #expect(routelog_first_point_out_of_range(zeros, zeros, nil, count, &r) == 0, "\(count) points")
+            #expect(routelog_first_point_out_of_range_portable(zeros, zeros, nil, count, &r) == 0, "\(count) points")
+        }
+        #expect(routelog_first_point_out_of_range([], [], nil, 0, &r) == 0)
+    }
 }
