@@ -204,28 +204,6 @@ size_t routelog_first_point_out_of_range(const int64_t *lat, const int64_t *lon,
 size_t routelog_first_point_out_of_range_portable(const int64_t *lat, const int64_t *lon, const int64_t *time,
                                                   size_t count, const routelog_point_ranges *ranges);
 
-/// What routelog_point_stats finds: elevation gain and loss (has_elevation 0 when no
-/// point has an altitude), the sum, count and largest of the finite heart rates and
-/// cadences, and the largest finite speed the points report (-1 for none).
-typedef struct {
-    int has_elevation;
-    double elevation_gain, elevation_loss;
-    size_t heart_rate_count;
-    double heart_rate_sum, heart_rate_max;
-    size_t cadence_count;
-    double cadence_sum, cadence_max;
-    double reported_speed;
-} routelog_point_stats_result;
-
-/// The stats pass of a save over count points of stride doubles each (RouteStats.compute):
-/// fields[0...3] are the indices of altitude, speed, heart rate and cadence in a point,
-/// absent_bits the bit pattern of a missing value, segment_ends the ends of the segments
-/// (ascending, the last = count; an end not past the one before is skipped), threshold
-/// the elevation hysteresis in metres. The same doubles as the Swift loop.
-void routelog_point_stats(const double *points, size_t count, size_t stride, const size_t *fields,
-                          uint64_t absent_bits, const size_t *segment_ends, size_t segment_count, double threshold,
-                          routelog_point_stats_result *out);
-
 /// Adds to run_counts[j] (20 entries) the runs of zero tokens in tokens[0..<k] whose run
 /// token is j (a run of L zeros: the top bit's place of L), as a save with zero runs
 /// would send them (format-spec.md, "PointBlock", "Version 2").
