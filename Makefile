@@ -9,7 +9,7 @@ ZSH := $(shell command -v zsh 2>/dev/null)
 FISH := $(shell command -v fish 2>/dev/null)
 SQLITE_HEADER := $(firstword $(wildcard /usr/include/sqlite3.h /usr/local/include/sqlite3.h /opt/homebrew/opt/sqlite/include/sqlite3.h))
 
-.PHONY: check-divide test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check install install-files uninstall
+.PHONY: check-arm64 check-divide test test-fast print-slow-suites-regex pyenv demo deps build release clean bench bench-quick recording-bench crash-test fuzz fuzz-smoke test-tsan test-asan docs symbol-graphs doc-check install install-files uninstall
 
 # Installs the system libraries the package links (liblz4, and SQLite for the
 # benchmark's baselines) when their headers are missing, and zsh and fish, whose
@@ -59,6 +59,7 @@ test: deps pyenv
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory doc-check; echo $$? > .build/doc-check.status
 	$(MAKE) fuzz-smoke
+	$(MAKE) check-arm64
 	SWIFT_BACKTRACE=enable=no $(SWIFT) test --disable-xctest
 	@test "$$(cat .build/doc-check.status)" = 0 || { echo "make test: the doc-comment check failed (its list is above the fuzz run)"; exit 1; }
 
@@ -137,6 +138,14 @@ check-divide:
 	cc -O2 -I Sources/CRouteLogSystem/include -I Sources/CRouteLogSystem -o .build/tools/check-divide \
 	  tools/check-divide.c Sources/CRouteLogSystem/divide.c Sources/CRouteLogSystem/processor_features.c
 	.build/tools/check-divide
+
+# The C kernels built for arm64 (the processor of every iPhone, Watch and Apple silicon
+# Mac) and run under qemu, and built for this processor, each against the digests in
+# tools/kernel-digest.expected (tools/check-arm64.sh): the same integers, doubles and
+# bytes on both, to the bit. Installs qemu-user and an arm64 C library when missing.
+# Part of `make test`; about ten seconds once installed.
+check-arm64:
+	sh tools/check-arm64.sh
 
 # The kill test alone, for as many kill cycles as asked (the seed is printed;
 # ROUTELOG_CRASH_SEED=N replays a run): make crash-test CYCLES=1000

@@ -1,0 +1,506 @@
+// Runs every C kernel of the library on the same inputs and prints a digest of what
+// each gives: `make check-arm64` builds this for x86-64 (where the kernels take their
+// AVX2, BMI2 and FMA paths) and for arm64 (the paths an iPhone, a Watch or an Apple
+// silicon Mac takes), runs the second under qemu, and compares the two listings line by
+// line. A store written on one machine is read, compacted and summarised on another, so
+// the integers, doubles, bytes and choices must be the same on both, to the bit.
+//
+// On each machine the program also checks what it can alone: the dispatching function
+// gives what its portable twin gives, and the streams written decode back to the values
+// they were written from. It exits 1 at the first disagreement, naming it.
+//
+// The inputs come from a fixed seed (splitmix64), shaped like a store's: walks of
+// coordinates, residuals whose sizes fall off geometrically, zero runs of every length
+// around the scan's 64-token words, and the hostile values (NaN, infinities, the
+// absent pattern, values at 2^51 and beyond) the Swift tests feed the same kernels.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "CRouteLogSystem.h"
+
+static uint64_t seed = 0x526F7574654C6F67ull;  // "RouteLog"
+
+static uint64_t next_random(void) {
+    uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t below(uint64_t n) { return n ? next_random() % n : 0; }
+static double uniform(double low, double high) { return low + (high - low) * (double)(next_random() >> 11) * 0x1p-53; }
+
+// A value whose magnitude has about `bits` bits, the smaller sizes more likely.
+static int64_t geometric(unsigned bits) {
+    unsigned size = 0;
+    while (size < bits && (next_random() & 3) != 0) size++;
+    uint64_t magnitude = size >= 63 ? next_random() >> 1 : next_random() & ((1ull << size) - 1);
+    return (next_random() & 1) ? -(int64_t)magnitude : (int64_t)magnitude;
+}
+
+// FNV-1a, 64 bits: one digest per kernel, over everything it wrote or returned.
+typedef struct {
+    uint64_t h;
+    size_t calls;
+} digest;
+
+static void mix(digest *d, const void *bytes, size_t count) {
+    const uint8_t *p = bytes;
+    for (size_t i = 0; i < count; i++) d->h = (d->h ^ p[i]) * 0x100000001B3ull;
+}
+static void mix_u64(digest *d, uint64_t v) { mix(d, &v, sizeof v); }
+
+static void report(const char *name, const digest *d) {
+    printf("%-28s %6zu calls  %016llx\n", name, d->calls, (unsigned long long)d->h);
+}
+
+static void fail(const char *what, size_t call) {
+    fprintf(stderr, "kernel-digest: %s (call %zu)\n", what, call);
+    exit(1);
+}
+
+static const double hostile[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 0.49999999999999994, -0.5, 0.5, 1.5, -1.5,
+                                 2.25e15, -2.25e15, 4.6e18, -4.7e18, 1e300, 4.9406564584124654e-324,
+                                 225179981.3, 225179981.5, -300000000.3, 2250000000000.7};
+#define HOSTILE_COUNT (sizeof hostile / sizeof hostile[0])
+static const uint64_t absent_bits = 0x7FF8000000DEAD01ull;  // any quiet NaN pattern the tests name absent
+
+static double sometimes_hostile(double usual, unsigned one_in) {
+    if (below(one_in) != 0) return usual;
+    if (below(8) == 0) {
+        double absent;
+        memcpy(&absent, &absent_bits, 8);
+        return absent;
+    }
+    return hostile[below(HOSTILE_COUNT)];
+}
+
+static void check_crc32c(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    uint8_t *bytes = malloc(70000 + 16);
+    for (size_t i = 0; i < 70016; i++) bytes[i] = (uint8_t)next_random();
+    for (size_t length = 0; length < 70000; length = length < 300 ? length + 1 : length * 3 + 17) {
+        for (size_t shift = 0; shift < 8; shift += 3) {
+            uint32_t crc = routelog_crc32c_extend(0, bytes + shift, length);
+            if (crc != routelog_crc32c_extend_portable(0, bytes + shift, length)) fail("crc32c: the two paths differ", d.calls);
+            mix(&d, &crc, 4);
+            d.calls++;
+        }
+    }
+    free(bytes);
+    report("crc32c", &d);
+}
+
+static void check_divide(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    const double divisors[] = {1e7, 1000, 100, 10, 1, 3, 0.1, 1e-70, 1e70, 7e-300};
+    enum { n = 1000 };
+    int64_t values[n];
+    double out[n], twin[n];
+    for (size_t v = 0; v < sizeof divisors / sizeof divisors[0]; v++) {
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < n; i++) {
+                switch (round % 4) {
+                case 0: values[i] = (int64_t)below(3600000000ull) - 1800000000; break;  // longitudes at 1e7
+                case 1: values[i] = geometric(51); break;
+                case 2: values[i] = geometric(63); break;  // past 2^51: the divider's way
+                default: values[i] = (int64_t)(next_random() >> (next_random() & 63)) * ((next_random() & 1) ? 1 : -1);
+                }
+            }
+            size_t count = n - below(40);
+            routelog_divide_integers(values, count, divisors[v], out);
+            routelog_divide_integers_portable(values, count, divisors[v], twin);
+            if (memcmp(out, twin, count * sizeof(double)) != 0) fail("divide: the two paths differ", d.calls);
+            for (size_t i = 0; i < count; i++) {
+                if (out[i] != (double)values[i] / divisors[v]) fail("divide: not the quotient", d.calls);
+            }
+            mix(&d, out, count * sizeof(double));
+            d.calls++;
+        }
+    }
+    report("divide_integers", &d);
+}
+
+static void check_farthest(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 3000 };
+    double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
+    for (int shape = 0; shape < 4; shape++) {
+        double px = 0, py = 0;
+        for (int i = 0; i < n; i++) {
+            switch (shape) {
+            case 0: px += uniform(-5, 5), py += uniform(-5, 5); break;  // a walk, in metres
+            case 1: px = (double)i, py = 0; break;                      // a straight line: every key ties
+            case 2: px = 1234.5, py = -77; break;                       // one place over and over
+            default: px = uniform(-1e7, 1e7), py = uniform(-1e7, 1e7);
+            }
+            x[i] = px, y[i] = py;
+        }
+        for (int span = 0; span < 300; span++) {
+            size_t a = below(n - 2), b = a + 2 + below(n - a - 2);  // a point strictly between
+            size_t best = routelog_farthest_point(x, y, a, b);
+            if (best != routelog_farthest_point_portable(x, y, a, b)) fail("farthest: the two paths differ", d.calls);
+            mix_u64(&d, best);
+            d.calls++;
+        }
+    }
+    free(x), free(y);
+    report("farthest_point", &d);
+}
+
+static void check_short_steps(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 2000 };
+    double lat[n], lon[n], lengths[n], twin[n];
+    for (int round = 0; round < 10; round++) {
+        double a = uniform(-89, 89), o = uniform(-179, 179);
+        for (int i = 0; i < n; i++) {
+            a += uniform(-1e-4, 1e-4), o += uniform(-1e-4, 1e-4);
+            lat[i] = a, lon[i] = o;
+        }
+        size_t count = n - below(9);
+        routelog_short_step_lengths(lat, lon, count, lengths);
+        routelog_short_step_lengths_portable(lat, lon, count, twin);
+        if (count > 1 && memcmp(lengths + 1, twin + 1, (count - 1) * sizeof(double)) != 0) {
+            fail("short steps: the two paths differ", d.calls);
+        }
+        if (count > 1) mix(&d, lengths + 1, (count - 1) * sizeof(double));
+        d.calls++;
+    }
+    report("short_step_lengths", &d);
+}
+
+// Ten fields a point, as a TrackPoint lies: three required, seven optional.
+static void check_quantize(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { stride = 10, fields = 10, most = 1100 };
+    double *points = malloc(most * stride * sizeof(double));
+    int64_t *values[2][fields];
+    double *raw[2][3];
+    for (int p = 0; p < 2; p++) {
+        for (int f = 0; f < fields; f++) values[p][f] = malloc(most * sizeof(int64_t));
+        for (int f = 0; f < 3; f++) raw[p][f] = malloc(most * sizeof(double));
+    }
+    const double scales[fields] = {1e7, 1e7, 1000, 100, 100, 100, 100, 100, 10, 10};
+    const double lows[fields] = {-90, -180, -978307200, -1e6, 0, 0, 0, -1e6, 0, 0};
+    const double highs[fields] = {90, 180, INFINITY, 1e6, 1e6, 1e6, 1e6, 1e6, 1000, 1000};
+    for (int round = 0; round < 60; round++) {
+        size_t count = round < 20 ? (size_t)round : below(most);
+        unsigned one_in = round % 3 == 0 ? 2 : 400;
+        double lat = uniform(-80, 80), lon = uniform(-170, 170), t = uniform(0, 8e8);
+        for (size_t i = 0; i < count; i++) {
+            lat += uniform(-1e-4, 1e-4), lon += uniform(-1e-4, 1e-4), t += 1;
+            double *q = points + i * stride;
+            q[0] = sometimes_hostile(lat, one_in), q[1] = sometimes_hostile(lon, one_in), q[2] = sometimes_hostile(t, one_in);
+            for (int f = 3; f < fields; f++) q[f] = sometimes_hostile(uniform(0, 300), f == 9 ? 2 : one_in);
+        }
+        routelog_field_summary summaries[2][fields];
+        for (int p = 0; p < 2; p++) {
+            routelog_field_spec specs[fields];
+            for (int f = 0; f < fields; f++) {
+                routelog_field_spec s = {(size_t)f, f >= 3, f == 2 ? 978307200.0 : 0.0, scales[f], lows[f], highs[f],
+                                         values[p][f], f < 3 ? raw[p][f] : 0};
+                specs[f] = s;
+            }
+            if (p == 0) routelog_quantize_fields(points, count, stride, specs, fields, absent_bits, summaries[p]);
+            else routelog_quantize_fields_portable(points, count, stride, specs, fields, absent_bits, summaries[p]);
+        }
+        for (int f = 0; f < fields; f++) {
+            if (memcmp(values[0][f], values[1][f], count * sizeof(int64_t)) != 0) fail("quantize: the two paths differ", d.calls);
+            const routelog_field_summary *a = &summaries[0][f], *b = &summaries[1][f];
+            if (a->min != b->min || a->max != b->max || a->absent != b->absent || a->in_range != b->in_range) {
+                fail("quantize: the summaries differ", d.calls);
+            }
+            mix(&d, values[0][f], count * sizeof(int64_t));
+            mix_u64(&d, (uint64_t)a->min), mix_u64(&d, (uint64_t)a->max), mix_u64(&d, a->absent), mix_u64(&d, (uint64_t)a->in_range);
+        }
+        for (int f = 0; f < 3; f++) {
+            if (memcmp(raw[0][f], raw[1][f], count * sizeof(double)) != 0) fail("quantize: the raw copies differ", d.calls);
+        }
+        d.calls++;
+    }
+    for (int p = 0; p < 2; p++) {
+        for (int f = 0; f < fields; f++) free(values[p][f]);
+        for (int f = 0; f < 3; f++) free(raw[p][f]);
+    }
+    free(points);
+    report("quantize_fields", &d);
+}
+
+static void check_range(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 700 };
+    int64_t lat[n], lon[n], time[n];
+    routelog_point_ranges ranges = {900000000, 1800000000, 4102444800000};
+    for (int round = 0; round < 400; round++) {
+        size_t count = below(n);
+        for (size_t i = 0; i < count; i++) {
+            lat[i] = (int64_t)below(1800000001) - 900000000;
+            lon[i] = (int64_t)below(3600000001) - 1800000000;
+            time[i] = (int64_t)below(4102444800001);
+        }
+        for (int bad = (int)below(3); bad > 0 && count > 0; bad--) {
+            size_t i = below(count);
+            switch (below(4)) {
+            case 0: lat[i] = (next_random() & 1) ? 900000001 : -900000001; break;
+            case 1: lon[i] = INT64_MIN; break;
+            case 2: time[i] = -1; break;
+            default: time[i] = 4102444800001;
+            }
+        }
+        const int64_t *times = round % 5 == 0 ? 0 : time;
+        size_t first = routelog_first_point_out_of_range(lat, lon, times, count, &ranges);
+        if (first != routelog_first_point_out_of_range_portable(lat, lon, times, count, &ranges)) {
+            fail("range check: the two paths differ", d.calls);
+        }
+        mix_u64(&d, first);
+        d.calls++;
+    }
+    report("first_point_out_of_range", &d);
+}
+
+// The token of u, as format-spec.md gives it: u itself below 16, else 4e plus the two
+// bits under the top bit e.
+static unsigned token_of(uint64_t u) {
+    if (u < 16) return (unsigned)u;
+    unsigned e = 63u - (unsigned)__builtin_clzll(u);
+    return 4 * e + (unsigned)((u >> (e - 2)) & 3);
+}
+static unsigned extra_bits(unsigned token) { return token < 16 ? 0 : token / 4 - 2; }
+static uint64_t token_base(unsigned token) {
+    return token < 16 ? token : (uint64_t)(4 + token % 4) << (token / 4 - 2);
+}
+
+// Residuals with zero runs of every length around the scan's words, and the sizes of a
+// column's second differences between them.
+static size_t make_residuals(uint64_t *u, size_t most, unsigned bits) {
+    size_t k = below(most);
+    for (size_t i = 0; i < k;) {
+        if (below(3) == 0) {
+            size_t run = below(4) == 0 ? below(200) : below(6);
+            for (; run > 0 && i < k; run--) u[i++] = 0;
+        } else {
+            u[i++] = (uint64_t)geometric(bits);
+        }
+    }
+    return k;
+}
+
+static void check_tokens(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 3000 };
+    uint64_t *u = malloc(n * 8), *twin = malloc(n * 8), *start = malloc(n * 8);
+    uint8_t *tokens = malloc(n), *twin_tokens = malloc(n);
+    uint32_t counts[1024], twin_counts[1024];
+    for (int round = 0; round < 200; round++) {
+        unsigned bits = round % 7 == 6 ? 63 : 4 + (unsigned)below(30);
+        size_t k = make_residuals(start, n, bits);
+        routelog_exact_division division, *by = 0;
+        if (round % 2) {
+            // A divisor 2^shift × odd: its inverse mod 2^64 by Newton's steps.
+            uint64_t odd = 2 * below(500) + 1, inverse = odd;
+            for (int step = 0; step < 5; step++) inverse *= 2 - odd * inverse;
+            division.shift = (int64_t)below(4);
+            division.odd_inverse = (int64_t)inverse;
+            int64_t divisor = (int64_t)(odd << division.shift);
+            division.smallest = INT64_MIN / divisor, division.largest = INT64_MAX / divisor;
+            by = &division;
+            for (size_t i = 0; i < k; i++) {
+                if (below(50) != 0) start[i] = (uint64_t)(((int64_t)start[i] >> 8) * divisor);
+            }
+        }
+        memcpy(u, start, k * 8), memcpy(twin, start, k * 8);
+        int exact = routelog_tokenize_residuals(u, k, by, tokens, counts);
+        int twin_exact = routelog_tokenize_residuals_portable(twin, k, by, twin_tokens, twin_counts);
+        if (exact != twin_exact || memcmp(u, twin, k * 8) || memcmp(tokens, twin_tokens, k) ||
+            memcmp(counts, twin_counts, 256 * 4)) {
+            fail("tokens: the two paths differ", d.calls);
+        }
+        for (size_t i = 0; i < k; i++) {
+            if (tokens[i] != token_of(u[i])) fail("tokens: not the token of u", d.calls);
+        }
+        mix_u64(&d, (uint64_t)exact), mix(&d, u, k * 8), mix(&d, tokens, k), mix(&d, counts, 256 * 4);
+        // The costs of each order over the same values taken as a column.
+        int64_t biases[3] = {geometric(20), geometric(8), geometric(4)}, costs[3] = {0, 0, 0}, twin_costs[3] = {0, 0, 0};
+        if (k > 2) {
+            routelog_order_costs((const int64_t *)start, 2, k, biases, costs);
+            routelog_order_costs_portable((const int64_t *)start, 2, k, biases, twin_costs);
+            if (memcmp(costs, twin_costs, sizeof costs) != 0) fail("order costs: the two paths differ", d.calls);
+        }
+        mix(&d, costs, sizeof costs);
+        d.calls++;
+    }
+    free(u), free(twin), free(start), free(tokens), free(twin_tokens);
+    report("tokenize, order_costs", &d);
+}
+
+// One code for every symbol: 9 bits, the symbol itself (value tokens 0...255, then run
+// tokens 256 + j for runs of 2^j...2^(j+1) - 1). A complete code is not needed for
+// the loops: each reads the code in the window's low bits and looks it up.
+enum { code_bits = 9, symbols = 276 };
+static uint64_t send[symbols], masks[symbols], entries[1 << code_bits];
+
+static void make_code(void) {
+    for (unsigned s = 0; s < symbols; s++) {
+        unsigned extra = s < 256 ? extra_bits(s) : s - 256;
+        uint64_t base = s < 256 ? token_base(s) : 1ull << extra;
+        send[s] = s | (uint64_t)code_bits << 32 | (uint64_t)extra << 40 | (uint64_t)(code_bits + extra) << 48;
+        masks[s] = extra == 64 ? ~0ull : (1ull << extra) - 1;
+        // The entry layout of Codec/V2/HuffmanCode.swift (HuffmanDecodeTable).
+        uint64_t entry = base >= (1ull << 48)
+                             ? (uint64_t)code_bits | (uint64_t)code_bits << 7 | 1ull << 14 | (uint64_t)s << 16
+                             : (uint64_t)(code_bits + extra) | (uint64_t)code_bits << 7 | (s >= 256 ? 1ull << 13 : 0) |
+                                   base << 16;
+        entries[s] = entry;
+    }
+    for (unsigned s = symbols; s < (1u << code_bits); s++) entries[s] = 1ull << 14;  // no code starts here
+}
+
+static unsigned longest_bits(const uint8_t *tokens, size_t k) {
+    unsigned longest = 0;
+    for (size_t i = 0; i < k; i++) {
+        unsigned bits = code_bits + extra_bits(tokens[i]);
+        if (bits > longest) longest = bits;
+    }
+    return longest;
+}
+
+// r = bias + divisor × unzigzag(u), then the order's running sums: the value the
+// decoders give for residual i.
+static void integrate(const uint64_t *u, size_t k, int64_t bias, int64_t divisor, int order, int64_t *out) {
+    uint64_t value = 0, delta = 0;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t r = (uint64_t)bias + ((u[i] >> 1) ^ (0 - (u[i] & 1))) * (uint64_t)divisor;
+        if (order == 2) delta += r;
+        value += order == 0 ? r - value : (order == 1 ? r : delta);
+        out[i] = (int64_t)value;
+    }
+}
+
+static void check_streams(void) {
+    digest writes = {0xCBF29CE484222325ull, 0}, runs = {0xCBF29CE484222325ull, 0};
+    digest four = {0xCBF29CE484222325ull, 0}, one = {0xCBF29CE484222325ull, 0};
+    enum { n = 4000, pad = 1024 };
+    uint64_t *u = malloc(n * 8), *scratch = malloc(n * 8);
+    uint8_t *tokens = malloc(n), *twin_tokens = malloc(n);
+    uint32_t counts[1024], run_counts[32];
+    int64_t *expected = malloc(n * 8), *decoded = malloc((n + 8) * 8);
+    size_t region = n * 10 + 64;
+    uint8_t *bytes = malloc(4 * region + pad), *twin = malloc(4 * region + pad), *copy = malloc(4 * region + pad);
+    make_code();
+    for (int round = 0; round < 300; round++) {
+        memset(bytes, 0, 4 * region + pad), memset(twin, 0, 4 * region + pad);
+        unsigned bits = round % 10 == 9 ? 63 : 2 + (unsigned)below(40);
+        size_t k = make_residuals(scratch, n, bits);
+        memcpy(u, scratch, k * 8);
+        routelog_tokenize_residuals(u, k, 0, tokens, counts);
+        int64_t bias = geometric(30), divisor = round % 3 == 0 ? (int64_t)(1 + below(1000)) : 1;
+        int order = (int)below(3);
+        integrate(u, k, bias, divisor, order, expected);
+
+        // Four streams, then two, then one: the same bytes on both paths.
+        size_t count = round % 3 == 2 ? 1 : (round % 3 == 1 ? 2 : 4);
+        uint8_t *out[4] = {bytes, bytes + region, bytes + 2 * region, bytes + 3 * region};
+        uint8_t *twin_out[4] = {twin, twin + region, twin + 2 * region, twin + 3 * region};
+        size_t lengths[4] = {0, 0, 0, 0}, twin_lengths[4] = {0, 0, 0, 0};
+        unsigned longest = longest_bits(tokens, k);
+        routelog_write_residual_streams(u, tokens, k, count, send, masks, longest, out, lengths);
+        routelog_write_residual_streams_portable(u, tokens, k, count, send, masks, longest, twin_out, twin_lengths);
+        for (size_t s = 0; s < count; s++) {
+            if (lengths[s] != twin_lengths[s] || memcmp(out[s], twin_out[s], lengths[s]) != 0) {
+                fail("stream writer: the two paths differ", writes.calls);
+            }
+            mix_u64(&writes, lengths[s]), mix(&writes, out[s], lengths[s]);
+        }
+        writes.calls++;
+
+        // The four streams read back, laid one after another with room after the last.
+        if (count == 4 && k >= 4) {
+            size_t at = 0;
+            routelog_four_streams streams;
+            memset(&streams, 0, sizeof streams);
+            for (size_t s = 0; s < 4; s++) {
+                memcpy(copy + at, out[s], lengths[s]);
+                streams.positions[s] = (int64_t)at * 8;
+                at += lengths[s];
+            }
+            memset(copy + at, 0, pad);
+            streams.bytes = copy, streams.reach = (int64_t)at * 8, streams.entries = entries;
+            streams.mask = (1u << code_bits) - 1, streams.bias = bias, streams.divisor = divisor, streams.order = order;
+            routelog_four_streams twin_streams = streams;
+            size_t done = routelog_decode_four_streams(&streams, decoded, k);
+            int64_t *twin_decoded = (int64_t *)scratch;
+            size_t twin_done = routelog_decode_four_streams_portable(&twin_streams, twin_decoded, k);
+            if (done != twin_done || memcmp(decoded, twin_decoded, done * 8) != 0 ||
+                memcmp(streams.positions, twin_streams.positions, sizeof streams.positions) != 0) {
+                fail("four-stream decoder: the two paths differ", four.calls);
+            }
+            // A stop at a slow entry (a value of 2^48 or more) is the caller's to take on.
+            if (done > k || memcmp(decoded, expected, done * 8) != 0) fail("four-stream decoder: not the values written", four.calls);
+            mix_u64(&four, done), mix(&four, decoded, done * 8), mix(&four, streams.positions, sizeof streams.positions);
+            four.calls++;
+        }
+
+        // One stream with zero runs, written and read back.
+        memset(bytes, 0, region);
+        memset(twin, 0, region);
+        size_t length = routelog_write_run_stream(u, tokens, k, send, masks, bytes);
+        size_t twin_length = routelog_write_run_stream_portable(u, tokens, k, send, masks, twin);
+        if (length != twin_length || memcmp(bytes, twin, length) != 0) fail("run writer: the two paths differ", runs.calls);
+        memset(run_counts, 0, sizeof run_counts);  // the count adds to what is there
+        routelog_count_zero_runs(tokens, k, run_counts);
+        mix_u64(&runs, length), mix(&runs, bytes, length), mix(&runs, run_counts, 20 * 4);
+        runs.calls++;
+
+        memcpy(copy, bytes, length);
+        memset(copy + length, 0, pad);
+        routelog_run_stream stream = {copy, 0, (int64_t)length * 8, entries, (1u << code_bits) - 1, bias, divisor};
+        routelog_run_stream twin_stream = stream;
+        int64_t *twin_decoded = (int64_t *)scratch;
+        size_t done = routelog_decode_run_stream(&stream, decoded, k);
+        size_t twin_done = routelog_decode_run_stream_portable(&twin_stream, twin_decoded, k);
+        if (done != twin_done || memcmp(decoded, twin_decoded, done * 8) != 0 || stream.position != twin_stream.position) {
+            fail("run decoder: the two paths differ", one.calls);
+        }
+        // It gives residuals (order 0): compare with the order-0 values.
+        integrate(u, k, bias, divisor, 0, expected);
+        if (done > k || memcmp(decoded, expected, done * 8) != 0) fail("run decoder: not the residuals written", one.calls);
+        mix_u64(&one, done), mix(&one, decoded, done * 8), mix_u64(&one, (uint64_t)stream.position);
+        one.calls++;
+    }
+    free(u), free(scratch), free(tokens), free(twin_tokens), free(expected), free(decoded), free(bytes), free(twin), free(copy);
+    report("write_residual_streams", &writes);
+    report("write_run_stream, runs", &runs);
+    report("decode_four_streams", &four);
+    report("decode_run_stream", &one);
+}
+
+static void check_bytes(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    uint8_t hay[600], needle[9];
+    for (int round = 0; round < 500; round++) {
+        size_t count = below(sizeof hay), needle_count = 1 + below(sizeof needle);
+        for (size_t i = 0; i < count; i++) hay[i] = (uint8_t)(below(4) == 0 ? 0xAB : next_random());
+        for (size_t i = 0; i < needle_count; i++) needle[i] = (uint8_t)(below(2) == 0 ? 0xAB : next_random());
+        if (count > needle_count && below(2) == 0) memcpy(hay + below(count - needle_count), needle, needle_count);
+        mix_u64(&d, (uint64_t)routelog_contains_bytes(hay, count, needle, needle_count));
+        mix_u64(&d, routelog_find_sync_prefix(hay, count));
+        d.calls++;
+    }
+    report("contains_bytes, sync_prefix", &d);
+}
+
+int main(void) {
+    check_crc32c();
+    check_divide();
+    check_farthest();
+    check_short_steps();
+    check_quantize();
+    check_range();
+    check_tokens();
+    check_streams();
+    check_bytes();
+    return 0;
+}
