@@ -1,5 +1,6 @@
 import CRouteLogSystem
 import Foundation
+import Synchronization
 import Testing
 @testable import RouteLog
 
@@ -171,6 +172,44 @@ import Testing
                                 .values(Self.expected(tokens, order: order, starts: starts, bias: -7, divisor: 3)),
                                 "k \(k), order \(order)")
             }
+        }
+    }
+
+    /// What the four-stream C loop was asked and did, call by call (a `@convention(c)`
+    /// loop cannot capture; only the test below records here).
+    static let fourStreamCalls = Mutex<[(k: Int, done: Int)]>([])
+
+    @Test func theBlocksLastColumnIsReadByTheCLoopToItsLastWholeBatch() {
+        // A walk-like column (mostly short tokens, some longer) that ends the block: the
+        // copy's padding must leave the reach past the last stream's end, so that every
+        // whole batch of 32 values goes through the C loop and only the last k mod 32
+        // through the checked one. With 32 bytes of padding the loop stopped about 48
+        // bytes before the end, and some 300 values of a 3,600-value column were read
+        // the slow way on every load.
+        let counting: FourStreamLoop = { state, out, k in
+            let done = routelog_decode_four_streams(state, out, k)
+            ResidualLoopAttackTests.fourStreamCalls.withLock { $0.append((k, done)) }
+            return done
+        }
+        let loops = DecodeLoops(fourStreams: counting, runStream: routelog_decode_run_stream)
+        let long = [12, 14, 16, 20]
+        let code = Self.ladder(Array(0...6) + long)  // codes of 1 to 10 bits
+        var g = SeededGenerator(state: 3600)
+        for k in [3600, 3601, 1000, 257, 64] {
+            let tokens = (0..<k).map { _ -> Token in
+                let s = Int.random(in: 0..<8, using: &g) == 0 ? long.randomElement(using: &g)! : Int.random(in: 0...6, using: &g)
+                let bits = ResidualToken.extraBits(s)
+                return .value(s, bits == 0 ? 0 : UInt64.random(in: 0 ..< (1 << UInt64(bits)), using: &g))
+            }
+            let column = Self.fourStreamColumn(tokens, order: 1, starts: [5], bias: 3, code: code)
+            Self.fourStreamCalls.withLock { $0.removeAll() }
+            let got = Self.decode(column, count: k + 1, with: loops)
+            #expect(got == .values(Self.expected(tokens, order: 1, starts: [5], bias: 3)), "k \(k)")
+            let calls = Self.fourStreamCalls.withLock { $0 }
+            // The altitude column is the only one of k residuals (the required columns
+            // before it are all zeros, written as runs).
+            let mine = calls.filter { $0.k == k }
+            #expect(mine.count == 1 && mine[0].done == k - k % 32, "k \(k): \(calls)")
         }
     }
 
