@@ -143,7 +143,7 @@ check-divide:
 # Mac) and run under qemu, and built for this processor, each against the digests in
 # tools/kernel-digest.expected (tools/check-arm64.sh): the same integers, doubles and
 # bytes on both, to the bit. Installs qemu-user and an arm64 C library when missing.
-# Part of `make test`; about ten seconds once installed.
+# Part of `make test`; about half a minute once installed.
 check-arm64:
 	sh tools/check-arm64.sh
 

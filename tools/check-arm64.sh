@@ -4,10 +4,11 @@
 # machine is read, compacted and summarised on another, so each kernel must give the
 # same integers, doubles and bytes on all of them, to the bit.
 #
-# On Linux x86-64 the program is built four times, each by the toolchain's clang as
+# On Linux x86-64 the program is built five times, each by the toolchain's clang as
 # Xcode builds the package (GCC would fuse multiplies and adds that clang keeps apart),
 # and the foreign builds run under qemu:
-#   x86_64          this processor, whose AVX2, BMI2 and FMA paths it takes;
+#   x86_64          this processor, whose AVX2, BMI2 and FMA paths it takes (and the
+#                   same under AddressSanitizer and UndefinedBehaviorSanitizer);
 #   arm64-apple-a7  arm64 as an iPhone build's baseline (no CRC32 instructions);
 #   arm64-apple-m1  arm64 with the CRC32 instructions, as Mac and Watch builds have;
 #   armv7-ilp32     32-bit size_t and pointers, as an arm64_32 Watch build has them.
@@ -21,11 +22,15 @@ CLANG=${CLANG:-$(command -v clang || echo "$(dirname "$(command -v swift)")/clan
 sources="tools/kernel-digest.c $(ls Sources/CRouteLogSystem/*.c)"
 flags="-O2 -Wall -Wextra -Werror -I Sources/CRouteLogSystem/include -I Sources/CRouteLogSystem"
 
-# Runs one build and compares its listing with the expected one.
-compare() {  # name, command...
-    name=$1
-    shift
-    if ! "$@" > "$out/$name.txt"; then
+[ -x "$CLANG" ] || { echo "check-arm64: no clang found (set CLANG to the toolchain's clang)" >&2; exit 1; }
+
+# Runs one build and compares its listing with the expected one, and the wide paths it
+# says it took (`paths: ...` on stderr) with those it must take, unless that is "any".
+compare() {  # name, paths, command...
+    name=$1 paths=$2
+    shift 2
+    if ! "$@" > "$out/$name.txt" 2> "$out/$name.paths"; then
+        cat "$out/$name.paths" >&2
         echo "check-arm64: the $name build failed its own checks (above)" >&2
         exit 1
     fi
@@ -33,12 +38,18 @@ compare() {  # name, command...
         echo "check-arm64: the $name build's digests differ from tools/kernel-digest.expected (listing in $out)" >&2
         exit 1
     fi
-    echo "check-arm64: $name gives the expected digests for $(wc -l < "$out/$name.txt") kernels"
+    took=$(sed -n 's/^paths: //p' "$out/$name.paths")
+    if [ "$paths" != any ] && [ "$took" != "$paths" ]; then
+        echo "check-arm64: the $name build took the paths $took, where it must take $paths" >&2
+        exit 1
+    fi
+    echo "check-arm64: $name gives the expected digests for $(wc -l < "$out/$name.txt") kernels ($took)"
 }
 
 if [ "$(uname -s)" != Linux ] || [ "$(uname -m)" != x86_64 ]; then
     "$CLANG" $flags -o "$out/kernel-digest-native" $sources -lm
-    compare "$(uname -m)" "$out/kernel-digest-native"
+    compare "$(uname -m)" any "$out/kernel-digest-native"
+    echo "check-arm64: only this machine's build was run; the arm64, 32-bit ARM and x86-64 builds run on Linux x86-64"
     exit 0
 fi
 
@@ -51,13 +62,27 @@ if ! command -v qemu-aarch64 >/dev/null || ! command -v qemu-arm >/dev/null \
         gcc-arm-linux-gnueabihf libc6-dev-armhf-cross >/dev/null
 fi
 "$CLANG" $flags -o "$out/kernel-digest-x86_64" $sources -lm
-compare x86_64 "$out/kernel-digest-x86_64"
+# Where the processor has AVX2, FMA, BMI2 and SSE4.2, every wide path must be taken.
+wide=any
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo \
+    && grep -qw sse4_2 /proc/cpuinfo; then
+    wide="crc32c=1 divide=1 multiplies=1 farthest=1 quantize=1 short_steps=1"
+fi
+compare x86_64 "$wide" "$out/kernel-digest-x86_64"
+# And under AddressSanitizer and UndefinedBehaviorSanitizer: the decoders' copies end
+# where a load's do, so a read past them, or an overflow, stops the run.
+if ! "$CLANG" $flags -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -o "$out/kernel-digest-sanitized" \
+    $sources -lm 2> "$out/sanitized-build.log"; then
+    cat "$out/sanitized-build.log" >&2
+    exit 1
+fi
+ASAN_OPTIONS=detect_leaks=1 compare x86_64-sanitized "$wide" "$out/kernel-digest-sanitized"
 
 # A foreign build: each file compiled by clang for the target, linked by the cross
 # toolchain's driver, run under qemu.
-foreign() {  # name, triple, qemu, clang flags...
-    name=$1 triple=$2 qemu=$3
-    shift 3
+foreign() {  # name, the paths it must take, triple, qemu, clang flags...
+    name=$1 paths=$2 triple=$3 qemu=$4
+    shift 4
     objects=""
     for source in $sources; do
         object="$out/$name-$(basename "$source" .c).o"
@@ -65,8 +90,10 @@ foreign() {  # name, triple, qemu, clang flags...
         objects="$objects $object"
     done
     "$triple-gcc" -o "$out/kernel-digest-$name" $objects -lm
-    compare "$name" "$qemu" -cpu max -L "/usr/$triple" "$out/kernel-digest-$name"
+    compare "$name" "$paths" "$qemu" -cpu max -L "/usr/$triple" "$out/kernel-digest-$name"
 }
-foreign arm64-apple-a7 aarch64-linux-gnu qemu-aarch64 -mcpu=apple-a7
-foreign arm64-apple-m1 aarch64-linux-gnu qemu-aarch64 -mcpu=apple-m1
-foreign armv7-ilp32 arm-linux-gnueabihf qemu-arm -march=armv7-a -mfpu=neon
+none="crc32c=0 divide=0 multiplies=0 farthest=0 quantize=0 short_steps=0"
+foreign arm64-apple-a7 "$none" aarch64-linux-gnu qemu-aarch64 -mcpu=apple-a7
+foreign arm64-apple-m1 "crc32c=1 divide=0 multiplies=0 farthest=0 quantize=0 short_steps=0" \
+    aarch64-linux-gnu qemu-aarch64 -mcpu=apple-m1
+foreign armv7-ilp32 "$none" arm-linux-gnueabihf qemu-arm -march=armv7-a -mfpu=neon

@@ -10,9 +10,17 @@
 // they were written from. It exits 1 at the first disagreement, naming it.
 //
 // The inputs come from a fixed seed (splitmix64), shaped like a store's: walks of
-// coordinates, residuals whose sizes fall off geometrically, zero runs of every length
-// around the scan's 64-token words, and the hostile values (NaN, infinities, the
-// absent pattern, values at 2^51 and beyond) the Swift tests feed the same kernels.
+// coordinates, residuals whose sizes fall off geometrically (and in a quarter of the
+// draws take any size up to the limit, so that values of 2^48 and more, which take the
+// slow and long paths, come up often), zero runs of every length around the scan's
+// 64-token words and past the longest run token, streams read with the reach short of
+// their end and resumed, damaged streams, and the hostile values (NaN, infinities, the
+// absent pattern, values at 2^51 and beyond) the Swift tests feed the same kernels. Each
+// random draw is a statement of its own or sequenced by a comma, never two in one
+// expression whose order C leaves open, so that every compiler draws the same inputs.
+//
+// On stderr it lists which wide paths the processor gave (`paths: ...`), which
+// check-arm64.sh holds to what each build must take.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +40,18 @@ static uint64_t next_random(void) {
 static uint64_t below(uint64_t n) { return n ? next_random() % n : 0; }
 static double uniform(double low, double high) { return low + (high - low) * (double)(next_random() >> 11) * 0x1p-53; }
 
-// A value whose magnitude has about `bits` bits, the smaller sizes more likely.
+// A value of at most `bits` bits (bits <= 63): in three draws of four its size falls
+// off geometrically, in the fourth it is any size up to `bits`.
 static int64_t geometric(unsigned bits) {
     unsigned size = 0;
-    while (size < bits && (next_random() & 3) != 0) size++;
+    if (below(4) == 0) {
+        size = (unsigned)below(bits + 1);
+    } else {
+        while (size < bits && (next_random() & 3) != 0) size++;
+    }
     uint64_t magnitude = size >= 63 ? next_random() >> 1 : next_random() & ((1ull << size) - 1);
-    return (next_random() & 1) ? -(int64_t)magnitude : (int64_t)magnitude;
+    uint64_t sign = next_random() & 1;
+    return (int64_t)(sign ? 0 - magnitude : magnitude);
 }
 
 // FNV-1a, 64 bits: one digest per kernel, over everything it wrote or returned.
@@ -83,8 +97,9 @@ static void check_crc32c(void) {
     for (size_t i = 0; i < 70016; i++) bytes[i] = (uint8_t)next_random();
     for (size_t length = 0; length < 70000; length = length < 300 ? length + 1 : length * 3 + 17) {
         for (size_t shift = 0; shift < 8; shift += 3) {
-            uint32_t crc = routelog_crc32c_extend(0, bytes + shift, length);
-            if (crc != routelog_crc32c_extend_portable(0, bytes + shift, length)) fail("crc32c: the two paths differ", d.calls);
+            uint32_t start = (uint32_t)d.h;  // extending a CRC already under way
+            uint32_t crc = routelog_crc32c_extend(start, bytes + shift, length);
+            if (crc != routelog_crc32c_extend_portable(start, bytes + shift, length)) fail("crc32c: the two paths differ", d.calls);
             mix(&d, &crc, 4);
             d.calls++;
         }
@@ -95,7 +110,7 @@ static void check_crc32c(void) {
 
 static void check_divide(void) {
     digest d = {0xCBF29CE484222325ull, 0};
-    const double divisors[] = {1e7, 1000, 100, 10, 1, 3, 0.1, 1e-70, 1e70, 7e-300};
+    const double divisors[] = {1e7, 1000, 100, 10, 1, 3, 0.1, -1000, 1e-70, 1e70, 7e-300};
     enum { n = 1000 };
     int64_t values[n];
     double out[n], twin[n];
@@ -106,7 +121,10 @@ static void check_divide(void) {
                 case 0: values[i] = (int64_t)below(3600000000ull) - 1800000000; break;  // longitudes at 1e7
                 case 1: values[i] = geometric(51); break;
                 case 2: values[i] = geometric(63); break;  // past 2^51: the divider's way
-                default: values[i] = (int64_t)(next_random() >> (next_random() & 63)) * ((next_random() & 1) ? 1 : -1);
+                default: {
+                    uint64_t shift = next_random() & 63, magnitude = next_random() >> shift, sign = next_random() & 1;
+                    values[i] = (int64_t)(sign ? 0 - magnitude : magnitude);
+                }
                 }
             }
             size_t count = n - below(40);
@@ -127,14 +145,20 @@ static void check_farthest(void) {
     digest d = {0xCBF29CE484222325ull, 0};
     enum { n = 3000 };
     double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
-    for (int shape = 0; shape < 4; shape++) {
+    for (int shape = 0; shape < 6; shape++) {
         double px = 0, py = 0;
         for (int i = 0; i < n; i++) {
             switch (shape) {
             case 0: px += uniform(-5, 5), py += uniform(-5, 5); break;  // a walk, in metres
             case 1: px = (double)i, py = 0; break;                      // a straight line: every key ties
             case 2: px = 1234.5, py = -77; break;                       // one place over and over
-            default: px = uniform(-1e7, 1e7), py = uniform(-1e7, 1e7);
+            // Nearly on a line, far from the origin: keys that differ in their last bits,
+            // where a fused multiply-add would rank them otherwise.
+            case 3: px = 0.1 * i + 1e5, py = 0.7 * px; break;
+            case 4: px = uniform(-1e7, 1e7), py = uniform(-1e7, 1e7); break;
+            default:  // a walk with non-finite points in it
+                px += uniform(-5, 5), py += uniform(-5, 5);
+                if (below(50) == 0) px = below(2) ? NAN : INFINITY;
             }
             x[i] = px, y[i] = py;
         }
@@ -155,9 +179,25 @@ static void check_short_steps(void) {
     enum { n = 2000 };
     double lat[n], lon[n], lengths[n], twin[n];
     for (int round = 0; round < 10; round++) {
-        double a = uniform(-89, 89), o = uniform(-179, 179);
+        // Near a pole in some rounds, so that a step's middle may pass 90.
+        double a = round % 3 == 2 ? 89.995 : uniform(-89, 89), o = uniform(-179, 179);
+        static const double edges[] = {0.02, -0.02, 0.0200000000000001, 0.03, -0.5, NAN, INFINITY, 0};
         for (int i = 0; i < n; i++) {
-            a += uniform(-1e-4, 1e-4), o += uniform(-1e-4, 1e-4);
+            // Steps at and past the 0.02 degree limit, and non-finite ones, now and then;
+            // from 0 now and then, so that a step is the limit exactly (0 + 0.02 is 0.02).
+            if (i + 1 < n && below(40) == 0) {
+                lat[i] = 0, lon[i] = 0;
+                a = edges[below(8)], o = edges[below(8)];
+                lat[++i] = a, lon[i] = o;
+                if (!(a == a) || a > 1e6 || a < -1e6) a = 0;
+                if (!(o == o) || o > 1e6 || o < -1e6) o = 0;
+                continue;
+            }
+            double step_lat = below(20) == 0 ? edges[below(8)] : uniform(-1e-4, 1e-4);
+            double step_lon = below(20) == 0 ? edges[below(8)] : uniform(-1e-4, 1e-4);
+            a += step_lat, o += step_lon;
+            if (!(a == a) || a > 1e6 || a < -1e6) a = uniform(-89, 89);  // start again after a NaN
+            if (!(o == o) || o > 1e6 || o < -1e6) o = uniform(-179, 179);
             lat[i] = a, lon[i] = o;
         }
         size_t count = n - below(9);
@@ -218,6 +258,10 @@ static void check_quantize(void) {
         }
         for (int f = 0; f < 3; f++) {
             if (memcmp(raw[0][f], raw[1][f], count * sizeof(double)) != 0) fail("quantize: the raw copies differ", d.calls);
+            for (size_t i = 0; i < count; i++) {
+                if (memcmp(&raw[0][f][i], points + i * stride + f, 8) != 0) fail("quantize: a raw copy is not the value", d.calls);
+            }
+            mix(&d, raw[0][f], count * sizeof(double));
         }
         d.calls++;
     }
@@ -302,13 +346,16 @@ static void check_tokens(void) {
             // A divisor 2^shift × odd: its inverse mod 2^64 by Newton's steps.
             uint64_t odd = 2 * below(500) + 1, inverse = odd;
             for (int step = 0; step < 5; step++) inverse *= 2 - odd * inverse;
-            division.shift = (int64_t)below(4);
+            division.shift = (int64_t)below(41);
             division.odd_inverse = (int64_t)inverse;
-            int64_t divisor = (int64_t)(odd << division.shift);
+            int64_t divisor = (int64_t)(odd << division.shift);  // below 2^50
             division.smallest = INT64_MIN / divisor, division.largest = INT64_MAX / divisor;
             by = &division;
             for (size_t i = 0; i < k; i++) {
-                if (below(50) != 0) start[i] = (uint64_t)(((int64_t)start[i] >> 8) * divisor);
+                // Multiples of the divisor, and now and then a value that is not one.
+                if (below(50) != 0) start[i] = (uint64_t)((int64_t)start[i] >> (8 + division.shift)) * (uint64_t)divisor;
+                // A multiple but for one bit under the divisor's power of two.
+                if (division.shift > 0 && below(50) == 0) start[i] += 1ull << below((uint64_t)division.shift);
             }
         }
         memcpy(u, start, k * 8), memcpy(twin, start, k * 8);
@@ -323,7 +370,10 @@ static void check_tokens(void) {
         }
         mix_u64(&d, (uint64_t)exact), mix(&d, u, k * 8), mix(&d, tokens, k), mix(&d, counts, 256 * 4);
         // The costs of each order over the same values taken as a column.
-        int64_t biases[3] = {geometric(20), geometric(8), geometric(4)}, costs[3] = {0, 0, 0}, twin_costs[3] = {0, 0, 0};
+        int64_t biases[3], costs[3] = {0, 0, 0}, twin_costs[3] = {0, 0, 0};
+        biases[0] = geometric(20);
+        biases[1] = geometric(8);
+        biases[2] = geometric(4);
         if (k > 2) {
             routelog_order_costs((const int64_t *)start, 2, k, biases, costs);
             routelog_order_costs_portable((const int64_t *)start, 2, k, biases, twin_costs);
@@ -379,16 +429,90 @@ static void integrate(const uint64_t *u, size_t k, int64_t bias, int64_t divisor
     }
 }
 
+// n bits (n <= 64) of a stream from bit `position` on, bit 0 of each byte first.
+static uint64_t read_bits(const uint8_t *bytes, int64_t position, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned b = 0; b < n; b++) {
+        int64_t at = position + b;
+        v |= (uint64_t)((bytes[at >> 3] >> (at & 7)) & 1) << b;
+    }
+    return v;
+}
+
+// A run stream read whole: `loop` (a C decoder) as far as it goes, and each token it
+// stops before (a value whose base no entry holds, or a run) read here, as the
+// library's checked loop reads it; a run past k, a window with no code or the end
+// stop it. Returns the residuals written, with *position after them.
+static size_t read_run_stream(size_t (*loop)(routelog_run_stream *, int64_t *, size_t), routelog_run_stream stream,
+                              int64_t *out, size_t k, int64_t *position) {
+    size_t i = 0;
+    for (;;) {
+        i += loop(&stream, out + i, k - i);
+        if (i >= k || stream.position >= stream.limit) break;
+        unsigned symbol = (unsigned)read_bits(stream.bytes, stream.position, code_bits);
+        if (symbol >= symbols) break;  // no code starts here
+        unsigned extra = symbol < 256 ? extra_bits(symbol) : symbol - 256;
+        uint64_t base = symbol < 256 ? token_base(symbol) : 1ull << extra;
+        uint64_t u = base + read_bits(stream.bytes, stream.position + code_bits, extra);
+        if (symbol >= 256) {
+            if (u > k - i) break;  // a run past the column's last value
+            for (uint64_t r = 0; r < u; r++) out[i++] = stream.bias;
+        } else {
+            out[i++] = (int64_t)((uint64_t)stream.bias + ((u >> 1) ^ (0 - (u & 1))) * (uint64_t)stream.divisor);
+        }
+        stream.position += code_bits + extra;
+    }
+    *position = stream.position;
+    return i;
+}
+
+// Both run decoders over `copy` (a stream of `length` bytes and zero padding): the same
+// residuals and end, which must be the `expected` ones when the stream is whole.
+static void check_run_read(digest *d, const uint8_t *copy, size_t length, size_t k, int64_t bias, int64_t divisor,
+                           const int64_t *expected, int64_t *decoded, int64_t *twin_decoded, const char *what) {
+    routelog_run_stream stream = {copy, 0, (int64_t)length * 8, entries, (1u << code_bits) - 1, bias, divisor};
+    int64_t end = 0, twin_end = 0;
+    size_t done = read_run_stream(routelog_decode_run_stream, stream, decoded, k, &end);
+    size_t twin_done = read_run_stream(routelog_decode_run_stream_portable, stream, twin_decoded, k, &twin_end);
+    if (done != twin_done || end != twin_end || memcmp(decoded, twin_decoded, done * 8) != 0) {
+        fprintf(stderr, "kernel-digest: %s\n", what);
+        fail("run decoder: the two paths differ", d->calls);
+    }
+    if (expected && (done != k || memcmp(decoded, expected, k * 8) != 0)) fail("run decoder: not the residuals written", d->calls);
+    mix_u64(d, done), mix(d, decoded, done * 8), mix_u64(d, (uint64_t)end);
+    d->calls++;
+}
+
+// Both four-stream decoders from `streams`: the same values, positions and sums.
+static size_t check_four_read(digest *d, routelog_four_streams *streams, int64_t *out, int64_t *twin_out, size_t k) {
+    routelog_four_streams twin = *streams;
+    size_t done = routelog_decode_four_streams(streams, out, k);
+    size_t twin_done = routelog_decode_four_streams_portable(&twin, twin_out, k);
+    if (done != twin_done || memcmp(out, twin_out, done * 8) != 0 ||
+        memcmp(streams->positions, twin.positions, sizeof twin.positions) != 0 || streams->value != twin.value ||
+        streams->delta != twin.delta) {
+        fail("four-stream decoder: the two paths differ", d->calls);
+    }
+    mix_u64(d, done), mix(d, out, done * 8), mix(d, streams->positions, sizeof streams->positions);
+    mix_u64(d, (uint64_t)streams->value), mix_u64(d, (uint64_t)streams->delta);
+    d->calls++;
+    return done;
+}
+
+// Zero bytes after a block in the copy a load decodes from (BlockCursor.padding).
+enum { library_padding = 96 };
+
 static void check_streams(void) {
     digest writes = {0xCBF29CE484222325ull, 0}, runs = {0xCBF29CE484222325ull, 0};
     digest four = {0xCBF29CE484222325ull, 0}, one = {0xCBF29CE484222325ull, 0};
     enum { n = 4000, pad = 1024 };
     uint64_t *u = malloc(n * 8), *scratch = malloc(n * 8);
-    uint8_t *tokens = malloc(n), *twin_tokens = malloc(n);
+    uint8_t *tokens = malloc(n);
     uint32_t counts[1024], run_counts[32];
-    int64_t *expected = malloc(n * 8), *decoded = malloc((n + 8) * 8);
+    int64_t *expected = malloc(n * 8), *residuals = malloc(n * 8), *decoded = malloc((n + 8) * 8),
+            *twin_decoded = malloc((n + 8) * 8);
     size_t region = n * 10 + 64;
-    uint8_t *bytes = malloc(4 * region + pad), *twin = malloc(4 * region + pad), *copy = malloc(4 * region + pad);
+    uint8_t *bytes = malloc(4 * region + pad), *twin = malloc(4 * region + pad), *copy;
     make_code();
     for (int round = 0; round < 300; round++) {
         memset(bytes, 0, 4 * region + pad), memset(twin, 0, 4 * region + pad);
@@ -396,12 +520,19 @@ static void check_streams(void) {
         size_t k = make_residuals(scratch, n, bits);
         memcpy(u, scratch, k * 8);
         routelog_tokenize_residuals(u, k, 0, tokens, counts);
-        int64_t bias = geometric(30), divisor = round % 3 == 0 ? (int64_t)(1 + below(1000)) : 1;
+        int64_t bias = geometric(30), divisor = 1;
+        switch (below(4)) {
+        case 0: divisor = (int64_t)(1 + below(1000)); break;
+        case 1: divisor = -(int64_t)(1 + below(1000)); break;
+        default: break;  // 1, as most columns have it
+        }
         int order = (int)below(3);
         integrate(u, k, bias, divisor, order, expected);
+        integrate(u, k, bias, divisor, 0, residuals);
 
-        // Four streams, then two, then one: the same bytes on both paths.
-        size_t count = round % 3 == 2 ? 1 : (round % 3 == 1 ? 2 : 4);
+        // Four streams, two or one: the same bytes on both paths.
+        size_t count = (size_t)1 << below(3);
+        if (round % 2 == 0) count = 4;
         uint8_t *out[4] = {bytes, bytes + region, bytes + 2 * region, bytes + 3 * region};
         uint8_t *twin_out[4] = {twin, twin + region, twin + 2 * region, twin + 3 * region};
         size_t lengths[4] = {0, 0, 0, 0}, twin_lengths[4] = {0, 0, 0, 0};
@@ -416,9 +547,15 @@ static void check_streams(void) {
         }
         writes.calls++;
 
-        // The four streams read back, laid one after another with room after the last.
+        // The four streams read back, laid one after another with room after the last:
+        // whole, then with the reach short of where they end and resumed from where the
+        // loop stopped, then with a stretch of ones (no code starts there) in one.
         if (count == 4 && k >= 4) {
-            size_t at = 0;
+            // The copy as a load makes it: the streams, then the library's padding and not
+            // a byte more (a read past it shows under the sanitizers), with its reach.
+            size_t at = lengths[0] + lengths[1] + lengths[2] + lengths[3];
+            copy = malloc(at + library_padding);
+            at = 0;
             routelog_four_streams streams;
             memset(&streams, 0, sizeof streams);
             for (size_t s = 0; s < 4; s++) {
@@ -426,24 +563,38 @@ static void check_streams(void) {
                 streams.positions[s] = (int64_t)at * 8;
                 at += lengths[s];
             }
-            memset(copy + at, 0, pad);
-            streams.bytes = copy, streams.reach = (int64_t)at * 8, streams.entries = entries;
+            memset(copy + at, 0, library_padding);
+            int64_t reach = ((int64_t)at + library_padding - 8) * 8 - 72 * ROUTELOG_FOUR_STREAM_GROUPS_PER_CHECK;
+            streams.bytes = copy, streams.reach = reach, streams.entries = entries;
             streams.mask = (1u << code_bits) - 1, streams.bias = bias, streams.divisor = divisor, streams.order = order;
-            routelog_four_streams twin_streams = streams;
-            size_t done = routelog_decode_four_streams(&streams, decoded, k);
-            int64_t *twin_decoded = (int64_t *)scratch;
-            size_t twin_done = routelog_decode_four_streams_portable(&twin_streams, twin_decoded, k);
-            if (done != twin_done || memcmp(decoded, twin_decoded, done * 8) != 0 ||
-                memcmp(streams.positions, twin_streams.positions, sizeof streams.positions) != 0) {
-                fail("four-stream decoder: the two paths differ", four.calls);
+            routelog_four_streams start = streams;
+            size_t done = check_four_read(&four, &streams, decoded, twin_decoded, k);
+            if (done != k - k % 32 || memcmp(decoded, expected, done * 8) != 0) {
+                fail("four-stream decoder: not the values written", four.calls);
             }
-            // A stop at a slow entry (a value of 2^48 or more) is the caller's to take on.
-            if (done > k || memcmp(decoded, expected, done * 8) != 0) fail("four-stream decoder: not the values written", four.calls);
-            mix_u64(&four, done), mix(&four, decoded, done * 8), mix(&four, streams.positions, sizeof streams.positions);
-            four.calls++;
+            streams = start;
+            streams.reach = (int64_t)below((uint64_t)at * 8);
+            size_t first = check_four_read(&four, &streams, decoded, twin_decoded, k);
+            streams.reach = reach;
+            size_t rest = check_four_read(&four, &streams, decoded + first, twin_decoded, k - first);
+            if (first + rest != done || memcmp(decoded, expected, done * 8) != 0) {
+                fail("four-stream decoder: resumed, not the values written", four.calls);
+            }
+            // The reach exactly where the last stream starts: a position at the reach is
+            // still read from, so one batch and no more.
+            streams = start;
+            streams.reach = start.positions[3];
+            if (check_four_read(&four, &streams, decoded, twin_decoded, k) != (k >= 32 ? 32 : 0)) {
+                fail("four-stream decoder: a position at the reach is not read from", four.calls);
+            }
+            streams = start;
+            memset(copy + below(at > 16 ? at - 16 : 1), 0xFF, 16);
+            check_four_read(&four, &streams, decoded, twin_decoded, k);
+            free(copy);
         }
 
-        // One stream with zero runs, written and read back.
+        // One stream with zero runs, written and read back: whole, with fewer values
+        // asked than it holds, and damaged.
         memset(bytes, 0, region);
         memset(twin, 0, region);
         size_t length = routelog_write_run_stream(u, tokens, k, send, masks, bytes);
@@ -454,37 +605,74 @@ static void check_streams(void) {
         mix_u64(&runs, length), mix(&runs, bytes, length), mix(&runs, run_counts, 20 * 4);
         runs.calls++;
 
+        copy = malloc(length + library_padding);
         memcpy(copy, bytes, length);
-        memset(copy + length, 0, pad);
-        routelog_run_stream stream = {copy, 0, (int64_t)length * 8, entries, (1u << code_bits) - 1, bias, divisor};
-        routelog_run_stream twin_stream = stream;
-        int64_t *twin_decoded = (int64_t *)scratch;
-        size_t done = routelog_decode_run_stream(&stream, decoded, k);
-        size_t twin_done = routelog_decode_run_stream_portable(&twin_stream, twin_decoded, k);
-        if (done != twin_done || memcmp(decoded, twin_decoded, done * 8) != 0 || stream.position != twin_stream.position) {
-            fail("run decoder: the two paths differ", one.calls);
-        }
-        // It gives residuals (order 0): compare with the order-0 values.
-        integrate(u, k, bias, divisor, 0, expected);
-        if (done > k || memcmp(decoded, expected, done * 8) != 0) fail("run decoder: not the residuals written", one.calls);
-        mix_u64(&one, done), mix(&one, decoded, done * 8), mix_u64(&one, (uint64_t)stream.position);
-        one.calls++;
+        memset(copy + length, 0, library_padding);
+        check_run_read(&one, copy, length, k, bias, divisor, residuals, decoded, twin_decoded, "whole");
+        check_run_read(&one, copy, length, below(k + 1), bias, divisor, 0, decoded, twin_decoded, "fewer asked");
+        // More asked than it holds: the readers stop at the stream's end, not in the padding.
+        check_run_read(&one, copy, length, k + 1 + below(7), bias, divisor, 0, decoded, twin_decoded, "more asked");
+        if (length > 0) memset(copy + below(length), 0xFF, 16);
+        check_run_read(&one, copy, length, k, bias, divisor, 0, decoded, twin_decoded, "damaged");
+        free(copy);
     }
-    free(u), free(scratch), free(tokens), free(twin_tokens), free(expected), free(decoded), free(bytes), free(twin), free(copy);
+    free(u), free(scratch), free(tokens), free(expected), free(residuals), free(decoded), free(twin_decoded);
+    free(bytes), free(twin);
     report("write_residual_streams", &writes);
     report("write_run_stream, runs", &runs);
     report("decode_four_streams", &four);
     report("decode_run_stream", &one);
 }
 
+// Runs longer than the longest run token takes (2^20 - 1): written as several, counted
+// as several, read back whole.
+static void check_long_runs(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    const size_t lengths[] = {(1u << 21) + 5, (1u << 20) - 1, 1u << 20, 3};
+    size_t k = 0;
+    for (size_t r = 0; r < 4; r++) k += lengths[r] + 1;
+    uint64_t *u = calloc(k, 8), *twin_u = calloc(k, 8);
+    uint8_t *tokens = malloc(k), *bytes = calloc(k / 4 + 64, 1), *twin = calloc(k / 4 + 64, 1);
+    int64_t *residuals = malloc(k * 8), *decoded = malloc(k * 8), *twin_decoded = malloc(k * 8);
+    uint32_t counts[1024], run_counts[32];
+    size_t at = 0;
+    for (size_t r = 0; r < 4; r++) {
+        u[at] = 2 * r + 7;  // a value, then the run
+        at += lengths[r] + 1;
+    }
+    memcpy(twin_u, u, k * 8);
+    routelog_tokenize_residuals(u, k, 0, tokens, counts);
+    integrate(u, k, -3, 1, 0, residuals);
+    size_t length = routelog_write_run_stream(u, tokens, k, send, masks, bytes);
+    if (length != routelog_write_run_stream_portable(u, tokens, k, send, masks, twin) || memcmp(bytes, twin, length) != 0) {
+        fail("long runs: the two writers differ", d.calls);
+    }
+    memset(run_counts, 0, sizeof run_counts);
+    routelog_count_zero_runs(tokens, k, run_counts);
+    // 2^21 + 5 is two runs of 2^20 - 1 and one of 7, 2^20 one of 2^20 - 1 and one of 1.
+    if (run_counts[19] != 4 || run_counts[2] != 1 || run_counts[1] != 1 || run_counts[0] != 1) {
+        fail("long runs: not counted as runs of at most 2^20 - 1", d.calls);
+    }
+    mix_u64(&d, length), mix(&d, bytes, length), mix(&d, run_counts, 20 * 4);
+    check_run_read(&d, bytes, length, k, -3, 1, residuals, decoded, twin_decoded, "long runs");
+    free(u), free(twin_u), free(tokens), free(bytes), free(twin), free(residuals), free(decoded), free(twin_decoded);
+    report("long runs", &d);
+}
+
 static void check_bytes(void) {
     digest d = {0xCBF29CE484222325ull, 0};
     uint8_t hay[600], needle[9];
     for (int round = 0; round < 500; round++) {
-        size_t count = below(sizeof hay), needle_count = 1 + below(sizeof needle);
+        size_t count = below(sizeof hay), needle_count = below(sizeof needle + 1);  // the empty needle too
         for (size_t i = 0; i < count; i++) hay[i] = (uint8_t)(below(4) == 0 ? 0xAB : next_random());
         for (size_t i = 0; i < needle_count; i++) needle[i] = (uint8_t)(below(2) == 0 ? 0xAB : next_random());
         if (count > needle_count && below(2) == 0) memcpy(hay + below(count - needle_count), needle, needle_count);
+        // The sync marker's prefix in half the rounds, anywhere (its last byte may be cut).
+        if (count > 0 && below(2) == 0) {
+            static const uint8_t marker[3] = {0xAB, 0x52, 0x4C};
+            size_t place = below(count), room = count - place;
+            memcpy(hay + place, marker, room < 3 ? room : 3);
+        }
         mix_u64(&d, (uint64_t)routelog_contains_bytes(hay, count, needle, needle_count));
         mix_u64(&d, routelog_find_sync_prefix(hay, count));
         d.calls++;
@@ -493,6 +681,9 @@ static void check_bytes(void) {
 }
 
 int main(void) {
+    fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d farthest=%d quantize=%d short_steps=%d\n",
+            routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
+            routelog_farthest_point_is_wide(), routelog_quantize_fields_is_wide(), routelog_short_step_lengths_is_wide());
     check_crc32c();
     check_divide();
     check_farthest();
@@ -501,6 +692,7 @@ int main(void) {
     check_range();
     check_tokens();
     check_streams();
+    check_long_runs();
     check_bytes();
     return 0;
 }
