@@ -14,11 +14,13 @@ struct RecordingContents {
 struct RecordReader {
     let segments: SegmentSet
 
-    /// The RoutePut of route `id` at `location`, parsed.
-    func routeRecord(_ id: RouteID, at location: RecordLocation) throws -> RouteRecord {
+    /// The RoutePut of route `id` at `location`, parsed; with `metadata` (the index's
+    /// for the route), the stored metadata is only stepped over and `metadata` stands
+    /// in its place (``RouteRecord/init(payload:metadata:)``).
+    func routeRecord(_ id: RouteID, at location: RecordLocation, metadata: StoredMetadata? = nil) throws -> RouteRecord {
         let payload = try segments.read(at: location, type: .routePut, what: "route \(id)")
         return try parse(id, at: location, what: "route \(id)'s record") {
-            let record = try RouteRecord(payload: payload)
+            let record = try metadata.map { try RouteRecord(payload: payload, metadata: $0) } ?? RouteRecord(payload: payload)
             guard record.id == id else { throw ByteReader.Malformed(reason: "it holds route \(record.id)", offset: 0) }
             return record
         }
@@ -30,15 +32,14 @@ struct RecordReader {
             let (finish, points) = try recordedRoute(id, indexed)
             return indexed.metadata.route(points: points, splits: finish.layout.splits, segmentStarts: finish.layout.segmentStarts)
         }
-        var record = try routeRecord(id, at: indexed.location)
-        record.metadata = indexed.metadata
+        let record = try routeRecord(id, at: indexed.location, metadata: indexed.metadata)
         return try parse(id, at: indexed.location, what: "the point block of route \(id)") { try record.route() }
     }
 
     /// Route `id`'s coordinates in stored units (1e-7 degree), decoding nothing else
     /// when its block allows: what a pass-through test reads.
     func coordinates(_ id: RouteID, _ indexed: IndexedRoute) throws -> (latitudes: [Int64], longitudes: [Int64]) {
-        let record = indexed.recorded == nil ? try routeRecord(id, at: indexed.location) : nil
+        let record = indexed.recorded == nil ? try routeRecord(id, at: indexed.location, metadata: indexed.metadata) : nil
         if let block = record?.pointBlock, block.first == FormatConstants.Compression.columnsV2.rawValue {
             let columns = try parse(id, at: indexed.location, what: "the point block of route \(id)") {
                 try PointBlockV2.decodeCoordinates(block)
