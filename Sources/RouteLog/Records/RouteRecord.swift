@@ -49,16 +49,15 @@ struct RouteRecord {
     }
 
     /// The payload read for its points, with `metadata` in place of the stored one: the
-    /// metadata the index holds, which was read from these bytes and checked when they
-    /// came in. The stored metadata's layout is checked (its lengths say where the
-    /// layout and the point block start); its fields are neither checked again nor
-    /// decoded, which a load did for nothing before (about 3% of its time: the preview's
-    /// and grid cells' varints, the name, the stats).
+    /// metadata the index holds, which was read from these bytes when they came in. The
+    /// stored metadata is checked as the whole read checks it (a record that breaks a
+    /// rule is refused alike), but not decoded: a load took the index's and threw the
+    /// decoded one away (its name, tags, stats, cells and preview made into values).
     init(payload: ArraySlice<UInt8>, metadata: StoredMetadata) throws {
         var r = ByteReader(payload)
         id = try RouteRecordID.read(&r)
         shape = try RouteShape(from: &r)
-        _ = try MetadataView(layoutOf: &r)
+        _ = try MetadataView(from: &r)
         self.metadata = metadata
         let layout = try RouteLayout(from: &r, pointLimit: Int(shape.pointCount))
         splits = layout.splits
