@@ -40,12 +40,7 @@ struct RouteRecord {
     }
 
     init(payload: ArraySlice<UInt8>) throws {
-        var r = ByteReader(payload)
-        (id, shape, metadata) = try Self.header(&r)
-        let layout = try RouteLayout(from: &r, pointLimit: Int(shape.pointCount))
-        splits = layout.splits
-        segmentStarts = layout.segmentStarts
-        pointBlock = try r.bytes(r.remaining)
+        try self.init(payload: payload) { try StoredMetadata(from: &$0) }
     }
 
     /// The payload read for its points, with `metadata` in place of the stored one: the
@@ -54,11 +49,18 @@ struct RouteRecord {
     /// rule is refused alike), but not decoded: a load took the index's and threw the
     /// decoded one away (its name, tags, stats, cells and preview made into values).
     init(payload: ArraySlice<UInt8>, metadata: StoredMetadata) throws {
+        try self.init(payload: payload) { r in
+            _ = try MetadataView(from: &r)
+            return metadata
+        }
+    }
+
+    /// The payload, its metadata read by `readMetadata` (which must step over it whole).
+    private init(payload: ArraySlice<UInt8>, readMetadata: (inout ByteReader) throws -> StoredMetadata) throws {
         var r = ByteReader(payload)
         id = try RouteRecordID.read(&r)
         shape = try RouteShape(from: &r)
-        _ = try MetadataView(from: &r)
-        self.metadata = metadata
+        metadata = try readMetadata(&r)
         let layout = try RouteLayout(from: &r, pointLimit: Int(shape.pointCount))
         splits = layout.splits
         segmentStarts = layout.segmentStarts

@@ -15,8 +15,8 @@ struct RecordReader {
     let segments: SegmentSet
 
     /// The RoutePut of route `id` at `location`, parsed; with `metadata` (the index's
-    /// for the route), the stored metadata is only stepped over and `metadata` stands
-    /// in its place (``RouteRecord/init(payload:metadata:)``).
+    /// for the route), the stored metadata is checked but not decoded, and `metadata`
+    /// stands in its place (``RouteRecord/init(payload:metadata:)``).
     func routeRecord(_ id: RouteID, at location: RecordLocation, metadata: StoredMetadata? = nil) throws -> RouteRecord {
         let payload = try segments.read(at: location, type: .routePut, what: "route \(id)")
         return try parse(id, at: location, what: "route \(id)'s record") {
