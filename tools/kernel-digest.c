@@ -400,12 +400,12 @@ static void make_code(void) {
         masks[s] = extra == 64 ? ~0ull : (1ull << extra) - 1;
         // The entry layout of Codec/V2/HuffmanCode.swift (HuffmanDecodeTable).
         uint64_t entry = base >= (1ull << 48)
-                             ? (uint64_t)code_bits | (uint64_t)code_bits << 7 | 1ull << 14 | (uint64_t)s << 16
-                             : (uint64_t)(code_bits + extra) | (uint64_t)code_bits << 7 | (s >= 256 ? 1ull << 13 : 0) |
+                             ? (uint64_t)code_bits | 1ull << 7 | (uint64_t)code_bits << 8 | (uint64_t)s << 16
+                             : (uint64_t)(code_bits + extra) | (uint64_t)code_bits << 8 | (s >= 256 ? 1ull << 14 : 0) |
                                    base << 16;
         entries[s] = entry;
     }
-    for (unsigned s = symbols; s < (1u << code_bits); s++) entries[s] = 1ull << 14;  // no code starts here
+    for (unsigned s = symbols; s < (1u << code_bits); s++) entries[s] = 1ull << 7;  // no code starts here
 }
 
 static unsigned longest_bits(const uint8_t *tokens, size_t k) {

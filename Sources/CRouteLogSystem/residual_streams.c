@@ -15,11 +15,14 @@
 #endif
 
 // The layout of a decode table entry (Codec/V2/HuffmanCode.swift, HuffmanDecodeTable).
+// The slow flag is the top bit of the low byte, above the token's bits: that byte, read
+// whole, is the token's bits for an entry the loops take, and 128 or more for one they
+// must leave, so that one comparison of a sum of such bytes does both checks.
 #define ENTRY_TOTAL_MASK 0x7Full
-#define ENTRY_CODE_SHIFT 7
+#define ENTRY_SLOW (1ull << 7)
+#define ENTRY_CODE_SHIFT 8
 #define ENTRY_CODE_MASK 0x3Full
-#define ENTRY_RUN (1ull << 13)
-#define ENTRY_SLOW (1ull << 14)
+#define ENTRY_RUN (1ull << 14)
 #define ENTRY_BASE_SHIFT 16
 
 // Groups of four values between two checks of the positions against the reach.
@@ -37,8 +40,10 @@ static inline __attribute__((always_inline)) uint64_t entry_value(uint64_t entry
     return (entry >> ENTRY_BASE_SHIFT) + ((window >> length) & ((1ull << (total - length)) - 1));
 }
 
-// The bits the token takes: the one field the next read of the stream waits on.
-static inline __attribute__((always_inline)) uint64_t entry_bits(uint64_t entry) { return entry & ENTRY_TOTAL_MASK; }
+// The bits the token takes (the one field the next read of the stream waits on), or 128
+// and more for a slow entry: a sum of these over tokens that fit one window (57 bits or
+// fewer) says that none of them is slow.
+static inline __attribute__((always_inline)) uint64_t entry_bits(uint64_t entry) { return entry & 0xFF; }
 
 // r = bias + divisor × unzigzag(u), wrapping; then the column's value for its order.
 static inline __attribute__((always_inline)) int64_t next_value(uint64_t bias, uint64_t divisor, uint64_t *value,
@@ -112,7 +117,7 @@ static inline __attribute__((always_inline)) void next_two_tokens(const uint8_t 
     uint64_t second_window = window >> (first & 63);
     uint64_t second = entries[second_window & mask];
     uint64_t bits = first + entry_bits(second);
-    if (__builtin_expect(((entry | second) & ENTRY_SLOW) != 0 || bits > 57, 0)) {
+    if (__builtin_expect(bits > 57, 0)) {  // too long for the window, or one is slow
         next_token(bytes, position, entries, mask, &windows[0], &entries_out[0], failed);
         next_token(bytes, position, entries, mask, &windows[4], &entries_out[4], failed);
         return;
@@ -122,6 +127,35 @@ static inline __attribute__((always_inline)) void next_two_tokens(const uint8_t 
     entries_out[0] = entry;
     windows[4] = second_window;
     entries_out[4] = second;
+}
+
+// Four tokens of one stream from one window, as next_two_tokens takes two: each entry
+// is looked up in the window shifted past the tokens before it (a shift by the entry
+// itself: its low six bits are its total when it is not slow), so that the chain from
+// one position to the next waits on one window load for four tokens instead of two.
+// Taken only when the four add up to 57 bits or fewer and none is slow; otherwise two
+// and two (next_two_tokens).
+static inline __attribute__((always_inline)) void next_four_tokens(const uint8_t *bytes, int64_t *position,
+                                                                   const uint64_t *entries, uint64_t mask,
+                                                                   uint64_t *windows, uint64_t *entries_out,
+                                                                   int *failed) {
+    // Each pair is stored as soon as it is known, so that few values stay live (the
+    // loop keeps four streams' positions in registers); the slower way below, when it is
+    // taken, stores every pair again.
+    uint64_t w = window_at(bytes, *position), e = entries[w & mask], bits = entry_bits(e);
+    windows[0] = w, entries_out[0] = e;
+    w >>= e & 63, e = entries[w & mask], bits += entry_bits(e);
+    windows[4] = w, entries_out[4] = e;
+    w >>= e & 63, e = entries[w & mask], bits += entry_bits(e);
+    windows[8] = w, entries_out[8] = e;
+    w >>= e & 63, e = entries[w & mask], bits += entry_bits(e);
+    windows[12] = w, entries_out[12] = e;
+    if (__builtin_expect(bits > 57, 0)) {  // too long for the window, or one is slow
+        next_two_tokens(bytes, position, entries, mask, &windows[0], &entries_out[0], failed);
+        next_two_tokens(bytes, position, entries, mask, &windows[8], &entries_out[8], failed);
+        return;
+    }
+    *position += (int64_t)bits;
 }
 
 // u of each (window, entry) pair of a batch, in place of the windows: entry_value for
@@ -176,13 +210,13 @@ static inline __attribute__((always_inline)) size_t decode_four(routelog_four_st
     size_t i = 0;
     while (i + 4 * GROUPS_PER_CHECK <= k && p0 <= reach && p1 <= reach && p2 <= reach && p3 <= reach) {
         uint64_t *e = batch_entries;
-        // Two groups at a time: each stream's two tokens from one window.
-        for (int g = 0; g < GROUPS_PER_CHECK; g += 2, e += 8) {
+        // Four groups at a time: each stream's four tokens from one window.
+        for (int g = 0; g < GROUPS_PER_CHECK; g += 4, e += 16) {
             size_t at = i + 4 * (size_t)g;
-            next_two_tokens(bytes, &p0, entries, mask, &u[at], &e[0], &failed);
-            next_two_tokens(bytes, &p1, entries, mask, &u[at + 1], &e[1], &failed);
-            next_two_tokens(bytes, &p2, entries, mask, &u[at + 2], &e[2], &failed);
-            next_two_tokens(bytes, &p3, entries, mask, &u[at + 3], &e[3], &failed);
+            next_four_tokens(bytes, &p0, entries, mask, &u[at], &e[0], &failed);
+            next_four_tokens(bytes, &p1, entries, mask, &u[at + 1], &e[1], &failed);
+            next_four_tokens(bytes, &p2, entries, mask, &u[at + 2], &e[2], &failed);
+            next_four_tokens(bytes, &p3, entries, mask, &u[at + 3], &e[3], &failed);
         }
         if (failed) {
             i = 0;
@@ -248,7 +282,7 @@ static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_str
             out[i++] = (int64_t)(bias + ((v >> 1) ^ (0 - (v & 1))) * divisor);
         }
         p += (int64_t)bits;
-        if ((second & ENTRY_SLOW) || bits + entry_bits(second) > 57 || p >= limit || i >= k) continue;
+        if (bits + entry_bits(second) > 57 || p >= limit || i >= k) continue;  // too long, or slow
         v = entry_value(second, second_window);
         if (second & ENTRY_RUN) {
             if (v > k - i) break;

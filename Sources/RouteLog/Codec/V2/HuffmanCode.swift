@@ -90,17 +90,19 @@ struct HuffmanCode {
 /// u = base + (the extra bits). When a token's extra bits fit in the window too, the
 /// entry already holds the whole value (no extra bits left).
 ///
-/// Entry layout: bits 0-6 the bits the token takes (code and extra bits), bits 7-12
-/// the code's bits, bit 13 a run token (base + extra is the run's length), bit 14
+/// Entry layout: bits 0-6 the bits the token takes (code and extra bits), bit 7
 /// "decode by hand" (no code starts here, or a value too large for the base field),
+/// bits 8-13 the code's bits, bit 14 a run token (base + extra is the run's length),
 /// bits 16-63 the base. The token's whole length comes first, on its own, because a
-/// stream's next position waits on it: one mask and one add after the table load.
+/// stream's next position waits on it: one byte read after the table load. The flag
+/// shares that byte, so that the byte is 128 or more for an entry read by hand: the C
+/// loops add the bytes of the tokens that share a window and test the sum once.
 struct HuffmanDecodeTable {
     static let totalMask: UInt64 = 0x7F
-    static let codeShift: UInt64 = 7
+    static let slow: UInt64 = 1 << 7
+    static let codeShift: UInt64 = 8
     static let codeMask: UInt64 = 0x3F
-    static let run: UInt64 = 1 << 13
-    static let slow: UInt64 = 1 << 14
+    static let run: UInt64 = 1 << 14
     static let baseShift: UInt64 = 16
     /// Bases from 2^48 on do not fit: those (absurd) values are decoded by hand.
     static let baseLimit: UInt64 = 1 << 48
