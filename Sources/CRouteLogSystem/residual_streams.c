@@ -1,6 +1,6 @@
 // The hot loops of a version 2 column's read (format-spec.md, "PointBlock", "Version
 // 2"): four streams, or one stream with zero runs; every value of a load's columns goes
-// through one of them. Four bit positions in registers, each stream's tokens two to a
+// through one of them. Four bit positions in registers, each stream's tokens four to a
 // window; their values, and the running sums, in passes of their own. With BMI2 the
 // variable shifts and masks are single instructions (SHRX, BZHI), and with AVX2 the
 // values and the running sums go four at a time; the outcome is the same integers
@@ -131,10 +131,12 @@ static inline __attribute__((always_inline)) void next_two_tokens(const uint8_t 
 
 // Four tokens of one stream from one window, as next_two_tokens takes two: each entry
 // is looked up in the window shifted past the tokens before it (a shift by the entry
-// itself: its low six bits are its total when it is not slow), so that the chain from
-// one position to the next waits on one window load for four tokens instead of two.
-// Taken only when the four add up to 57 bits or fewer and none is slow; otherwise two
-// and two (next_two_tokens).
+// itself: its low six bits are its total when it is not slow). The loop runs at the pace
+// of its instructions more than of the chain from one position to the next, and this
+// way the window's load, its shift and the check come once for four tokens: the
+// four-stream loop ran about 30% fewer instructions than with two tokens a window
+// (callgrind). Taken only when the four add up to 57 bits or fewer and none is slow;
+// otherwise two and two (next_two_tokens).
 static inline __attribute__((always_inline)) void next_four_tokens(const uint8_t *bytes, int64_t *position,
                                                                    const uint64_t *entries, uint64_t mask,
                                                                    uint64_t *windows, uint64_t *entries_out,
