@@ -2,8 +2,8 @@
 // as a save works them out: every value of every column goes through this loop once,
 // and the choice of a column's order through the cost loop below. Both need the
 // position of a value's top bit; with LZCNT that is one instruction, where the
-// baseline's BSR takes several on some processors, and with AVX2 (columns without a
-// divisor) it comes four values at a time from the exponents of doubles. The outcome
+// baseline's BSR takes several on some processors, and with AVX2 it comes four values
+// at a time from the exponents of doubles. The outcome
 // is the same on every path.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
@@ -117,20 +117,47 @@ static void order_costs_lzcnt(const int64_t *values, size_t from, size_t to, con
 
 #include <immintrin.h>
 
-// Divisor 1, four values at a time with AVX2. A value's top bit comes from the exponent
-// of the value as a double, which is exact below 2^52 (made by placing the value in the
+// Four values at a time with AVX2. A value's top bit comes from the exponent of the
+// value as a double, which is exact below 2^52 (made by placing the value in the
 // significand of 2^52 and subtracting 2^52); four values with one at 2^52 or more go
 // the scalar way. The histograms stay scalar: a token's count is a load and a store.
-__attribute__((target("avx2,lzcnt,bmi,bmi2")))
-static int tokenize_avx2(uint64_t *u, size_t k, uint8_t *tokens, uint32_t *counts) {
+//
+// Compiled twice, with `divided` fixed. With a divisor, each value is first divided as
+// quotient() divides it, and its checks are gathered over the column: AVX2 has neither
+// an arithmetic shift of 64-bit lanes (a logical one, with the sign's bits put back
+// above) nor their product (three 32-bit products, the low 64 bits of x × inverse).
+__attribute__((target("avx2,lzcnt,bmi,bmi2"), always_inline))
+static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exact_division *division,
+                                       uint8_t *tokens, uint32_t *counts, const int divided) {
     uint32_t *h0 = counts, *h1 = counts + VALUE_TOKENS, *h2 = counts + 2 * VALUE_TOKENS, *h3 = counts + 3 * VALUE_TOKENS;
     for (size_t t = 0; t < 4 * VALUE_TOKENS; t++) counts[t] = 0;
     const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1), three = _mm256_set1_epi64x(3);
     const __m256i two_52 = _mm256_set1_epi64x(0x4330000000000000), bias = _mm256_set1_epi64x(1023);
     const __m256i four = _mm256_set1_epi64x(4), two = _mm256_set1_epi64x(2);
+    __m256i low_bits = zero, inverse = zero, inverse_high = zero, smallest = zero, largest = zero, inexact = zero;
+    __m128i shift = _mm_setzero_si128(), sign_shift = _mm_setzero_si128();
+    if (divided) {
+        low_bits = _mm256_set1_epi64x((long long)((1ull << division->shift) - 1));
+        inverse = _mm256_set1_epi64x(division->odd_inverse);
+        inverse_high = _mm256_set1_epi64x((long long)((uint64_t)division->odd_inverse >> 32));
+        smallest = _mm256_set1_epi64x(division->smallest), largest = _mm256_set1_epi64x(division->largest);
+        shift = _mm_cvtsi64_si128(division->shift);
+        sign_shift = _mm_cvtsi64_si128(64 - division->shift);  // 64 (shift 0): no bits to put back
+    }
+    int exact = 1;
     size_t j = 0;
     for (; j + 4 <= k; j += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(u + j));
+        if (divided) {
+            inexact = _mm256_or_si256(inexact, _mm256_and_si256(v, low_bits));
+            __m256i negative = _mm256_cmpgt_epi64(zero, v);
+            __m256i x = _mm256_or_si256(_mm256_srl_epi64(v, shift), _mm256_sll_epi64(negative, sign_shift));
+            __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), inverse),
+                                             _mm256_mul_epu32(x, inverse_high));
+            v = _mm256_add_epi64(_mm256_mul_epu32(x, inverse), _mm256_slli_epi64(cross, 32));
+            inexact = _mm256_or_si256(inexact, _mm256_or_si256(_mm256_cmpgt_epi64(v, largest),
+                                                               _mm256_cmpgt_epi64(smallest, v)));
+        }
         // zigzag: (v << 1) ^ (v >> 63, arithmetic), the sign from a comparison.
         __m256i z = _mm256_xor_si256(_mm256_slli_epi64(v, 1), _mm256_cmpgt_epi64(zero, v));
         _mm256_storeu_si256((__m256i *)(u + j), z);
@@ -140,8 +167,9 @@ static int tokenize_avx2(uint64_t *u, size_t k, uint8_t *tokens, uint32_t *count
             for (int l = 0; l < 4; l++) lanes[l] = token_of(lanes[l]);
         } else {
             __m256i bits = _mm256_or_si256(z, one);
-            __m256d exact = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(bits, two_52)), _mm256_castsi256_pd(two_52));
-            __m256i e = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(exact), 52), bias);
+            __m256d exact_bits = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(bits, two_52)),
+                                               _mm256_castsi256_pd(two_52));
+            __m256i e = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(exact_bits), 52), bias);
             __m256i large = _mm256_add_epi64(_mm256_slli_epi64(e, 2),
                                              _mm256_and_si256(_mm256_srlv_epi64(z, _mm256_sub_epi64(e, two)), three));
             __m256i token = _mm256_blendv_epi8(large, z, _mm256_cmpgt_epi64(four, e));
@@ -151,20 +179,28 @@ static int tokenize_avx2(uint64_t *u, size_t k, uint8_t *tokens, uint32_t *count
         tokens[j] = (uint8_t)t0, tokens[j + 1] = (uint8_t)t1, tokens[j + 2] = (uint8_t)t2, tokens[j + 3] = (uint8_t)t3;
         h0[t0]++, h1[t1]++, h2[t2]++, h3[t3]++;
     }
+    if (divided && !_mm256_testz_si256(inexact, inexact)) exact = 0;
     for (; j < k; j++) {
-        uint64_t v = zigzag((int64_t)u[j]);
+        uint64_t v = zigzag(divided ? quotient(division, (int64_t)u[j], &exact) : (int64_t)u[j]);
         unsigned t = token_of(v);
         u[j] = v;
         tokens[j] = (uint8_t)t;
         h0[t]++;
     }
     for (size_t t = 0; t < VALUE_TOKENS; t++) h0[t] += h1[t] + h2[t] + h3[t];
-    return 1;
+    return exact;
+}
+
+__attribute__((target("avx2,lzcnt,bmi,bmi2")))
+static int tokenize_avx2(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
+                         uint32_t *counts) {
+    return division ? tokenize_avx2_kernel(u, k, division, tokens, counts, 1)
+                    : tokenize_avx2_kernel(u, k, 0, tokens, counts, 0);
 }
 
 int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
                                 uint32_t *counts) {
-    if (!division && routelog_has_avx2() && routelog_has_bmi2()) return tokenize_avx2(u, k, tokens, counts);
+    if (routelog_has_avx2() && routelog_has_bmi2()) return tokenize_avx2(u, k, division, tokens, counts);
     return routelog_has_bmi2() ? tokenize_lzcnt(u, k, division, tokens, counts)
                                : tokenize_any(u, k, division, tokens, counts);
 }

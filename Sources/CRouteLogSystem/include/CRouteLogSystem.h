@@ -169,7 +169,7 @@ typedef struct {
 /// divided by the divisor (division NULL: by 1); tokens[j] is u's token, and counts[t]
 /// how many values have token t. counts has room for 4 × 256 (four histograms, summed
 /// into the first 256). Returns 1, or 0 when some residual is not a multiple of the
-/// divisor (then u, tokens and counts are of no use). With AVX2 (divisor 1) and LZCNT
+/// divisor (then u, tokens and counts are of no use). With AVX2 and LZCNT
 /// when the processor has them, the same either way.
 int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
                                 uint32_t *counts);
