@@ -163,6 +163,52 @@ import Testing
         #expect(widths.isSuperset(of: [1, 9, 10, 11]), "widths tried: \(widths.sorted())")
     }
 
+    /// What the C loops (`residual_streams.c`) rely on to check the tokens of one window
+    /// with one comparison: an entry's low byte is its token's bits, at most 57, when the
+    /// loops may take it, and 128 or more when it must be read by hand (no code starts
+    /// there, or a value too large for the base field), so that a sum of such bytes of at
+    /// most 57 says that every token fits the window and none is slow.
+    @Test func everyEntrysLowByteIsItsBitsOrMarksItSlow() {
+        typealias Table = HuffmanDecodeTable
+        var g = SeededGenerator(state: 1717)
+        let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: 2048)
+        defer { storage.deallocate() }
+        var slow = 0, fast = 0, longest = 0
+        for round in 0..<120 {
+            // Every symbol, or a random few with the largest value tokens among them.
+            var weights = [UInt32](repeating: 0, count: HuffmanCode.symbolCount)
+            if round == 0 {
+                weights = weights.map { _ in 1 }
+            } else {
+                for symbol in [191, 192, 255] + (0..<[1, 5, 40][round % 3]).map({ _ in Int.random(in: 0..<276, using: &g) }) {
+                    weights[symbol] = UInt32.random(in: 1...1000, using: &g)
+                }
+            }
+            var code = HuffmanCode()
+            weights.withUnsafeBufferPointer { w in
+                code.lengths.withUnsafeMutableBufferPointer { HuffmanLengths.build(weights: w, limit: 11, into: $0) }
+            }
+            guard code.problem() == nil else {
+                Issue.record("round \(round): \(code.problem()!)")
+                continue
+            }
+            let table = Table(code, storage: storage)
+            for index in 0..<(1 << table.bits) {
+                let entry = storage[index], low = entry & 0xFF
+                if entry & Table.slow != 0 {
+                    slow += 1
+                    #expect(low >= 128, "round \(round), entry \(index): slow, low byte \(low)")
+                } else {
+                    fast += 1
+                    longest = max(longest, Int(low))
+                    #expect(low == entry & Table.totalMask && low <= 57, "round \(round), entry \(index): low byte \(low)")
+                }
+            }
+        }
+        // Both kinds were seen, and the longest token the loops take (code and 45 extra bits).
+        #expect(slow > 0 && fast > 0 && longest > 45, "slow \(slow), fast \(fast), longest \(longest)")
+    }
+
     @Test func tokensCoverEveryValueOnce() {
         // Every u maps to a token whose base and extra bits give u back.
         var g = SeededGenerator(state: 12)
