@@ -60,6 +60,12 @@ static void quantize_in_chunks(chunk_quantizer quantize, const double *points, s
     for (size_t k = 0; k < field_count; k++) summaries[k] = empty_summary();
     for (size_t from = 0; from < count; from += chunk_points) {
         size_t to = count - from < chunk_points ? count : from + chunk_points;
+        // The next chunk's points asked for now, while this chunk's fields are worked.
+        if (to < count) {
+            const char *next = (const char *)(points + to * stride);
+            size_t bytes = (count - to < chunk_points ? count - to : chunk_points) * stride * sizeof(double);
+            for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(next + b);
+        }
         for (size_t k = 0; k < field_count; k++) quantize(points, from, to, stride, &specs[k], absent_bits, &summaries[k]);
     }
 }
