@@ -50,42 +50,21 @@ final class CodePlan {
         longestValue = Self.fill(send, extraMasks, for: code)
     }
 
-    /// Each used symbol's entries (an unused one is never looked up and stays 0), the
-    /// codes assigned as ``HuffmanCode/codes()`` assigns them; returns the most bits one
-    /// value takes. Shaped for speed: it visits only the symbols the code lists (a walk's
-    /// columns use 5 to 65 of the 276), with no arrays made, where a pass over every
-    /// symbol through ``HuffmanCode/codes()`` took a tenth of a column's write.
+    /// Each used symbol's entries (an unused one is never looked up and stays 0); returns
+    /// the most bits one value takes. Shaped for speed: it visits only the symbols the
+    /// code lists (a walk's columns use 5 to 65 of the 276), with no arrays made, where a
+    /// pass over every symbol through ``HuffmanCode/codes()`` took a tenth of a column's
+    /// write.
     private static func fill(_ send: UnsafeMutablePointer<UInt64>, _ extraMasks: UnsafeMutablePointer<UInt64>,
                              for code: HuffmanCode) -> Int {
-        let maxLength = V2.maxCodeLength
-        return code.lengths.withUnsafeBufferPointer { lengths in
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * (maxLength + 2)) { scratch in
-                let perLength = scratch.baseAddress!, next = perLength + maxLength + 2
-                perLength.initialize(repeating: 0, count: 2 * (maxLength + 2))
-                code.forEachListedSymbol { symbol in
-                    let length = Int(lengths[symbol])
-                    if length > 0 { perLength[length] &+= 1 }
-                }
-                var first: UInt32 = 0  // DEFLATE's first code of each length
-                for length in 1...maxLength {
-                    first = (first &+ perLength[length &- 1]) &<< 1
-                    next[length] = first
-                }
-                var longest = 0
-                code.forEachListedSymbol { symbol in
-                    let length = Int(lengths[symbol])
-                    guard length > 0 else { return }
-                    let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol &- V2.valueTokens
-                    let bits = HuffmanCode.reversed(next[length], length)
-                    next[length] &+= 1
-                    send[symbol] = UInt64(bits) | UInt64(length) &<< 32 | UInt64(extra) &<< 40
-                        | UInt64(length &+ extra) &<< 48
-                    extraMasks[symbol] = (1 &<< UInt64(extra)) &- 1
-                    longest = max(longest, length &+ extra)
-                }
-                return longest
-            }
+        var longest = 0
+        code.forEachCode { symbol, length, bits in
+            let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol &- V2.valueTokens
+            send[symbol] = UInt64(bits) | UInt64(length) &<< 32 | UInt64(extra) &<< 40 | UInt64(length &+ extra) &<< 48
+            extraMasks[symbol] = (1 &<< UInt64(extra)) &- 1
+            longest = max(longest, length &+ extra)
         }
+        return longest
     }
 
     /// Per symbol: code bits, length and extra bits packed (see the stored property).

@@ -26,27 +26,39 @@ struct HuffmanCode {
     /// streams are read from bit 0 up), and its length.
     func codes() -> (bits: [UInt32], lengths: [UInt8]) {
         var bits = [UInt32](repeating: 0, count: Self.symbolCount)
-        var next = Self.firstCodes(lengths)
-        // Canonical order within each length: value tokens, then run tokens (symbol order).
-        for symbol in 0..<Self.symbolCount where lengths[symbol] > 0 {
-            let length = Int(lengths[symbol])
-            bits[symbol] = Self.reversed(next[length], length)
-            next[length] += 1
-        }
+        forEachCode { symbol, _, code in bits[symbol] = code }
         return (bits, lengths)
     }
 
-    /// DEFLATE's first code of each length.
-    private static func firstCodes(_ lengths: [UInt8]) -> [UInt32] {
-        var perLength = [UInt32](repeating: 0, count: V2.maxCodeLength + 2)
-        for length in lengths where length > 0 { perLength[Int(length)] += 1 }
-        var next = [UInt32](repeating: 0, count: V2.maxCodeLength + 2)
-        var code: UInt32 = 0
-        for length in 1...V2.maxCodeLength {
-            code = (code + perLength[length - 1]) << 1
-            next[length] = code
+    /// Calls `body` with each listed symbol that has a code: the symbol, its code's
+    /// length, and the code bit-reversed (as ``codes()`` gives it). Canonical order,
+    /// as DEFLATE assigns codes: within each length, value tokens, then run tokens, in
+    /// symbol order. Allocates nothing, for the writer's table of every column a save
+    /// writes.
+    @inline(__always)
+    func forEachCode(_ body: (_ symbol: Int, _ length: Int, _ code: UInt32) -> Void) {
+        let maxLength = V2.maxCodeLength
+        lengths.withUnsafeBufferPointer { lengths in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * (maxLength + 2)) { scratch in
+                let perLength = scratch.baseAddress!, next = perLength + maxLength + 2
+                perLength.initialize(repeating: 0, count: 2 * (maxLength + 2))
+                forEachListedSymbol { symbol in
+                    let length = Int(lengths[symbol])
+                    if length > 0 { perLength[length] &+= 1 }
+                }
+                var first: UInt32 = 0  // DEFLATE's first code of each length
+                for length in 1...maxLength {
+                    first = (first &+ perLength[length &- 1]) &<< 1
+                    next[length] = first
+                }
+                forEachListedSymbol { symbol in
+                    let length = Int(lengths[symbol])
+                    guard length > 0 else { return }
+                    body(symbol, length, Self.reversed(next[length], length))
+                    next[length] &+= 1
+                }
+            }
         }
-        return next
     }
 
     @inline(__always)
