@@ -17,6 +17,8 @@ struct BenchOptions: Sendable {
     var codecLoadLoopSeconds: Double?
     /// The point-block version that loop writes (`--block-version`).
     var codecLoopVersion = 2
+    /// The save loop's walks with a GPX file's fields only (`--gpx-fields`).
+    var codecLoopGPXFields = false
     /// Run the query scenario (a pass-through query over 100,000 routes).
     var query = false
     /// Run the catch-up scenario instead (CatchUpScenario): the open after a killed buffered writer.
@@ -67,7 +69,7 @@ struct BenchOptions: Sendable {
                routelog-bench --from-json FILE [--out DIR ...]   (re-render an earlier run)
                routelog-bench --compaction [--quick] [--data DIR] [--keep]
                  (save latency while compact() runs on 10,000 routes, half deleted)
-               routelog-bench --codec [--quick] [--gpx DIR] [--data DIR] [--save-loop SECONDS [--block-version 1|2]] [--load-loop SECONDS]
+               routelog-bench --codec [--quick] [--gpx DIR] [--data DIR] [--save-loop SECONDS [--block-version 1|2] [--gpx-fields]] [--load-loop SECONDS]
                  (point-block bytes against xz, save CPU by stage, load and decode speed)
                routelog-bench --concurrency [--quick] [--data DIR] [--keep]
                  (summaries() and route(id) beside a durable writer; 8 threads saving)
@@ -113,6 +115,7 @@ struct BenchOptions: Sendable {
             case "--block-version":
                 guard let version = Int(try value()), version == 1 || version == 2 else { throw BenchError("--block-version is 1 or 2") }
                 options.codecLoopVersion = version
+            case "--gpx-fields": options.codecLoopGPXFields = true
             case "--query": options.query = true
             case "--catch-up": options.catchUp = true
             case "--engines":

@@ -18,6 +18,11 @@ struct PointColumns {
     var south = Int64.max, north = Int64.min, west = Int64.max, east = Int64.min
     /// Distance and moving time, when made with `measuring`.
     var statistics: RouteStatistics?
+    /// The app's coordinates and times and each step's length, when made with
+    /// `measuring`: what the stats measure a route's largest speed from when its points
+    /// have no speed of their own (``RouteStats``). Its memory goes back to
+    /// ``ScratchMemory`` with the columns.
+    private(set) var measuredTrack: TrackScratch?
 
     /// - Parameters:
     ///   - validating: checks every point as ``RouteValidation/validate(_:index:)`` does
@@ -43,7 +48,6 @@ struct PointColumns {
         // The app's own coordinates and times, for measuring (distances are of the
         // points as given, before quantization).
         let track = segmentStarts == nil ? nil : TrackScratch(count: n)
-        defer { track?.deallocate() }
         let lat = latitudes.base, lon = longitudes.base, time = times.base
         var south = Int64.max, north = Int64.min, west = Int64.max, east = Int64.min
         var valid: UInt8 = 1
@@ -110,6 +114,7 @@ struct PointColumns {
         (self.south, self.north, self.west, self.east) = (south, north, west, east)
         if let track, let segmentStarts {
             statistics = RouteStatistics(track: track, segmentStarts: segmentStarts)
+            measuredTrack = track
         }
     }
 
@@ -147,7 +152,7 @@ final class TrackScratch {
         times[i] = time
     }
 
-    func deallocate() {
+    deinit {
         ScratchMemory.give(latitudes, count: max(1, count))
         ScratchMemory.give(longitudes, count: max(1, count))
         ScratchMemory.give(times, count: max(1, count))

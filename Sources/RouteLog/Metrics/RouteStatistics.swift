@@ -18,7 +18,9 @@ struct RouteStatistics: Equatable, Sendable {
     init() {}
 
     /// Measures the track the gathering pass kept: the steps
-    /// ``RouteMetrics/forEachStep(_:_:_:)`` visits, summed in the same order.
+    /// ``RouteMetrics/forEachStep(_:_:_:)`` visits, summed in the same order. Leaves in
+    /// `track.lengths` each travelled step's length and NaN for the others (the largest
+    /// speed of a route without speeds of its own is measured from them).
     init(track: TrackScratch, segmentStarts: [Int]) {
         let lat = track.latitudes, lon = track.longitudes, time = track.times, n = track.count
         guard n > 1 else { return }
@@ -29,8 +31,12 @@ struct RouteStatistics: Equatable, Sendable {
         // the same bits as Geodesic.distance gives; the others are measured here.
         let lengths = track.lengths
         routelog_short_step_lengths(lat, lon, n, lengths)
+        lengths[0] = .nan
         for i in 1..<n {
-            if breaks.isBreak(i) { continue }  // the step into a segment start is not travelled
+            if breaks.isBreak(i) {  // the step into a segment start is not travelled
+                lengths[i] = .nan
+                continue
+            }
             var length = lengths[i]
             if length < 0 { length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
             let seconds = time[i] - time[i - 1]
@@ -38,6 +44,7 @@ struct RouteStatistics: Equatable, Sendable {
             // random in a walk with pauses, and the branch waited on the square root.
             // Adding +0 leaves a sum of non-negative terms as it was, to the bit.
             let finite = length.isFinite
+            lengths[i] = finite ? length : .nan
             distance += finite ? length : 0
             moving += finite && RouteMetrics.isMoving(length, seconds, minimumSpeed) ? seconds : 0
         }

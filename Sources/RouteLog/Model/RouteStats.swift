@@ -57,7 +57,10 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
     /// ``compute(_:segmentStarts:)`` for a save that has measured the moving time
     /// already (``RouteMetrics/movingTime(of:segmentStarts:minimumSpeed:)``'s, to the
     /// bit): when the points report their speed, no step is measured again.
-    static func compute(_ points: [TrackPoint], segmentStarts: [Int], movingTime: TimeInterval?) -> RouteStats {
+    /// - Parameter measured: the steps the same pass measured, when the points have no
+    ///   speed of their own: the largest speed comes from them, with no step measured again.
+    static func compute(_ points: [TrackPoint], segmentStarts: [Int], movingTime: TimeInterval?,
+                        measured: TrackScratch? = nil) -> RouteStats {
         // One pass over the points for everything but the steps: a 3,600-point route is
         // 288 KB of `TrackPoint`s, read once instead of four times.
         var gain: Double?, loss: Double?
@@ -85,7 +88,7 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
             }
         }
         let (moving, maxSpeed) = movingTimeAndMaxSpeed(points, segmentStarts: segmentStarts, knownMovingTime: movingTime,
-                                                       reportedSpeed: reported)
+                                                       reportedSpeed: reported, measured: measured)
         let hr = heartRate.result, rpm = cadence.result
         return RouteStats(movingTime: moving, maxSpeed: maxSpeed,
                           elevationGain: gain, elevationLoss: loss,
@@ -106,10 +109,14 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
     /// step is measured once): the points' own largest speed when any has one, else the
     /// largest median step speed over windows of consecutive travelled steps spanning at
     /// least ``maxSpeedWindow`` seconds. The moving time is exactly ``RouteMetrics/movingTime(of:segmentStarts:minimumSpeed:)``'s.
-    /// - Parameter reportedSpeed: the points' largest finite speed (-1 when none has
-    ///   one), when the caller has found it already.
+    /// - Parameters:
+    ///   - reportedSpeed: the points' largest finite speed (-1 when none has one), when
+    ///     the caller has found it already.
+    ///   - measured: the steps a save's gathering pass measured (``TrackScratch``, with
+    ///     ``knownMovingTime`` from the same pass): no step is measured again.
     static func movingTimeAndMaxSpeed(_ points: [TrackPoint], segmentStarts: [Int], knownMovingTime: TimeInterval? = nil,
-                                      reportedSpeed: Double? = nil) -> (moving: TimeInterval, maxSpeed: Double) {
+                                      reportedSpeed: Double? = nil,
+                                      measured: TrackScratch? = nil) -> (moving: TimeInterval, maxSpeed: Double) {
         guard points.count > 1 else { return (0, max(0, points.first?.speed ?? 0)) }
         var reported = -1.0
         if let reportedSpeed {
@@ -118,40 +125,96 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
             for point in points { if let speed = point.speed, speed.isFinite { reported = Swift.max(reported, speed) } }
         }
         if reported >= 0, let knownMovingTime { return (knownMovingTime, reported) }
-        var steps = [Double](repeating: 0, count: points.count)
-        var travelled = [Bool](repeating: false, count: points.count)
+        if let measured, let knownMovingTime, measured.count == points.count {
+            return (knownMovingTime, StepSpeedWindows.largestMedian(count: measured.count, lengths: measured.lengths,
+                                                                    times: measured.times))
+        }
+        // Each travelled step's length, NaN for the others (as the gathering pass keeps
+        // them), and the times as `Date` keeps them.
+        let n = points.count
+        var steps = [Double](repeating: .nan, count: n)
         var moving = 0.0
         RouteMetrics.forEachStep(points, segmentStarts) { i, length in
             steps[i] = length
-            travelled[i] = true
             let seconds = points[i].timestamp.timeIntervalSince(points[i - 1].timestamp)
             if RouteMetrics.isMoving(length, seconds, RouteMetrics.defaultMinimumMovingSpeed) { moving += seconds }
         }
         if reported >= 0 { return (moving, reported) }
-        // A window (start, end] of travelled steps spanning at least the minimum; its
-        // speed is the median of its steps' speeds, so a fix or two jittered far away
-        // (two fast steps, out and back) make no record. At most 64 steps a window keeps
-        // the work linear whatever the sampling rate.
-        var best = 0.0, start = 0
-        var speeds: [Double] = []
-        for end in 1..<points.count {
-            guard travelled[end] else {
-                start = end
-                continue
-            }
-            func span(_ from: Int) -> Double { points[end].timestamp.timeIntervalSince(points[from].timestamp) }
-            while start + 1 < end, span(start + 1) >= maxSpeedWindow || end - start > 64 { start += 1 }
-            guard span(start) >= maxSpeedWindow else { continue }
-            speeds.removeAll(keepingCapacity: true)
-            for i in (start + 1)...end {
-                let seconds = points[i].timestamp.timeIntervalSince(points[i - 1].timestamp)
-                if seconds > 0 { speeds.append(steps[i] / seconds) }
-            }
-            guard !speeds.isEmpty else { continue }
-            speeds.sort()
-            best = Swift.max(best, speeds[speeds.count / 2])
+        let times = points.map(\.timestamp.timeIntervalSinceReferenceDate)
+        let best = steps.withUnsafeBufferPointer { l in
+            times.withUnsafeBufferPointer { t in StepSpeedWindows.largestMedian(count: n, lengths: l.baseAddress!, times: t.baseAddress!) }
         }
         return (moving, best)
+    }
+}
+
+/// The largest speed measured from positions (format-spec.md, "Derived fields", stats:
+/// `maxSpeed`): over each window (start, end] of consecutive travelled steps that spans
+/// at least ``RouteStats/maxSpeedWindow`` seconds, at most 64 steps, the median of its
+/// steps' speeds, so that a fix or two jittered far away (two fast steps, out and back)
+/// make no record.
+enum StepSpeedWindows {
+    /// Steps a window holds at most: the work stays linear whatever the sampling rate.
+    static let maxSteps = 64
+    /// Room for a window's speeds, oldest first, in a ring (a power of two above 64 + 1).
+    private static let ringSize = 128
+
+    /// - Parameters:
+    ///   - lengths: each step's length into point i, NaN for a step not travelled (into
+    ///     a segment start, or of no finite length); `lengths[0]` is not read.
+    ///   - times: each point's seconds (any fixed origin).
+    ///
+    /// The median of a window is only worked out when it can be a new record: a
+    /// window's median is larger than the record exactly when at least half its speeds,
+    /// rounded up, are (the top `count - count / 2` of them), and how many are is
+    /// counted as speeds come and go. Sorting every window (up to 64 speeds at 10 Hz and
+    /// more), or keeping it sorted with a branch per comparison, took a third of the save
+    /// of a route without speeds of its own.
+    ///
+    /// The result has the value the median of every window sorted anew gives (a window
+    /// whose median equals the record changes nothing; only the sign of a zero record
+    /// could tell them apart, and the stored cm/s cannot).
+    static func largestMedian(count n: Int, lengths: UnsafePointer<Double>, times: UnsafePointer<Double>) -> Double {
+        guard n > 1 else { return 0 }
+        let mask = ringSize - 1
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * ringSize) { memory in
+            let ring = memory.baseAddress!, sorted = UnsafeMutableBufferPointer(start: ring + ringSize, count: ringSize)
+            var best = 0.0, start = 0
+            // The window's speeds are ring[head..<tail] (modulo the ring's size), in the
+            // order of their steps; `above` of them are larger than `best`. A step whose
+            // time did not advance has no speed and is in no window.
+            var head = 0, tail = 0, above = 0
+            for end in 1..<n {
+                guard !lengths[end].isNaN else {
+                    (start, head, above) = (end, tail, 0)
+                    continue
+                }
+                let seconds = times[end] - times[end - 1]
+                if seconds > 0 {
+                    let speed = lengths[end] / seconds
+                    ring[tail & mask] = speed
+                    tail += 1
+                    if speed > best { above += 1 }
+                }
+                func span(_ from: Int) -> Double { times[end] - times[from] }
+                while start + 1 < end, span(start + 1) >= RouteStats.maxSpeedWindow || end - start > maxSteps {
+                    if times[start + 1] - times[start] > 0 {  // the step leaving had a speed: the oldest
+                        if ring[head & mask] > best { above -= 1 }
+                        head += 1
+                    }
+                    start += 1
+                }
+                let count = tail - head
+                guard span(start) >= RouteStats.maxSpeedWindow, count > 0, above >= count - count / 2 else { continue }
+                for k in 0..<count { sorted[k] = ring[(head + k) & mask] }
+                var window = UnsafeMutableBufferPointer(rebasing: sorted[0..<count])
+                window.sort()
+                best = sorted[count / 2]
+                above = 0
+                for k in head..<tail where ring[k & mask] > best { above += 1 }
+            }
+            return best
+        }
     }
 }
 

@@ -5,8 +5,9 @@ import RouteLogSamples
 /// The CPU a save of a 3,600-point walk costs the calling thread (thread CPU time,
 /// user and system): the whole buffered save (validation, quantization, summary,
 /// encoding, checksum, write, index), and the codec's stages timed on their own. Point
-/// blocks of version 1 and 2 are saved turn about through one store, so that whatever
-/// else the machine does falls on both alike.
+/// blocks of version 1 and 2, and version 2 blocks of the walks with a GPX file's fields
+/// only, are saved turn about through one store, so that whatever else the machine does
+/// falls on all alike.
 struct SaveCost {
     struct Version {
         var whole: [Double] = []
@@ -20,6 +21,10 @@ struct SaveCost {
     }
 
     var versions: [Int: Version] = [1: Version(), 2: Version()]
+    /// Whole v2 saves of the same walks with a GPX file's fields only, turn about with
+    /// the others: a route with no speeds of its own, whose largest speed the save
+    /// measures from its steps.
+    var gpxWhole: [Double] = []
     var points = 0
 
     /// Distinct walks of `points` fixes, one second apart.
@@ -28,7 +33,18 @@ struct SaveCost {
         return (0..<count).map { _ in schedule.walk(pointCount: points) }
     }
 
+    /// The walks as a GPX file gives them: latitude, longitude, time and elevation, no
+    /// speed, course or accuracies.
+    static func gpxFields(_ walks: [Route]) -> [Route] {
+        walks.map { walk in
+            Route(points: walk.points.map {
+                TrackPoint(latitude: $0.latitude, longitude: $0.longitude, timestamp: $0.timestamp, altitude: $0.altitude)
+            }, splits: walk.splits, metadata: walk.metadata, segmentStarts: walk.segmentStarts)
+        }
+    }
+
     static func measure(_ walks: [Route], saves: Int, directory: URL) throws -> SaveCost {
+        let gpxWalks = gpxFields(walks)
         let url = directory.appendingPathComponent("save-cpu.routelog")
         let store = try RouteStore(at: url, options: .init(durability: .buffered, compaction: .manual))
         defer {
@@ -37,16 +53,21 @@ struct SaveCost {
         }
         var cost = SaveCost()
         cost.points = walks.first?.points.count ?? 0
-        for i in 0..<(2 * saves + 40) {
-            let version = i % 2 + 1
-            let walk = walks[(i / 2) % walks.count]
+        for i in 0..<(3 * saves + 60) {
+            let kind = i % 3  // 0, 1: v1, v2 blocks; 2: v2 blocks of a GPX file's fields
+            let version = kind == 0 ? 1 : 2
+            let walk = (kind == 2 ? gpxWalks : walks)[(i / 3) % walks.count]
             CodecBenchmarkHooks.writePointBlocks(version: version)
             let faultsBefore = ProcessStats.minorFaults()
             let whole = try ThreadClock.seconds { _ = try store.save(walk) }
             let faults = ProcessStats.minorFaults() - faultsBefore
+            guard kind != 2 else {
+                if i >= 60 { cost.gpxWhole.append(whole) }
+                continue
+            }
             let part = Double(try CodecBenchmarkHooks.saveCodecPart(walk, clock: ThreadClock.now)) / 1e9
             let stages = try CodecBenchmarkHooks.encodeStages(walk, version: version, clock: ThreadClock.now)
-            guard i >= 40 else { continue }  // warm-up: caches, allocator, page cache
+            guard i >= 60 else { continue }  // warm-up: caches, allocator, page cache
             cost.versions[version]!.whole.append(whole)
             cost.versions[version]!.faults.append(faults)
             cost.versions[version]!.storeCodecPart.append(part)
@@ -98,6 +119,13 @@ struct SaveCost {
             for stage in v.stageOrder {
                 lines.append("      stage \(stage): \(Format.seconds(Self.median(v.stages[stage] ?? [])))")
             }
+        }
+        if !gpxWhole.isEmpty {
+            let whole = Self.median(gpxWhole)
+            lines.append("  v2, the same walks with a GPX file's fields only (latitude, longitude, time, elevation; no speeds): "
+                         + "whole save \(Format.seconds(whole)) (p10 \(Format.seconds(Percentiles(gpxWhole).value(at: 10))), "
+                         + "p90 \(Format.seconds(Percentiles(gpxWhole).value(at: 90)))), "
+                         + "\(Format.decimal(whole * 1e9 / Double(points), 1)) ns a point")
         }
         return lines
     }

@@ -33,7 +33,8 @@ struct DerivedFields: Equatable, Sendable {
     /// made at save equals the one a later open makes.
     init(points: [TrackPoint], columns: PointColumns, segmentStarts: [Int]) {
         var fields = DerivedFields()
-        fields.stats = RouteStats.compute(points, segmentStarts: segmentStarts, movingTime: columns.statistics?.movingTime)
+        fields.stats = RouteStats.compute(points, segmentStarts: segmentStarts, movingTime: columns.statistics?.movingTime,
+                                          measured: columns.measuredTrack)
         fields.cells = GridCells(latitudes: columns.latitudes.buffer, longitudes: columns.longitudes.buffer)
         // The preview is of the stored coordinates, so that a route made from stored
         // points (a recording merged by compaction) gets the same one as its save would.
