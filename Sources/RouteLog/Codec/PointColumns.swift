@@ -66,6 +66,10 @@ struct PointColumns {
                                     low: -ref, high: .infinity, values: time, raw: track?.times),
             ]
             for (k, field) in layout.optional.enumerated() { specs.append(sinks[k].spec(field: field)) }
+            // The fields the stats read, copied as they are read (the copies are
+            // contiguous; the points are 80 bytes apart).
+            let copies = track?.statsFieldCopies()
+            for (k, copy) in zip(TrackScratch.statsFieldSlots, copies ?? []) { specs[3 + k].raw = copy }
             var summaries = [routelog_field_summary](repeating: routelog_field_summary(), count: specs.count)
             points.withUnsafeBufferPointer { p in
                 guard let start = p.baseAddress else { return }
@@ -76,6 +80,10 @@ struct PointColumns {
                     (south, north, west, east) = (summaries[0].min, summaries[0].max, summaries[1].min, summaries[1].max)
                     for (k, field) in layout.optional.enumerated() {
                         valid &= sinks[k].finishGathering(summaries[3 + k], d, field: field, stride: layout.stride, count: n)
+                    }
+                    if let track, let copies {
+                        let kept = zip(TrackScratch.statsFieldSlots, copies).map { k, copy in summaries[3 + k].absent < n ? copy : nil }
+                        track.statsFields = StatsFields(altitudes: kept[0], speeds: kept[1], heartRates: kept[2], cadences: kept[3])
                     }
                 }
             }
@@ -136,6 +144,15 @@ final class TrackScratch {
     /// Room for the measuring pass's step lengths.
     let lengths: UnsafeMutablePointer<Double>
     let count: Int
+    /// The points' own altitudes, speeds, heart rates and cadences, as the stats read
+    /// them, when the gathering pass copied them (it reads the points a field at a
+    /// time).
+    var statsFields: StatsFields?
+    /// The memory of ``statsFieldCopies()``.
+    private var copies: UnsafeMutablePointer<Double>?
+    /// The slots of ``PointField/optional`` the stats read: altitude, speed, heart rate,
+    /// cadence.
+    static let statsFieldSlots = [0, 3, 5, 6]
 
     init(count: Int) {
         self.count = count
@@ -152,12 +169,30 @@ final class TrackScratch {
         times[i] = time
     }
 
+    /// Room for a copy of each field the stats read, in ``statsFieldSlots``' order.
+    func statsFieldCopies() -> [UnsafeMutablePointer<Double>] {
+        let n = max(1, count)
+        let memory = copies ?? ScratchMemory.take(Double.self, count: 4 * n)
+        copies = memory
+        return (0..<4).map { memory + $0 * n }
+    }
+
     deinit {
+        if let copies { ScratchMemory.give(copies, count: 4 * max(1, count)) }
         ScratchMemory.give(latitudes, count: max(1, count))
         ScratchMemory.give(longitudes, count: max(1, count))
         ScratchMemory.give(times, count: max(1, count))
         ScratchMemory.give(lengths, count: max(1, count))
     }
+}
+
+/// Copies of the points' own values of the fields the stats read, one double a point
+/// (``TrackPoint/absent`` where a point has none); nil for a field no point has.
+struct StatsFields {
+    var altitudes: UnsafeMutablePointer<Double>?
+    var speeds: UnsafeMutablePointer<Double>?
+    var heartRates: UnsafeMutablePointer<Double>?
+    var cadences: UnsafeMutablePointer<Double>?
 }
 
 /// One optional field's values as they are gathered: written through a raw pointer

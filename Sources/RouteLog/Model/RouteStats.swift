@@ -61,30 +61,34 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
     ///   speed of their own: the largest speed comes from them, with no step measured again.
     static func compute(_ points: [TrackPoint], segmentStarts: [Int], movingTime: TimeInterval?,
                         measured: TrackScratch? = nil) -> RouteStats {
-        // One pass over the points for everything but the steps: a 3,600-point route is
-        // 288 KB of `TrackPoint`s, read once instead of four times.
-        var gain: Double?, loss: Double?
         var heartRate = MeanAndMax(), cadence = MeanAndMax()
         var reported = -1.0
-        // Each segment is measured alone: the jump across a break is not climbed, as
-        // its distance is not travelled.
-        let ends = segmentStarts.filter { $0 > 0 && $0 < points.count } + [points.count]
-        points.withUnsafeBufferPointer { p in
-            var start = 0
-            for end in ends where end > start {
-                var climb = ElevationHysteresis(threshold: elevationNoiseThreshold)
-                for i in start..<end {
-                    let point = p[i]
-                    if let altitude = point.altitude { climb.add(altitude) }
-                    if let rate = point.heartRate { heartRate.add(rate) }
-                    if let rate = point.cadence { cadence.add(rate) }
-                    if let speed = point.speed, speed.isFinite { reported = Swift.max(reported, speed) }
+        let n = points.count
+        let (gain, loss): (Double?, Double?)
+        if let fields = measured?.statsFields, measured?.count == n {
+            // The copies the save's first pass made, a field at a time over contiguous
+            // doubles, and nothing for a field no point has. An absent value is a NaN,
+            // which the rates and the speed skip as they skip any value not finite.
+            (gain, loss) = climbs(segmentStarts, count: n) { range, climb in
+                guard let altitudes = fields.altitudes else { return }
+                for i in range where !TrackPoint.isAbsent(altitudes[i]) { climb.add(altitudes[i]) }
+            }
+            if let rates = fields.heartRates { for i in 0..<n { heartRate.add(rates[i]) } }
+            if let rates = fields.cadences { for i in 0..<n { cadence.add(rates[i]) } }
+            if let speeds = fields.speeds { for i in 0..<n where speeds[i].isFinite { reported = Swift.max(reported, speeds[i]) } }
+        } else {
+            // One pass over the points for everything but the steps: a 3,600-point route
+            // is 288 KB of `TrackPoint`s, read once instead of four times.
+            (gain, loss) = points.withUnsafeBufferPointer { p in
+                climbs(segmentStarts, count: n) { range, climb in
+                    for i in range {
+                        let point = p[i]
+                        if let altitude = point.altitude { climb.add(altitude) }
+                        if let rate = point.heartRate { heartRate.add(rate) }
+                        if let rate = point.cadence { cadence.add(rate) }
+                        if let speed = point.speed, speed.isFinite { reported = Swift.max(reported, speed) }
+                    }
                 }
-                if let g = climb.gain, let l = climb.loss {
-                    gain = (gain ?? 0) + g
-                    loss = (loss ?? 0) + l
-                }
-                start = end
             }
         }
         let (moving, maxSpeed) = movingTimeAndMaxSpeed(points, segmentStarts: segmentStarts, knownMovingTime: movingTime,
@@ -94,6 +98,26 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
                           elevationGain: gain, elevationLoss: loss,
                           averageHeartRate: hr?.mean, maxHeartRate: hr?.max,
                           averageCadence: rpm?.mean, maxCadence: rpm?.max)
+    }
+
+    /// Gain and loss over the segments of `count` points, each measured alone (the jump
+    /// across a break is not climbed, as its distance is not travelled): `segment` adds
+    /// the altitudes of a range of points, in order, to the segment's hysteresis. Nil,
+    /// nil when no segment had an altitude.
+    @inline(__always)
+    private static func climbs(_ segmentStarts: [Int], count: Int,
+                               _ segment: (Range<Int>, inout ElevationHysteresis) -> Void) -> (Double?, Double?) {
+        var gain: Double?, loss: Double?, start = 0
+        for end in segmentStarts.filter({ $0 > 0 && $0 < count }) + [count] where end > start {
+            var climb = ElevationHysteresis(threshold: elevationNoiseThreshold)
+            segment(start..<end, &climb)
+            if let g = climb.gain, let l = climb.loss {
+                gain = (gain ?? 0) + g
+                loss = (loss ?? 0) + l
+            }
+            start = end
+        }
+        return (gain, loss)
     }
 
     /// Gain and loss of `altitudes` with a hysteresis of `threshold` metres: the

@@ -102,6 +102,43 @@ import Testing
         }
     }
 
+    /// The save reads the stats' fields from the copies its first pass made (a field at
+    /// a time, none for a field no point has), not from the points: the same bits.
+    @Test func statsFromTheFirstPassCopiesEqualStatsFromThePoints() throws {
+        var g = SeededGenerator(state: 0xC0B1E5)
+        let t0 = Date(timeIntervalSince1970: 1_767_225_600)
+        var copied = 0
+        for round in 0..<1_500 {
+            let count = [1, 2, 3, Int.random(in: 1...60, using: &g), Int.random(in: 1...600, using: &g)][round % 5]
+            // Each field present everywhere, nowhere, or here and there, with hostile values.
+            let kinds = (0..<4).map { _ in Int.random(in: 0..<3, using: &g) }
+            func value(_ kind: Int, _ range: ClosedRange<Double>) -> Double? {
+                switch kind {
+                case 0: return nil
+                case 1: return Self.hostileValue(&g, range) ?? Double.random(in: range, using: &g)
+                default: return Self.hostileValue(&g, range)
+                }
+            }
+            var t = 0.0
+            let points = (0..<count).map { _ in
+                t += [0, 1, -1, 0.25][Int.random(in: 0..<4, using: &g)]
+                return TrackPoint(latitude: 45 + Double.random(in: 0...1e-3, using: &g), longitude: 9 + Double.random(in: 0...1e-3, using: &g),
+                                  timestamp: t0.addingTimeInterval(t), altitude: value(kinds[0], -500...9000),
+                                  speed: value(kinds[1], -1...80), heartRate: value(kinds[2], 0...220), cadence: value(kinds[3], 0...200))
+            }
+            // Segment starts as a save takes them (it refuses others): increasing, inside.
+            let starts = count > 2 ? Array(Set((0..<Int.random(in: 0...4, using: &g)).map { _ in Int.random(in: 1..<count, using: &g) })).sorted() : []
+            let columns = try PointColumns(points, validating: false, measuring: starts)
+            let track = try #require(columns.measuredTrack)
+            if track.statsFields != nil { copied += 1 }
+            let fromCopies = RouteStats.compute(points, segmentStarts: starts, movingTime: columns.statistics?.movingTime,
+                                                measured: track)
+            let fromPoints = RouteStats.compute(points, segmentStarts: starts, movingTime: columns.statistics?.movingTime)
+            #expect(Self.bits(fromCopies) == Self.bits(fromPoints), "round \(round): \(fromCopies) vs \(fromPoints)")
+        }
+        #expect(copied == 1_500)  // the first pass read the points a field at a time every time
+    }
+
     /// Lines whose keys tie in long runs, at odd and even offsets alike.
     static func tyingLines(_ g: inout SeededGenerator) -> [[Coordinate]] {
         let n = Int.random(in: 3...300, using: &g)
