@@ -24,6 +24,10 @@ struct PointColumns {
     /// ``ScratchMemory`` with the columns.
     private(set) var measuredTrack: TrackScratch?
 
+    /// Gives the measured track's memory back once the stats are made (32 bytes a
+    /// point, which the point block's encoding after them does not need).
+    mutating func releaseMeasuredTrack() { measuredTrack = nil }
+
     /// - Parameters:
     ///   - validating: checks every point as ``RouteValidation/validate(_:index:)`` does
     ///     (the points must be valid otherwise).

@@ -65,6 +65,8 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
         var reported = -1.0
         let n = points.count
         let (gain, loss): (Double?, Double?)
+        // The copies are read through pointers: `measured` owns them.
+        defer { withExtendedLifetime(measured) {} }
         if let fields = measured?.statsFields, measured?.count == n {
             // The copies the save's first pass made, a field at a time over contiguous
             // doubles, and nothing for a field no point has. An absent value is a NaN,
@@ -185,7 +187,8 @@ enum StepSpeedWindows {
 
     /// - Parameters:
     ///   - lengths: each step's length into point i, NaN for a step not travelled (into
-    ///     a segment start, or of no finite length); `lengths[0]` is not read.
+    ///     a segment start, or of no finite length: any length that is not finite is
+    ///     taken as one, so that no speed is NaN); `lengths[0]` is not read.
     ///   - times: each point's seconds (any fixed origin).
     ///
     /// The median of a window is only worked out when it can be a new record: a
@@ -209,7 +212,7 @@ enum StepSpeedWindows {
             // time did not advance has no speed and is in no window.
             var head = 0, tail = 0, above = 0
             for end in 1..<n {
-                guard !lengths[end].isNaN else {
+                guard lengths[end].isFinite else {
                     (start, head, above) = (end, tail, 0)
                     continue
                 }

@@ -14,9 +14,10 @@ struct EncodedRoute: Sendable {
             // Checked in the order RouteValidation.validate checks, with the points
             // validated, quantized and measured in one pass; the index's derived fields
             // (stats, grid cells, preview) from the same columns.
-            let columns = try RouteEncoder.gather(route)
+            var columns = try RouteEncoder.gather(route)
             var metadata = StoredMetadata(route.metadata.withUUID())
             metadata.derived = DerivedFields(points: route.points, columns: columns, segmentStarts: route.segmentStarts)
+            columns.releaseMeasuredTrack()
             record = RouteRecord(id: RouteID(0), shape: RouteEncoder.shape(columns),
                                  metadata: metadata, splits: route.splits,
                                  segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
