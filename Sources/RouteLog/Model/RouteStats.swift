@@ -182,8 +182,6 @@ public struct RouteStats: Sendable, Equatable, Hashable, Codable {
 enum StepSpeedWindows {
     /// Steps a window holds at most: the work stays linear whatever the sampling rate.
     static let maxSteps = 64
-    /// Room for a window's speeds, oldest first, in a ring (a power of two above 64 + 1).
-    private static let ringSize = 128
 
     /// - Parameters:
     ///   - lengths: each step's length into point i, NaN for a step not travelled (into
@@ -194,51 +192,54 @@ enum StepSpeedWindows {
     /// The median of a window is only worked out when it can be a new record: a
     /// window's median is larger than the record exactly when at least half its speeds,
     /// rounded up, are (the top `count - count / 2` of them), and how many are is
-    /// counted as speeds come and go. Sorting every window (up to 64 speeds at 10 Hz and
+    /// counted as steps come and go. Sorting every window (up to 64 speeds at 10 Hz and
     /// more), or keeping it sorted with a branch per comparison, took a third of the save
-    /// of a route without speeds of its own.
+    /// of a route without speeds of its own. The steps' speeds are divided out first, in
+    /// a loop of their own: in the window's loop, a division was what the count waited on.
     ///
     /// The result has the value the median of every window sorted anew gives (a window
     /// whose median equals the record changes nothing; only the sign of a zero record
     /// could tell them apart, and the stored cm/s cannot).
     static func largestMedian(count n: Int, lengths: UnsafePointer<Double>, times: UnsafePointer<Double>) -> Double {
         guard n > 1 else { return 0 }
-        let mask = ringSize - 1
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * ringSize) { memory in
-            let ring = memory.baseAddress!, sorted = UnsafeMutableBufferPointer(start: ring + ringSize, count: ringSize)
-            var best = 0.0, start = 0
-            // The window's speeds are ring[head..<tail] (modulo the ring's size), in the
-            // order of their steps; `above` of them are larger than `best`. A step whose
-            // time did not advance has no speed and is in no window.
-            var head = 0, tail = 0, above = 0
+        // Each step's speed; NaN where time did not advance (no speed, in no window's
+        // count), and whatever it is for a step not travelled (no window holds one).
+        let speeds = ScratchMemory.take(Double.self, count: n)
+        defer { ScratchMemory.give(speeds, count: n) }
+        for i in 1..<n {
+            let seconds = times[i] - times[i - 1]
+            speeds[i] = seconds > 0 ? lengths[i] / seconds : .nan
+        }
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: maxSteps + 1) { sorted in
+            // The window is the steps (start, end]: `count` of them have a speed, `above`
+            // of those are larger than `best`.
+            var best = 0.0, start = 0, count = 0, above = 0
             for end in 1..<n {
                 guard lengths[end].isFinite else {
-                    (start, head, above) = (end, tail, 0)
+                    (start, count, above) = (end, 0, 0)
                     continue
                 }
-                let seconds = times[end] - times[end - 1]
-                if seconds > 0 {
-                    let speed = lengths[end] / seconds
-                    ring[tail & mask] = speed
-                    tail += 1
-                    if speed > best { above += 1 }
-                }
+                let speed = speeds[end]
+                count += speed.isNaN ? 0 : 1
+                above += speed > best ? 1 : 0
                 func span(_ from: Int) -> Double { times[end] - times[from] }
                 while start + 1 < end, span(start + 1) >= RouteStats.maxSpeedWindow || end - start > maxSteps {
-                    if times[start + 1] - times[start] > 0 {  // the step leaving had a speed: the oldest
-                        if ring[head & mask] > best { above -= 1 }
-                        head += 1
-                    }
+                    let leaving = speeds[start + 1]
+                    count -= leaving.isNaN ? 0 : 1
+                    above -= leaving > best ? 1 : 0
                     start += 1
                 }
-                let count = tail - head
                 guard span(start) >= RouteStats.maxSpeedWindow, count > 0, above >= count - count / 2 else { continue }
-                for k in 0..<count { sorted[k] = ring[(head + k) & mask] }
-                var window = UnsafeMutableBufferPointer(rebasing: sorted[0..<count])
+                var k = 0
+                for i in (start + 1)...end where !speeds[i].isNaN {
+                    sorted[k] = speeds[i]
+                    k += 1
+                }
+                var window = UnsafeMutableBufferPointer(rebasing: sorted[0..<k])  // k is count
                 window.sort()
-                best = sorted[count / 2]
+                best = sorted[k / 2]
                 above = 0
-                for k in head..<tail where ring[k & mask] > best { above += 1 }
+                for v in window where v > best { above += 1 }
             }
             return best
         }
