@@ -148,11 +148,45 @@ static inline void quantize_avx2_kernel(const double *points, size_t from, size_
     quantize_portable(points, i, count, stride, spec, absent_bits, summary);
 }
 
+// True when no point from..count-1 has the field: four points a comparison, stopping at
+// the first that has it (the first point, for a field most points have).
+static inline int all_absent(const double *p, size_t from, size_t count, size_t stride, uint64_t absent_bits) {
+    size_t i = from;
+    for (; i + 4 <= count; i += 4) {
+        uint64_t b0, b1, b2, b3;
+        memcpy(&b0, &p[i * stride], 8), memcpy(&b1, &p[(i + 1) * stride], 8);
+        memcpy(&b2, &p[(i + 2) * stride], 8), memcpy(&b3, &p[(i + 3) * stride], 8);
+        if (((b0 ^ absent_bits) | (b1 ^ absent_bits) | (b2 ^ absent_bits) | (b3 ^ absent_bits)) != 0) return 0;
+    }
+    for (; i < count; i++) {
+        uint64_t b;
+        memcpy(&b, &p[i * stride], 8);
+        if (b != absent_bits) return 0;
+    }
+    return 1;
+}
+
 __attribute__((target("avx2")))
 static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
                           const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
-    if (spec->optional) quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1);
-    else quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0);
+    if (!spec->optional) {
+        quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0);
+        return;
+    }
+    // A chunk of points without the field (a field most routes lack, as a GPX file's
+    // routes lack speeds): each stored as 0 and counted, with none of the arithmetic;
+    // what the loop below gives them.
+    if (all_absent(points + spec->field, from, count, stride, absent_bits)) {
+        memset(spec->values + from, 0, (count - from) * sizeof(int64_t));
+        if (spec->raw) {
+            double absent;
+            memcpy(&absent, &absent_bits, sizeof absent);
+            for (size_t i = from; i < count; i++) spec->raw[i] = absent;
+        }
+        summary->absent += count - from;
+        return;
+    }
+    quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1);
 }
 
 void routelog_quantize_fields(const double *points, size_t count, size_t stride, const routelog_field_spec *specs,

@@ -104,11 +104,24 @@ import RouteLogSamples
                                  225_179_981.3, 225_179_981.5, 300_000_000.7, -300_000_000.3, 449_999_999.9,
                                  2_250_000_000_000.7, 3_000_000_000_000.7, -3_000_000_000_000.3]
         let stride = 3
-        for count in Array(0...13) + [255, 256, 257, 600] {
+        for (count, runs) in (Array(0...13) + [255, 256, 257, 600]).flatMap({ [($0, false), ($0, true)] }) {
             var points = [Double](repeating: 0, count: max(1, count * stride))
             for i in 0..<points.count {
                 points[i] = Bool.random(using: &g) ? special[Int.random(in: 0..<special.count, using: &g)]
                     : Double.random(in: -1e5...1e5, using: &g)
+            }
+            // The optional field absent in runs of 1 to 12 points (whole groups of four
+            // among them, which the wide path takes without arithmetic), or everywhere.
+            if runs {
+                let everywhere = count % 2 == 1
+                var i = 0, absent = true
+                while i < count {
+                    let run = Int.random(in: 1...12, using: &g)
+                    for j in i..<min(count, i + run) where absent || everywhere {
+                        points[j * stride + 1] = Double(bitPattern: TrackPoint.absentBitPattern)
+                    }
+                    (i, absent) = (i + run, !absent)
+                }
             }
             var outputs: [[Int64]] = [], raws: [[Double]] = [], results: [[routelog_field_summary]] = []
             for wide in [true, false] {
@@ -138,8 +151,8 @@ import RouteLogSamples
                 raws.append(raw)
                 results.append(summaries)
             }
-            #expect(outputs[0] == outputs[1], "count \(count)")
-            #expect(raws[0].map(\.bitPattern) == raws[1].map(\.bitPattern), "count \(count)")
+            #expect(outputs[0] == outputs[1], "count \(count), runs \(runs)")
+            #expect(raws[0].map(\.bitPattern) == raws[1].map(\.bitPattern), "count \(count), runs \(runs)")
             for k in 0..<2 {
                 let a = results[0][k], b = results[1][k]
                 #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range, "count \(count), field \(k)")
