@@ -218,10 +218,11 @@ static void check_quantize(void) {
     enum { stride = 10, fields = 10, most = 1100 };
     double *points = malloc(most * stride * sizeof(double));
     int64_t *values[2][fields];
-    double *raw[2][3];
+    enum { copied = 4 };  // the required fields' raw copies and one optional field's
+    double *raw[2][copied];
     for (int p = 0; p < 2; p++) {
         for (int f = 0; f < fields; f++) values[p][f] = malloc(most * sizeof(int64_t));
-        for (int f = 0; f < 3; f++) raw[p][f] = malloc(most * sizeof(double));
+        for (int f = 0; f < copied; f++) raw[p][f] = malloc(most * sizeof(double));
     }
     const double scales[fields] = {1e7, 1e7, 1000, 100, 100, 100, 100, 100, 10, 10};
     const double lows[fields] = {-90, -180, -978307200, -1e6, 0, 0, 0, -1e6, 0, 0};
@@ -235,13 +236,25 @@ static void check_quantize(void) {
             double *q = points + i * stride;
             q[0] = sometimes_hostile(lat, one_in), q[1] = sometimes_hostile(lon, one_in), q[2] = sometimes_hostile(t, one_in);
             for (int f = 3; f < fields; f++) q[f] = sometimes_hostile(uniform(0, 300), f == 9 ? 2 : one_in);
+            // Every other round, optional fields that whole chunks of 256 points lack:
+            // everywhere, in the first 300 points, in all but each chunk's last point, and
+            // (the copied field) in the first chunk but for a value one bit from absent.
+            if (round % 2 == 1) {
+                double absent, nearly;
+                uint64_t nearly_bits = absent_bits ^ 1;
+                memcpy(&absent, &absent_bits, 8), memcpy(&nearly, &nearly_bits, 8);
+                q[5] = absent;
+                if (i < 300) q[6] = absent;
+                if (i % 256 != 255) q[7] = absent;
+                if (i < 256) q[3] = i == 200 && round % 4 == 1 ? nearly : absent;
+            }
         }
         routelog_field_summary summaries[2][fields];
         for (int p = 0; p < 2; p++) {
             routelog_field_spec specs[fields];
             for (int f = 0; f < fields; f++) {
                 routelog_field_spec s = {(size_t)f, f >= 3, f == 2 ? 978307200.0 : 0.0, scales[f], lows[f], highs[f],
-                                         values[p][f], f < 3 ? raw[p][f] : 0};
+                                         values[p][f], f < copied ? raw[p][f] : 0};
                 specs[f] = s;
             }
             if (p == 0) routelog_quantize_fields(points, count, stride, specs, fields, absent_bits, summaries[p]);
@@ -256,7 +269,7 @@ static void check_quantize(void) {
             mix(&d, values[0][f], count * sizeof(int64_t));
             mix_u64(&d, (uint64_t)a->min), mix_u64(&d, (uint64_t)a->max), mix_u64(&d, a->absent), mix_u64(&d, (uint64_t)a->in_range);
         }
-        for (int f = 0; f < 3; f++) {
+        for (int f = 0; f < copied; f++) {
             if (memcmp(raw[0][f], raw[1][f], count * sizeof(double)) != 0) fail("quantize: the raw copies differ", d.calls);
             for (size_t i = 0; i < count; i++) {
                 if (memcmp(&raw[0][f][i], points + i * stride + f, 8) != 0) fail("quantize: a raw copy is not the value", d.calls);
@@ -267,7 +280,7 @@ static void check_quantize(void) {
     }
     for (int p = 0; p < 2; p++) {
         for (int f = 0; f < fields; f++) free(values[p][f]);
-        for (int f = 0; f < 3; f++) free(raw[p][f]);
+        for (int f = 0; f < copied; f++) free(raw[p][f]);
     }
     free(points);
     report("quantize_fields", &d);

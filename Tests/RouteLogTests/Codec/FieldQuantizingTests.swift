@@ -110,9 +110,15 @@ import RouteLogSamples
                 points[i] = Bool.random(using: &g) ? special[Int.random(in: 0..<special.count, using: &g)]
                     : Double.random(in: -1e5...1e5, using: &g)
             }
-            // The optional field absent in runs of 1 to 12 points (whole groups of four
-            // among them, which the wide path takes without arithmetic), or everywhere.
-            if runs {
+            // The optional field absent in runs of 1 to 12 points, or everywhere (the wide
+            // path takes a chunk of 256 points none of which has it without arithmetic);
+            // and, for 600 points, whole chunks: the first absent, the second absent but
+            // for a value one bit from the absent pattern, the third present.
+            if runs && count == 600 {
+                let nearlyAbsent = Double(bitPattern: TrackPoint.absentBitPattern ^ 1)
+                for j in 0..<512 { points[j * stride + 1] = Double(bitPattern: TrackPoint.absentBitPattern) }
+                points[(256 + Int.random(in: 0..<256, using: &g)) * stride + 1] = nearlyAbsent
+            } else if runs {
                 let everywhere = count % 2 == 1
                 var i = 0, absent = true
                 while i < count {
