@@ -65,6 +65,7 @@ static void quantize_in_chunks(chunk_quantizer quantize, const double *points, s
             const char *next = (const char *)(points + to * stride);
             size_t bytes = (count - to < chunk_points ? count - to : chunk_points) * stride * sizeof(double);
             for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(next + b);
+            __builtin_prefetch(next + bytes - 1);  // the last line, when the chunk does not start on one
         }
         for (size_t k = 0; k < field_count; k++) quantize(points, from, to, stride, &specs[k], absent_bits, &summaries[k]);
     }
