@@ -75,7 +75,7 @@ fi
 wide=any
 if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo \
     && grep -qw sse4_2 /proc/cpuinfo; then
-    wide="crc32c=1 divide=1 multiplies=1 farthest=1 quantize=1 short_steps=1"
+    wide="crc32c=1 divide=1 multiplies=1 build_points=1 farthest=1 quantize=1 short_steps=1"
 fi
 compare x86_64 "$wide" "$out/kernel-digest-x86_64"
 # And under AddressSanitizer and UndefinedBehaviorSanitizer: the decoders' copies end
@@ -101,8 +101,8 @@ foreign() {  # name, the paths it must take, triple, qemu, clang flags...
     "$triple-gcc" -o "$out/kernel-digest-$name" $objects -lm
     compare "$name" "$paths" "$qemu" -cpu max -L "/usr/$triple" "$out/kernel-digest-$name"
 }
-none="crc32c=0 divide=0 multiplies=0 farthest=0 quantize=0 short_steps=0"
+none="crc32c=0 divide=0 multiplies=0 build_points=0 farthest=0 quantize=0 short_steps=0"
 foreign arm64-apple-a7 "$none" aarch64-linux-gnu qemu-aarch64 -mcpu=apple-a7
-foreign arm64-apple-m1 "crc32c=1 divide=0 multiplies=0 farthest=0 quantize=0 short_steps=0" \
+foreign arm64-apple-m1 "crc32c=1 divide=0 multiplies=0 build_points=0 farthest=0 quantize=0 short_steps=0" \
     aarch64-linux-gnu qemu-aarch64 -mcpu=apple-m1
 foreign armv7-ilp32 "$none" arm-linux-gnueabihf qemu-arm -march=armv7-a -mfpu=neon

@@ -141,6 +141,43 @@ static void check_divide(void) {
     report("divide_integers", &d);
 }
 
+static void check_build_points(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 300, fields = ROUTELOG_POINT_FIELDS };
+    const double divisors[] = {1e7, 1000, 100, 1, 3, 0.1, -1000, 1e-70, 1e70};
+    static int64_t integers[fields][n];
+    static double doubles[fields][n], out[n * fields], twin[n * fields];
+    for (int round = 0; round < 60; round++) {
+        routelog_point_source sources[fields];
+        for (int f = 0; f < fields; f++) {
+            if (f > 2 && below(3) == 0) {
+                for (int i = 0; i < n; i++) doubles[f][i] = sometimes_hostile(uniform(-1e4, 1e4), 3);
+                sources[f] = (routelog_point_source){NULL, doubles[f], 1, 0};
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                // Past 2^51 in a third of the rounds, in about one value of 64.
+                integers[f][i] = round % 3 == 2 && below(64) == 0 ? geometric(63) : geometric(51);
+            }
+            double divisor = f < 2 ? 1e7 : f == 2 ? 1000 : divisors[below(sizeof divisors / sizeof divisors[0])];
+            sources[f] = (routelog_point_source){integers[f], NULL, divisor, f == 2 ? 978307200.0 : 0};
+        }
+        size_t count = n - below(70);
+        routelog_build_points(sources, count, out);
+        routelog_build_points_portable(sources, count, twin);
+        if (memcmp(out, twin, count * fields * sizeof(double)) != 0) fail("build_points: the two paths differ", d.calls);
+        for (size_t i = 0; i < count; i++) {
+            for (int f = 0; f < fields; f++) {
+                double expected = sources[f].doubles ? doubles[f][i] : (double)integers[f][i] / sources[f].divisor - sources[f].offset;
+                if (memcmp(&out[i * fields + f], &expected, 8) != 0) fail("build_points: not the scalar steps", d.calls);
+            }
+        }
+        mix(&d, out, count * fields * sizeof(double));
+        d.calls++;
+    }
+    report("build_points", &d);
+}
+
 static void check_farthest(void) {
     digest d = {0xCBF29CE484222325ull, 0};
     enum { n = 3000 };
@@ -694,9 +731,9 @@ static void check_bytes(void) {
 }
 
 int main(void) {
-    fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d farthest=%d quantize=%d short_steps=%d\n",
+    fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
-            routelog_farthest_point_is_wide(), routelog_quantize_fields_is_wide(), routelog_short_step_lengths_is_wide());
+            routelog_build_points_is_wide(), routelog_farthest_point_is_wide(), routelog_quantize_fields_is_wide(), routelog_short_step_lengths_is_wide());
     check_crc32c();
     check_divide();
     check_farthest();
@@ -707,5 +744,6 @@ int main(void) {
     check_streams();
     check_long_runs();
     check_bytes();
+    check_build_points();  // last, so that its draws leave the other kernels' inputs as they were
     return 0;
 }

@@ -32,6 +32,31 @@ int routelog_divide_multiplies(void);
 /// The same quotients without AVX2 (for tests).
 void routelog_divide_integers_portable(const int64_t *values, size_t count, double divisor, double *out);
 
+/// The fields of a point (latitude, longitude, time, then the seven optional ones).
+#define ROUTELOG_POINT_FIELDS 10
+
+/// Where routelog_build_points takes one field of each point from: `integers[i]`
+/// divided by `divisor`, less `offset` when that is not 0 (each step the IEEE operation
+/// scalar code performs, in the rounding mode in force), when `integers` is not NULL;
+/// else `doubles[i]`, copied bit for bit.
+typedef struct {
+    const int64_t *integers;
+    const double *doubles;
+    double divisor, offset;
+} routelog_point_source;
+
+/// Writes `count` points of ROUTELOG_POINT_FIELDS doubles each at `points`, field f of
+/// point i at double 10 × i + f, from sources[0..<10]. With AVX2 and FMA3 the quotients
+/// come from multiply-adds, as routelog_divide_integers computes them, and four points
+/// are written at a time; the same doubles either way.
+void routelog_build_points(const routelog_point_source *sources, size_t count, void *points);
+
+/// 1 when routelog_build_points uses AVX2 and FMA3, 0 otherwise.
+int routelog_build_points_is_wide(void);
+
+/// The same points without AVX2 (for tests).
+void routelog_build_points_portable(const routelog_point_source *sources, size_t count, void *points);
+
 /// The index strictly between a and b (b > a + 1) of the point farthest from the
 /// segment from point a to point b, x and y on a plane: the first of the largest when
 /// several are as far, never one whose distance is NaN (a + 1 when every one is).

@@ -111,7 +111,7 @@ import Testing
             case 12, 13: lengths.append((sin(x / 30) + 1.5) * rate)
             case 0: lengths.append(.nan)
             case 1...3: lengths.append(speedsFew.randomElement(using: &g)! * rate)
-            case 4: lengths.append([0.0, -0.0, 1e300, 5e-324, .infinity, -.infinity].randomElement(using: &g)!)
+            case 4: lengths.append([0.0, -0.0, 1e300, .leastNonzeroMagnitude, .infinity, -.infinity].randomElement(using: &g)!)
             default: lengths.append(Double.random(in: 0...40, using: &g) * rate)
             }
         }

@@ -8,16 +8,51 @@ extension PointBlockV2 {
         points(try decodeColumns(block))
     }
 
-    /// Builds the points a chunk at a time, in two steps. First each column's values for
-    /// the chunk become doubles, one per point: the stored integers are divided by their
-    /// scale (the exact result version 1 gives), several quotients per instruction
-    /// (`routelog_divide_integers`), since the divider is what building points waits
-    /// on; a column with gaps is spread over its points, ``TrackPoint/absent`` in the
-    /// gaps, and a missing column is absent throughout. Then each point is written once,
-    /// whole (it is 80 bytes; a pass per optional field would write every point seven
-    /// more times), from ten doubles, with no branch and no `Optional` per field. Chunks
-    /// keep the doubles in the first-level cache and the scratch memory small.
+    /// Builds the points a chunk at a time. A column with a value at every point is read
+    /// as it is; a column with gaps is first spread over the chunk's points as doubles
+    /// (divided by its scale, ``TrackPoint/absent`` in the gaps), and a missing column
+    /// is absent throughout. Then `routelog_build_points` writes each point once, whole
+    /// (it is 80 bytes), its fields divided by their scales there (the exact quotients
+    /// version 1 gives), four points at a time where the processor can. Chunks keep the
+    /// spread doubles in the first-level cache and the scratch memory small.
     static func points(_ columns: Columns) -> [TrackPoint] {
+        let n = columns.count
+        guard n > 0 else { return [] }
+        guard Self.pointsAreTenDoubles else { return pointsOneByOne(columns) }
+        let chunk = min(n, Self.chunkPoints)
+        let scratch = ScratchMemory.take(Double.self, count: chunk * 7)
+        defer { ScratchMemory.give(scratch, count: chunk * 7) }
+        var fields = (0..<7).map { OptionalField(absent: scratch + $0 * chunk, count: chunk) }
+        for (tag, column) in columns.optional {
+            guard let slot = Self.slot[tag] else { continue }
+            fields[slot] = OptionalField(column, scale: Self.scale[slot], scratch: scratch + slot * chunk)
+        }
+        let required = [(columns.latitudes, FormatConstants.degreeScale, 0.0),
+                        (columns.longitudes, FormatConstants.degreeScale, 0.0),
+                        (columns.times, FormatConstants.millisecondsPerSecond,
+                         Date.timeIntervalBetween1970AndReferenceDate)]
+        return withExtendedLifetime(columns) {
+            [TrackPoint](unsafeUninitializedCapacity: n) { buffer, initialized in
+                var sources = [routelog_point_source](repeating: routelog_point_source(), count: 10)
+                var start = 0
+                while start < n {
+                    let length = min(chunk, n - start)
+                    for (f, (column, scale, offset)) in required.enumerated() {
+                        sources[f] = routelog_point_source(integers: column.base + start, doubles: nil,
+                                                           divisor: scale, offset: offset)
+                    }
+                    for f in fields.indices { sources[3 + f] = fields[f].source(from: start, length) }
+                    routelog_build_points(sources, length, UnsafeMutableRawPointer(buffer.baseAddress! + start))
+                    start += length
+                }
+                initialized = n
+            }
+        }
+    }
+
+    /// The points built field by field in Swift, for a `TrackPoint` that is not ten
+    /// doubles in declaration order (``TrackPointLayout``): the same points.
+    static func pointsOneByOne(_ columns: Columns) -> [TrackPoint] {
         let n = columns.count
         guard n > 0 else { return [] }
         let chunk = min(n, Self.chunkPoints)
@@ -54,6 +89,15 @@ extension PointBlockV2 {
             }
         }
     }
+
+    /// Whether a `TrackPoint` is ten doubles, latitude, longitude, the timestamp's
+    /// seconds since the reference date, then the optional fields in order: the layout
+    /// `routelog_build_points` writes.
+    static let pointsAreTenDoubles: Bool = {
+        guard let layout = TrackPointLayout.current else { return false }
+        return layout.stride == Int(ROUTELOG_POINT_FIELDS) && layout.latitude == 0 && layout.longitude == 1
+            && layout.time == 2 && layout.optional == Array(3..<10)
+    }()
 
     /// Points built per chunk: 10 columns of 256 doubles fill 20 KiB.
     private static let chunkPoints = 256
@@ -92,6 +136,17 @@ private struct OptionalField {
         presence = column.presence
         self.scale = scale
         self.scratch = scratch
+    }
+
+    /// Where `routelog_build_points` takes the field from for points
+    /// start..<start+length (start a multiple of 8): the column itself when every point
+    /// has a value, else the scratch, filled.
+    mutating func source(from start: Int, _ length: Int) -> routelog_point_source {
+        if let source, presence == nil {
+            return routelog_point_source(integers: source + start, doubles: nil, divisor: scale, offset: 0)
+        }
+        fill(from: start, length)
+        return routelog_point_source(integers: nil, doubles: scratch, divisor: 1, offset: 0)
     }
 
     /// The doubles of points start..<start+length (start a multiple of 8).
