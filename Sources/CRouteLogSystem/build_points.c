@@ -34,8 +34,9 @@ static void build_portable(const routelog_point_source *sources, size_t count, d
 #include <immintrin.h>
 
 // The quotients without the divider, as divide.c's divide_fma computes them (see there
-// for why they are the correctly rounded ones): only for divisors of magnitude 2^-60 to
-// 2^60 and rounding to nearest.
+// for why they are the correctly rounded ones: two steps of refinement, the second for
+// the proof, since no input tried so far needs it): only for divisors of magnitude
+// 2^-60 to 2^60 and rounding to nearest.
 static int multiplies_serve(const routelog_point_source *sources) {
     if ((_mm_getcsr() & 0x6000) != 0) return 0;
     for (int f = 0; f < FIELDS; f++) {

@@ -48,7 +48,8 @@ typedef struct {
 /// Writes `count` points of ROUTELOG_POINT_FIELDS doubles each at `points`, field f of
 /// point i at double 10 × i + f, from sources[0..<10]. With AVX2 and FMA3 the quotients
 /// come from multiply-adds, as routelog_divide_integers computes them, and four points
-/// are written at a time; the same doubles either way.
+/// are written at a time; the same doubles either way. No source may overlap the points
+/// (unlike routelog_divide_integers, which may write over its integers).
 void routelog_build_points(const routelog_point_source *sources, size_t count, void *points);
 
 /// 1 when routelog_build_points uses AVX2 and FMA3, 0 otherwise.

@@ -180,6 +180,37 @@ import RouteLogSamples
         }
     }
 
+    /// A zero offset is no offset: "less `offset` when that is not 0", so -0.0 and +0.0
+    /// leave the quotient's sign as it is (0 / -1000 is -0.0, and -0.0 - -0.0 would be
+    /// +0.0).
+    @Test func aZeroOffsetOfEitherSignLeavesTheQuotient() {
+        for offset in [0.0, -0.0] {
+            var fields = (0..<Self.fields).map { _ in Field(integers: nil, doubles: [Double](repeating: 1, count: 70), divisor: 1, offset: 0) }
+            fields[0] = Field(integers: [Int64](repeating: 0, count: 70), doubles: [], divisor: -1000, offset: offset)
+            fields[2] = Field(integers: [Int64](repeating: 0, count: 70), doubles: [], divisor: 1000, offset: offset)
+            for portable in [false, true] {
+                let points = Self.built(fields, n: 70, portable: portable).points
+                #expect((0..<70).allSatisfy {
+                    points[$0 * Self.fields].bitPattern == (-0.0).bitPattern && points[$0 * Self.fields + 2].bitPattern == 0
+                })
+            }
+        }
+    }
+
+    /// The multiply-adds serve divisors of magnitude 2^-60 to 2^60; beyond (1e-300, 2^61)
+    /// the divider's quotients, which the multiply-adds would not give.
+    @Test func divisorsAtAndPastTheServedRange() {
+        let integers: [Int64] = (0..<130).map { ((1 << 51) - 1) - Int64($0) * 7_777 } + [(1 << 51) - 1, -(1 << 51)]
+        for divisor in [0x1p-60, -0x1p-60, 0x1p60, 1e-300, -1e-300, 0x1p61, 0x1p-61, 3e-19, 1e19] {
+            var fields = (0..<Self.fields).map { _ in Field(integers: nil, doubles: [Double](repeating: 2, count: integers.count), divisor: 1, offset: 0) }
+            for f in [0, 4, 9] { fields[f] = Field(integers: integers, doubles: [], divisor: divisor, offset: 0) }
+            for portable in [false, true] {
+                #expect(Self.mismatches(Self.built(fields, n: integers.count, portable: portable).points, fields, n: integers.count) == 0,
+                        "divisor \(divisor)")
+            }
+        }
+    }
+
     /// An app that sets another rounding mode gets what the divider gives in that mode.
     #if canImport(Glibc)
     @Test func anotherRoundingModeGetsTheDividersQuotients() {
@@ -203,6 +234,37 @@ import RouteLogSamples
                 wide[$0].bitPattern != scalar[$0].bitPattern || portable[$0].bitPattern != scalar[$0].bitPattern
             }.count
             #expect(differ == 0, "mode \(mode): \(differ) values differ")
+        }
+    }
+
+    /// A load in another rounding mode: the kernel's points are the Swift loop's.
+    @Test func aLoadInAnotherRoundingModeBuildsTheSwiftLoopsPoints() throws {
+        #if arch(x86_64)
+        let modes: [Int32] = [0x400, 0xC00, 0x800]
+        #else
+        let modes: [Int32] = [0x80_0000, 0xC0_0000, 0x40_0000]
+        #endif
+        var g = SeededGenerator(state: 17)
+        let n = 777
+        let lat = (0..<n).map { _ in Int64.random(in: -900_000_000...900_000_000, using: &g) }
+        let lon = (0..<n).map { _ in Int64.random(in: -1_800_000_000...1_800_000_000, using: &g) }
+        let time = (0..<n).map { _ in Int64.random(in: 0...FormatConstants.latestTimestampMs, using: &g) }
+        let optional: [(FormatConstants.ColumnTag, [Int64], [Bool]?)] = [
+            (.altitude, (0..<n).map { _ in Int64.random(in: -50_000...900_000, using: &g) }, nil),
+            (.speed, (0..<(n / 2)).map { _ in Int64.random(in: 0...5_000, using: &g) }, (0..<n).map { $0 % 2 == 0 && $0 < n - 1 })]
+        let bytes = PointBuildingAttackTests.block(n: n, lat: lat, lon: lon, time: time, optional: optional)
+        let columns = try PointBlockV2.decodeColumns(bytes[...])
+        for mode in modes {
+            let previous = fegetround()
+            fesetround(mode)
+            let kernel = PointBlockV2.points(columns), swift = PointBlockV2.pointsOneByOne(columns)
+            fesetround(previous)
+            let differ = zip(kernel, swift).filter { a, b in
+                a.latitude.bitPattern != b.latitude.bitPattern || a.longitude.bitPattern != b.longitude.bitPattern
+                    || a.timestamp.timeIntervalSinceReferenceDate.bitPattern != b.timestamp.timeIntervalSinceReferenceDate.bitPattern
+                    || a.rawAltitude.bitPattern != b.rawAltitude.bitPattern || a.rawSpeed.bitPattern != b.rawSpeed.bitPattern
+            }.count
+            #expect(kernel.count == n && differ == 0, "mode \(mode): \(differ) points differ")
         }
     }
     #endif
