@@ -18,6 +18,11 @@ struct Manifest: Equatable, Sendable {
 
     /// The largest manifest a reader accepts (and a writer writes).
     static let maximumSize = 1 << 20
+    /// The largest generation and next file number a reader accepts (format-spec.md,
+    /// "Manifest"): far past any a writer reaches, one a rewrite or a new file at a time,
+    /// and far below where adding one would overflow.
+    static let maxGeneration: UInt64 = 1 << 62
+    static let maxNextFileNumber: UInt32 = 1 << 31
 
     func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: 32 + 4 * segments.count)
@@ -79,6 +84,14 @@ struct Manifest: Equatable, Sendable {
             else { throw r.fail("file numbers repeat or exceed the next file number") }
             guard m.nextRouteID <= FormatConstants.maxRouteID else {
                 throw ByteReader.Malformed(reason: "next route id \(m.nextRouteID) is beyond any a writer assigns", offset: routeIDAt)
+            }
+            // A writer adds one to each at every rewrite and file: values no writer
+            // reaches, which left the next addition nowhere to go.
+            guard generation <= Self.maxGeneration else {
+                throw ByteReader.Malformed(reason: "generation \(generation) is beyond any a writer reaches", offset: 0)
+            }
+            guard nextFileNumber <= Self.maxNextFileNumber else {
+                throw ByteReader.Malformed(reason: "next file number \(nextFileNumber) is beyond any a writer reaches", offset: 8)
             }
             return m
         } catch let error as ByteReader.Malformed {

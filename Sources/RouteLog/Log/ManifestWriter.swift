@@ -48,6 +48,12 @@ struct ManifestWriter: Sendable {
         if let uncertain { throw uncertain }
         var next = current
         change(&next)
+        // Never a manifest a reader refuses: only a forged one starts near these limits.
+        guard next.generation < Manifest.maxGeneration, nextNumber <= Manifest.maxNextFileNumber else {
+            throw RouteLogError.corrupted("the store's MANIFEST has used up its generations or file numbers "
+                                          + "(generation \(next.generation), next file number \(nextNumber)), "
+                                          + "which no writer reaches; restore the store from a backup", path: path)
+        }
         next.generation += 1
         next.nextFileNumber = max(next.nextFileNumber, nextNumber)
         next.nextRouteID = max(next.nextRouteID, nextRouteID)

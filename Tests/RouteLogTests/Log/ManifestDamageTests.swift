@@ -71,7 +71,10 @@ import Testing
     /// A field that makes no sense is reported at its own first byte: the next route id
     /// at payload bytes 12..<20, the segment count at 24..<28 (a payload escaping left
     /// as it was).
-    @Test(arguments: [(12, 8, UInt8(0xFF)), (24, 4, UInt8(0xFF)), (24, 4, UInt8(0))])
+    /// The generation (payload bytes 0..<8) and the next file number (8..<12) past any a
+    /// writer reaches are damage too: at their largest, the next rewrite's addition had
+    /// nowhere to go, and stopped the process.
+    @Test(arguments: [(12, 8, UInt8(0xFF)), (24, 4, UInt8(0xFF)), (24, 4, UInt8(0)), (0, 8, UInt8(0xFF)), (8, 4, UInt8(0xFF))])
     func aFieldThatMakesNoSenseIsReportedAtItsOwnFirstByte(field: Int, size: Int, fill: UInt8) throws {
         let dir = TemporaryDirectory()
         let (url, original) = try Self.makeStore(dir)
@@ -84,6 +87,39 @@ import Testing
         let error = try #require(Self.openError(url))
         #expect(error.code == .corrupted && error.path == manifest.path)
         #expect(error.offset == Self.payloadStart + Int64(field), "\(error.message)")
+    }
+
+    /// A manifest at the limits a reader accepts opens, but a writer never writes one
+    /// past them: the rewrite that would is refused (the store stays as it was and still
+    /// opens), where the addition stopped the process.
+    @Test(arguments: [(0, UInt64(Manifest.maxGeneration)), (8, UInt64(Manifest.maxNextFileNumber))])
+    func aWriterAtTheLimitsRefusesTheNextRewrite(field: Int, value: UInt64) throws {
+        let dir = TemporaryDirectory()
+        let (url, original) = try Self.makeStore(dir)
+        let manifest = url.appendingPathComponent(FormatConstants.manifestName)
+        var payload = try #require(RecordFrame.unescaped(original[Int(Self.payloadStart)...], version: FormatConstants.version))
+        let size = field == 0 ? 8 : 4
+        for i in 0..<size { payload[payload.startIndex + field + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i))) }
+        try Data(FileHeader(kind: .manifest, fileNumber: 0).encoded() + RecordFrame.encode(type: .manifestState, payload: Array(payload)))
+            .write(to: manifest)
+        let store = try RouteStore(at: url, options: .init(segmentSizeLimit: 4096, compaction: .manual))
+        var routes = RandomRoutes(seed: 82)
+        var refused: RouteLogError?
+        do {
+            // A settings change rewrites the manifest; saves past 4 KiB roll to a new
+            // segment, which takes a file number.
+            try store.updateSettings { $0.privacyZones = [] }
+            for _ in 0..<4 { try store.save(routes.next()) }
+        } catch let error as RouteLogError {
+            refused = error
+        }
+        try? store.close()
+        let error = try #require(refused)
+        #expect(error.code == .corrupted && error.path == manifest.path, "\(error)")
+        #expect(error.message.contains("no writer reaches"), "\(error.message)")
+        let reopened = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(try reopened.summaries().count >= 1)
+        try reopened.close()
     }
 
     @Test func aTruncatedOrOversizedManifestIsReportedWithPathAndOffset() throws {
