@@ -104,8 +104,8 @@ struct RouteSVG {
         }
         if profile.hasAltitude {
             let gain = profile.elevationGain
-            tiles.append(units == .kilometres ? (String(Int(gain.rounded())), "m", "Climb")
-                                              : (String(Int((gain / 0.3048).rounded())), "ft", "Climb"))
+            tiles.append(units == .kilometres ? (Formatting.whole(gain), "m", "Climb")
+                                              : (Formatting.whole(gain / 0.3048), "ft", "Climb"))
         }
         if let calories { tiles.append((Formatting.calories(calories), "kcal", "Calories")) }
         return tiles
@@ -137,7 +137,7 @@ struct RouteSVG {
             let values = profile.altitudes(bins: bins).map { $0.map { feet ? $0 / 0.3048 : $0 } }
             let known = values.compactMap { $0 }
             let u = feet ? "ft" : "m"
-            let caption = "lowest \(Int(known.min()!.rounded())) \(u) · highest \(Int(known.max()!.rounded())) \(u)"
+            let caption = "lowest \(Formatting.whole(known.min()!)) \(u) · highest \(Formatting.whole(known.max()!)) \(u)"
             charts.append(ProfileChart(title: "Elevation", caption: caption, values: values, length: length, unit: units.symbol,
                                        valueUnit: u, colour: "#2da44e", filled: true, ceiling: nil,
                                        minimumRange: feet ? 60 : 20, startsAtZero: false))

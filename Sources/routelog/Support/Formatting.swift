@@ -25,8 +25,20 @@ enum Formatting {
         String(format: "%.2f", metres / unit.metres) + " " + unit.symbol
     }
 
+    /// `248`, `-3`: a value rounded to a whole number, however large. A store's figures
+    /// are checked as they are read, but not all against what a writer could have made (a
+    /// forged route's calories or climb can be 1e300), and `Int(_:)` of those would stop
+    /// the command.
+    static func whole(_ value: Double) -> String {
+        let rounded = value.rounded()
+        if let exact = Int(exactly: rounded) { return String(exact) }
+        return rounded.isFinite ? String(format: "%.0f", rounded) : String(describing: rounded)
+    }
+
     /// `1:02:03`, or `2:03` under an hour.
     static func duration(_ seconds: TimeInterval) -> String {
+        // Past a million hours (or not a number) said as a count of seconds, not split.
+        guard seconds.isFinite, seconds < 3.6e9 else { return whole(seconds) + " s" }
         let total = Int(max(0, seconds).rounded())
         let h = total / 3600, m = total / 60 % 60, s = total % 60
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
@@ -54,7 +66,7 @@ enum Formatting {
     }
 
     /// `248`
-    static func calories(_ kcal: Double) -> String { String(Int(kcal.rounded())) }
+    static func calories(_ kcal: Double) -> String { whole(kcal) }
 
     /// `18.2 MiB`, `512 B`
     static func bytes(_ count: Int64) -> String {
