@@ -81,6 +81,16 @@ enum RecordFrame {
     /// The size a payload takes in a frame once escaped.
     static func storedSize(of payload: [UInt8]) -> Int { PayloadEscaping.escapedCount(payload) }
 
+    /// Whether a payload of `size` bytes fits the format's 64 MiB once escaped, as
+    /// ``encode(type:payload:flags:)`` requires. Escaping adds at most a byte for every
+    /// three (one after each `AB 52 4C`), so a payload of 48 MiB or less always fits,
+    /// and only a larger one is made (`payload`) and counted.
+    static func fitsOnceEscaped(size: Int, payload: () -> [UInt8]) -> Bool {
+        guard size <= FormatConstants.maxPayloadLength else { return false }
+        guard size > FormatConstants.maxPayloadLength / 4 * 3 else { return true }
+        return storedSize(of: payload()) <= FormatConstants.maxPayloadLength
+    }
+
     /// The same frame with its flags cleared (a record copied on its own, out of its
     /// batch), re-checksummed.
     static func standalone(_ frame: [UInt8]) -> [UInt8] {

@@ -203,10 +203,11 @@ struct CompactionCopy {
                 let record = RouteRecord(id: id, shape: finish.shape, metadata: metadata, splits: finish.layout.splits,
                                          segmentStarts: finish.layout.segmentStarts,
                                          pointBlock: RouteCodec.encodePoints(points)[...])
-                guard record.payloadSize <= FormatConstants.maxPayloadLength else {
-                    throw RouteLogError.invalid("route \(id) would encode to \(record.payloadSize) bytes as one record, past the 64 MiB limit")
+                let payload = record.payload()
+                guard RecordFrame.fitsOnceEscaped(size: payload.count, payload: { payload }) else {
+                    throw RouteLogError.invalid("route \(id) would encode to \(RecordFrame.storedSize(of: payload)) bytes as one record, past the 64 MiB limit")
                 }
-                merged[id] = try output.append(RecordFrame.encode(type: .routePut, payload: record.payload()))
+                merged[id] = try output.append(RecordFrame.encode(type: .routePut, payload: payload))
             }
         }
     }

@@ -21,8 +21,8 @@ struct EncodedRoute: Sendable {
             record = RouteRecord(id: RouteID(0), shape: RouteEncoder.shape(columns),
                                  metadata: metadata, splits: route.splits,
                                  segmentStarts: route.segmentStarts, pointBlock: RouteCodec.encodePoints(columns)[...])
-            let size = record.payloadSize
-            guard size <= FormatConstants.maxPayloadLength else {
+            let size = record.payloadSize, encoded = record
+            guard RecordFrame.fitsOnceEscaped(size: size, payload: { encoded.payload() }) else {
                 throw RouteLogError.invalid("the route encodes to \(size) bytes; one route may take at most 64 MiB")
             }
         } catch let error as RouteLogError where batchCount > 1 {

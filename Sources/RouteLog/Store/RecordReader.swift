@@ -116,8 +116,14 @@ struct RecordReader {
 
     /// The frame of a record at `location`, as stored (for a copy).
     func frame(at location: RecordLocation, type: FormatConstants.RecordType, what: String) throws -> [UInt8] {
-        let payload = try segments.read(at: location, type: type, what: what)
-        return RecordFrame.encode(type: type, payload: Array(payload))
+        let payload = Array(try segments.read(at: location, type: type, what: what))
+        // A version 1 file stores payloads unescaped: one of nearly 64 MiB may not fit
+        // once escaped for a version 2 file.
+        guard RecordFrame.fitsOnceEscaped(size: payload.count, payload: { payload }) else {
+            throw RouteLogError.invalid("\(what)'s record takes \(RecordFrame.storedSize(of: payload)) bytes once escaped, "
+                                        + "past the 64 MiB a record may take; it cannot be copied into a new segment")
+        }
+        return RecordFrame.encode(type: type, payload: payload)
     }
 
     /// Whether `location` is in a sealed segment this reader could not open.

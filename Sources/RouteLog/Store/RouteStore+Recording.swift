@@ -110,8 +110,8 @@ extension RouteStore {
             })
         }
         guard !records.isEmpty else { return }
-        for record in records where record.payload.count > FormatConstants.maxPayloadLength {
-            throw RouteLogError.invalid("a chunk of recording \(id) encodes to \(record.payload.count) bytes; one record may take at most 64 MiB")
+        for record in records where !RecordFrame.fitsOnceEscaped(size: record.payload.count, payload: { record.payload }) {
+            throw RouteLogError.invalid("a chunk of recording \(id) encodes to \(RecordFrame.storedSize(of: record.payload)) bytes; one record may take at most 64 MiB")
         }
         try commit { view in
             let recording = try self.unfinished(id, &view)
