@@ -1,3 +1,4 @@
+import CRouteLogSystem
 /// The 16-byte frame around every record (format-spec.md, "Record frame").
 enum RecordFrame {
     /// Frame flag: more records of the same all-or-nothing batch follow this one.
@@ -8,18 +9,22 @@ enum RecordFrame {
     static func encode(type: FormatConstants.RecordType, payload: [UInt8], flags: UInt8 = 0) -> [UInt8] {
         let payload = PayloadEscaping.escape(payload)
         precondition(payload.count <= FormatConstants.maxPayloadLength, "a payload must fit the format's 64 MiB once escaped")
-        var w = ByteWriter(capacity: FormatConstants.recordHeaderSize + payload.count)
-        w.append(contentsOf: FormatConstants.recordSync)
-        w.u32(0)  // checksum, filled below
-        w.u32(UInt32(payload.count))
-        w.u8(type.rawValue)
-        w.u8(flags)
-        w.u16(0)
-        w.append(contentsOf: payload)
-        var bytes = w.bytes
-        let crc = Checksum.masked(bytes, 8..<bytes.count)
-        for i in 0..<4 { bytes[4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
-        return bytes
+        // Written once, in place: the header, the payload, then the checksum over both
+        // (through a ByteWriter, setting the checksum copied the whole frame again).
+        let size = FormatConstants.recordHeaderSize + payload.count
+        return [UInt8](unsafeUninitializedCapacity: size) { frame, initialized in
+            let base = frame.baseAddress!
+            var header: [UInt8] = FormatConstants.recordSync + [0, 0, 0, 0]
+            withUnsafeBytes(of: UInt32(payload.count).littleEndian) { header.append(contentsOf: $0) }
+            header += [type.rawValue, flags, 0, 0]
+            base.initialize(from: header, count: FormatConstants.recordHeaderSize)
+            payload.withUnsafeBufferPointer { p in
+                if let start = p.baseAddress { (base + FormatConstants.recordHeaderSize).initialize(from: start, count: p.count) }
+            }
+            let crc = Checksum.mask(routelog_crc32c_extend(0, base + 8, size - 8))
+            for i in 0..<4 { base[4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
+            initialized = size
+        }
     }
 
     /// Frames the records of one all-or-nothing batch: every frame but the last says
