@@ -51,6 +51,7 @@ public enum GPXImporter {
         // points are made, so the file's points are never held twice over.
         var paths = contents.paths
         contents.paths = []
+        var splitsInFile = 0
         for index in paths.indices {
             var path = GPXPath(isPlannedRoute: false)
             swap(&path, &paths[index])
@@ -68,6 +69,13 @@ public enum GPXImporter {
                                         + "which makes more than \(ImportLimits.grouped(options.limits.splitsPerRoute)) "
                                         + "kilometre and mile splits (ImportLimits.splitsPerRoute); nothing from this "
                                         + "file was imported", path: source)
+            }
+            guard options.limits.admitSplits(Int(ImportLimits.splitCount(metres: metres)), into: &splitsInFile) else {
+                throw RouteLogError(.invalidArgument,
+                                    "GPX refused: with route \(routes.count + 1) of the file (path \(path.placeInFile)), "
+                                        + "its routes make more than \(ImportLimits.grouped(options.limits.splitsPerFile)) "
+                                        + "kilometre and mile splits together (ImportLimits.splitsPerFile); nothing from "
+                                        + "this file was imported", path: source)
             }
             var withSplits = route
             withSplits.splits = RouteMetrics.splits(of: route.points, segmentStarts: route.segmentStarts)

@@ -35,6 +35,11 @@ public struct ImportLimits: Sendable, Equatable {
     /// travelled, so this also bounds a route's length: 200,000 splits is about
     /// 123,000 km). Default: 200,000.
     public var splitsPerRoute: Int = 200_000
+    /// Kilometre and mile splits of all the routes of one file together. Default:
+    /// 1,000,000 (about 40 MB of splits): without it, a file of 10,000 short tracks that
+    /// each zigzag across the globe (a few points apiece, so within the point limits)
+    /// asked for two billion splits.
+    public var splitsPerFile: Int = 1_000_000
 
     /// Different element, attribute and namespace names in one XML file (GPX, TCX).
     /// Default: 10,000, where those formats use a few dozen (see ``XMLNameBudget``).
@@ -42,6 +47,15 @@ public struct ImportLimits: Sendable, Equatable {
 
     /// The default limits.
     public init() {}
+
+    /// The splits of a route that the file's split budget still has room for: `count`
+    /// added to `used`, or false (nothing added) when the file would pass
+    /// ``splitsPerFile``.
+    func admitSplits(_ count: Int, into used: inout Int) -> Bool {
+        guard count >= 0, used <= splitsPerFile, count <= splitsPerFile - used else { return false }
+        used += count
+        return true
+    }
 
     /// The number of kilometre and mile splits a route of `metres` gets.
     static func splitCount(metres: Double) -> Double {

@@ -127,12 +127,13 @@ public enum LegacyArchiveMigrator {
             }
         }
         var routes: [Route] = []
+        var splitsInFile = 0
         for index in 0..<count {
             guard let object = try routeObject(index) else {
                 report.skippedRoutes.append("route \(index + 1): not an archived object")
                 continue
             }
-            switch try reader.route(object, number: index + 1, report: &report) {
+            switch try reader.route(object, number: index + 1, report: &report, splitsInFile: &splitsInFile) {
             case .success(let route): routes.append(route)
             case .failure(let reason): report.skippedRoutes.append("route \(index + 1): \(reason.text)")
             }

@@ -26,7 +26,7 @@ struct LegacyRouteReader {
     /// against the point limits before; splits are checked here.)
     /// - Throws: `.invalidArgument` for a limit passed or a damaged property list.
     func route(_ object: KeyedArchive.ArchivedObject, number: Int,
-               report: inout LegacyMigrationReport) throws -> Result<Route, Skip> {
+               report: inout LegacyMigrationReport, splitsInFile: inout Int) throws -> Result<Route, Skip> {
         guard let locations = try archive.array(object["routeCoordinates"]) else {
             return .failure(Skip(text: "no routeCoordinates array"))
         }
@@ -56,6 +56,7 @@ struct LegacyRouteReader {
                 throw refusal("archived route \(number) has more than \(ImportLimits.grouped(limits.splitsPerRoute)) "
                                   + "kilometre and mile splits (ImportLimits.splitsPerRoute)")
             }
+            guard limits.admitSplits(count, into: &splitsInFile) else { throw splitsPerFileRefusal(number) }
             archived[unit] = try splits(unit, count: count, coordinates, times, points, &index)
         }
         var splits: [Split] = []
@@ -73,6 +74,9 @@ struct LegacyRouteReader {
                                       + "\(ImportLimits.grouped(limits.splitsPerRoute)) kilometre and mile splits "
                                       + "(ImportLimits.splitsPerRoute)")
                 }
+                guard limits.admitSplits(Int(ImportLimits.splitCount(metres: metres)), into: &splitsInFile) else {
+                    throw splitsPerFileRefusal(number)
+                }
                 computed = RouteMetrics.splits(of: points)
             }
             let own = computed!.filter { $0.unit == unit }
@@ -80,6 +84,11 @@ struct LegacyRouteReader {
             report.splitsComputed += own.count
         }
         return .success(Route(points: points, splits: splits, metadata: metadata))
+    }
+
+    private func splitsPerFileRefusal(_ number: Int) -> RouteLogError {
+        refusal("with archived route \(number), the routes make more than \(ImportLimits.grouped(limits.splitsPerFile)) "
+                    + "kilometre and mile splits together (ImportLimits.splitsPerFile)")
     }
 
     func refusal(_ what: String) -> RouteLogError {

@@ -70,9 +70,13 @@ final class TCXReader: NSObject, XMLParserDelegate {
     var textBytes = 0
     var textElement = ""
 
+    /// The names the file uses, against ``ImportLimits/xmlNames``.
+    private var names: XMLNameBudget
+
     private init(source: String, options: RouteImportOptions) {
         self.source = source
         self.options = options
+        names = XMLNameBudget(limit: options.limits.xmlNames)
     }
 
     static func read(contentsOf url: URL, options: RouteImportOptions) throws -> TCXContents {
@@ -147,7 +151,12 @@ final class TCXReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI uri: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {
         depth += 1
-        guard error == nil, skipUntilDepth == nil else { return }
+        guard error == nil else { return }
+        // Every start tag, skipped ones too: the names are what costs libxml2 the time.
+        guard names.admit(qualifiedName, name, uri: uri, attributes: attributes) else {
+            return stop(names.refusal, refused: true)
+        }
+        guard skipUntilDepth == nil else { return }
         // Mixed content: the text around the element would be read as one value made of
         // the pieces ("1<x>2</x>0" as 10, or 120).
         if text != nil { return stop("<\((qualifiedName ?? name).prefix(80))> is inside <\(textElement)>, whose value is text") }

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import RouteLog
+import RouteLogSamples
+
+/// What a whole imported file may ask for, not only each route of it: the splits of all
+/// its routes together (``ImportLimits/splitsPerFile``), and in TCX as in GPX the number
+/// of different XML names (``ImportLimits/xmlNames``). Without them a GPX file of 81 KB
+/// (400 tracks of 7 points, each zigzagging across the globe) asked for 1.9 GB of splits,
+/// an old app's archive of 101 KB the same, and a TCX file of 16 MB of different element
+/// names took half a minute in libxml2.
+@Suite struct ImportFileBudgetTests {
+    static let gpxOpen = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"x\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
+
+    /// `tracks` tracks of 7 untimed points alternating between longitude 0 and 180: about
+    /// 120,000 km, 194,000 kilometre and mile splits, each.
+    static func zigzags(_ tracks: Int) -> Data {
+        let hop = (0..<7).map { "<trkpt lat=\"0\" lon=\"\($0 % 2 == 0 ? 0 : 180)\"/>" }.joined()
+        return Data((gpxOpen + String(repeating: "<trk><trkseg>" + hop + "</trkseg></trk>", count: tracks) + "</gpx>").utf8)
+    }
+
+    @Test func aGPXFileWhoseRoutesPassTheFilesSplitsIsRefused() throws {
+        // Five such tracks fit a million splits; the sixth does not.
+        let five = try RouteImporter.read(data: Self.zigzags(5), source: "five.gpx")
+        let splits = five.routes.reduce(0) { $0 + $1.splits.count }
+        #expect(five.routes.count == 5 && splits > 900_000 && splits <= 1_000_000, "\(splits) splits")
+        do {
+            _ = try RouteImporter.read(data: Self.zigzags(400), source: "many.gpx")
+            Issue.record("400 zigzag tracks were imported")
+        } catch let error as RouteLogError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("ImportLimits.splitsPerFile") && error.message.contains("route 6"), "\(error.message)")
+        }
+        // A lower budget is honoured too.
+        var options = RouteImportOptions()
+        options.limits.splitsPerFile = 200_000
+        #expect(throws: RouteLogError.self) { _ = try RouteImporter.read(data: Self.zigzags(2), source: "two.gpx", options: options) }
+    }
+
+    @Test func anArchiveWhoseRoutesPassTheFilesSplitsIsRefused() throws {
+        let dir = try InterchangeFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("splits.archive")
+        // 40 route objects, each with 200,000 archived kilometre splits.
+        try HostileInputs.archive(routes: 40, references: 1, locations: 1, splits: 200_000, to: url)
+        do {
+            _ = try LegacyArchiveMigrator.read(data: try Data(contentsOf: url), source: "splits.archive")
+            Issue.record("an archive of 40 routes of 200,000 splits each was read")
+        } catch let error as RouteLogError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("ImportLimits.splitsPerFile"), "\(error.message)")
+        }
+        // Five fit.
+        try HostileInputs.archive(routes: 5, references: 1, locations: 1, splits: 200_000, to: url)
+        let (routes, _) = try LegacyArchiveMigrator.read(data: try Data(contentsOf: url), source: "five.archive")
+        #expect(routes.reduce(0) { $0 + $1.splits.count } == 1_000_000)
+    }
+
+    @Test func aTCXFileOfTooManyDifferentNamesIsRefused() throws {
+        func tcx(names: Int) -> Data {
+            let names = (0..<names).map { "<e\($0)/>" }.joined()
+            return Data(("<?xml version=\"1.0\"?>\n<TrainingCenterDatabase xmlns=\"http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2\">"
+                + "<Folders>" + names + "</Folders><Activities><Activity Sport=\"Running\"><Lap><Track><Trackpoint>"
+                + "<Time>2020-01-01T00:00:00Z</Time><Position><LatitudeDegrees>1</LatitudeDegrees>"
+                + "<LongitudeDegrees>1</LongitudeDegrees></Position></Trackpoint></Track></Lap></Activity></Activities>"
+                + "</TrainingCenterDatabase>").utf8)
+        }
+        #expect(try RouteImporter.read(data: tcx(names: 9_000), source: "fine.tcx").routes.count == 1)
+        do {
+            _ = try RouteImporter.read(data: tcx(names: 20_000), source: "names.tcx")
+            Issue.record("a TCX file of 20,000 different element names was imported")
+        } catch let error as RouteLogError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("ImportLimits.xmlNames"), "\(error.message)")
+        }
+    }
+}
