@@ -11,9 +11,24 @@
 /// In a UTF-16 file the scan reads code units, two bytes at a time: a byte of a
 /// character past ASCII is no ASCII character, though it may look like one (the `20` of
 /// U+2078 is no blank, so `<?` U+2078 `?>` has no data).
+///
+/// It also counts the markup whose names libxml2 keeps but a reader's delegate never
+/// sees, and stops the file past a count no GPX or TCX file needs (libxml2 2.9 looks a
+/// name up in a table whose buckets stop growing, and checks each attribute of a start
+/// tag against all the others, so many of them cost time quadratic in their number,
+/// all of it spent before the delegate could refuse): processing instructions (a
+/// thousand), namespace prefix declarations (`xmlns:p`, a thousand), and attributes in
+/// one start tag (a thousand). 1,600,000 processing instructions took 39 s; one start
+/// tag of 300,000 attributes, 20 s.
 struct XMLInstructionScan {
     private enum State { case text, lessThan, target, targetQuestion, blanks, blanksQuestion, data, dataQuestion }
     private var state = State.text
+    static let markupLimit = 1_000
+    private var instructions = 0, prefixDeclarations = 0
+    /// Inside a start tag: its attributes so far, the quote of an open value, and how
+    /// much of `xmlns:` the current attribute's name has matched (nil: not at a name).
+    private var inTag = false, attributes = 0, quote: UInt8?, xmlnsMatched: Int?
+    private static let xmlns = Array("xmlns:".utf8)
     /// The byte order of a UTF-16 file; nil for a file of single bytes.
     private let utf16BigEndian: Bool?
     /// A UTF-16 code unit's first byte, until its second comes.
@@ -45,10 +60,21 @@ struct XMLInstructionScan {
         if byte == 0 { return nil }
         let blank = byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
         let question = byte == UInt8(ascii: "?"), greater = byte == UInt8(ascii: ">")
+        if inTag { return tagCharacter(byte, blank: blank) }
         switch state {
         case .text:
             if byte == UInt8(ascii: "<") { state = .lessThan }
         case .lessThan:
+            if question {
+                instructions += 1
+                if instructions > Self.markupLimit { return Self.tooMany("processing instructions", "one or two") }
+            } else if byte != UInt8(ascii: "<"), byte != UInt8(ascii: "!"), byte != UInt8(ascii: "/"), !blank {
+                // A start tag's name begins.
+                inTag = true
+                attributes = 0
+                quote = nil
+                xmlnsMatched = nil
+            }
             state = question ? .target : byte == UInt8(ascii: "<") ? .lessThan : .text
         case .target:
             state = question ? .targetQuestion : blank ? .blanks : .target
@@ -66,5 +92,43 @@ struct XMLInstructionScan {
             state = greater ? .text : question ? .dataQuestion : .data
         }
         return nil
+    }
+
+    /// A character inside a start tag: its attributes are counted (an `=` outside a
+    /// quoted value), and so are the `xmlns:` declarations at the start of a name.
+    private mutating func tagCharacter(_ byte: UInt8, blank: Bool) -> String? {
+        if let open = quote {
+            if byte == open { quote = nil }
+            return nil
+        }
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            quote = byte
+        case UInt8(ascii: ">"):
+            inTag = false
+        case UInt8(ascii: "="):
+            xmlnsMatched = nil
+            attributes += 1
+            if attributes > Self.markupLimit { return Self.tooMany("attributes in one start tag", "a few") }
+        case _ where blank:
+            xmlnsMatched = 0
+        default:
+            guard let matched = xmlnsMatched else { break }
+            guard byte == Self.xmlns[matched] else {
+                xmlnsMatched = nil
+                break
+            }
+            xmlnsMatched = matched + 1 < Self.xmlns.count ? matched + 1 : nil
+            if matched + 1 == Self.xmlns.count {
+                prefixDeclarations += 1
+                if prefixDeclarations > Self.markupLimit { return Self.tooMany("namespace prefix declarations", "a few") }
+            }
+        }
+        return nil
+    }
+
+    private static func tooMany(_ what: String, _ usual: String) -> String {
+        "more than \(ImportLimits.grouped(markupLimit)) \(what), where GPX and TCX files use \(usual) (the XML "
+            + "parser's time grows with the square of their number)"
     }
 }

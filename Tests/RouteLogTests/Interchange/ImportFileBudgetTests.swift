@@ -8,7 +8,8 @@ import RouteLogSamples
 /// of different XML names (``ImportLimits/xmlNames``). Without them a GPX file of 81 KB
 /// (400 tracks of 7 points, each zigzagging across the globe) asked for 1.9 GB of splits,
 /// an old app's archive of 101 KB the same, and a TCX file of 16 MB of different element
-/// names took half a minute in libxml2.
+/// names took half a minute in libxml2, as did processing instructions, namespace
+/// prefixes and one start tag's attributes, which no delegate sees.
 @Suite struct ImportFileBudgetTests {
     static let gpxOpen = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"x\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
 
@@ -54,6 +55,42 @@ import RouteLogSamples
         try HostileInputs.archive(routes: 5, references: 1, locations: 1, splits: 200_000, to: url)
         let (routes, _) = try LegacyArchiveMigrator.read(data: try Data(contentsOf: url), source: "five.archive")
         #expect(routes.reduce(0) { $0 + $1.splits.count } == 1_000_000)
+    }
+
+    static let onePoint = "<trk><trkseg><trkpt lat=\"1\" lon=\"1\"><time>2020-01-01T00:00:00Z</time></trkpt></trkseg></trk>"
+
+    /// A GPX file with `markup` before its one point.
+    static func gpx(_ markup: String) -> Data { Data((gpxOpen + markup + onePoint + "</gpx>").utf8) }
+
+    /// Markup whose names libxml2 keeps but the reader never sees, or one start tag of
+    /// many attributes (which libxml2 checks against each other before the reader sees
+    /// the tag): a thousand of each are read, more are refused before the parser meets
+    /// them.
+    @Test(arguments: ["instructions", "prefixes", "attributes", "tcx attributes"])
+    func markupTheParserPaysQuadraticallyForIsCounted(_ kind: String) throws {
+        func file(_ n: Int) -> Data {
+            switch kind {
+            case "instructions": return Self.gpx((0..<n).map { "<?p\($0) x?>" }.joined())
+            case "prefixes": return Self.gpx((0..<n).map { "<extensions xmlns:p\($0)=\"u\"/>" }.joined())
+            case "attributes": return Self.gpx("<extensions" + (0..<n).map { " a\($0)='>'" }.joined() + "/>")
+            default:
+                return Data(("<?xml version=\"1.0\"?>\n<TrainingCenterDatabase xmlns=\"http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2\">"
+                    + "<Folders" + (0..<n).map { " a\($0)=\"\"" }.joined() + "/><Activities><Activity Sport=\"Running\"><Lap><Track>"
+                    + "<Trackpoint><Time>2020-01-01T00:00:00Z</Time><Position><LatitudeDegrees>1</LatitudeDegrees>"
+                    + "<LongitudeDegrees>1</LongitudeDegrees></Position></Trackpoint></Track></Lap></Activity></Activities>"
+                    + "</TrainingCenterDatabase>").utf8)
+            }
+        }
+        // The XML declaration is a processing instruction too.
+        let fits = kind == "instructions" ? 999 : 1_000
+        #expect(try RouteImporter.read(data: file(fits), source: kind).routes.count == 1)
+        do {
+            _ = try RouteImporter.read(data: file(fits + 1), source: kind)
+            Issue.record("\(kind): one past the limit was read")
+        } catch let error as RouteLogError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("more than 1,000"), "\(error.message)")
+        }
     }
 
     @Test func aTCXFileOfTooManyDifferentNamesIsRefused() throws {
