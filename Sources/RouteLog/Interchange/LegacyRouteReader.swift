@@ -74,9 +74,11 @@ struct LegacyRouteReader {
                                       + "\(ImportLimits.grouped(limits.splitsPerRoute)) kilometre and mile splits "
                                       + "(ImportLimits.splitsPerRoute)")
                 }
-                guard limits.admitSplits(Int(ImportLimits.splitCount(metres: metres)), into: &splitsInFile) else {
-                    throw splitsPerFileRefusal(number)
-                }
+                // Charged for the units the archive lacks only: those are the computed
+                // splits kept (an old app's archive has its kilometres, not its miles).
+                let kept = Split.Unit.allCases.filter { archived[$0]?.isEmpty ?? true }
+                    .reduce(0.0) { $0 + (metres / $1.metres).rounded(.down) }
+                guard limits.admitSplits(Int(kept), into: &splitsInFile) else { throw splitsPerFileRefusal(number) }
                 computed = RouteMetrics.splits(of: points)
             }
             let own = computed!.filter { $0.unit == unit }

@@ -57,6 +57,20 @@ import RouteLogSamples
         #expect(routes.reduce(0) { $0 + $1.splits.count } == 1_000_000)
     }
 
+    /// An old app's archive keeps its kilometre splits and has its miles computed: the
+    /// budget is charged for the splits kept, so a file exactly at it is read.
+    @Test func anArchiveIsChargedForTheSplitsItKeeps() throws {
+        let archive = try Data(contentsOf: KeyedArchiveMigrationTests.pythonFixture)
+        let (routes, _) = try LegacyArchiveMigrator.read(data: archive, source: "legacy.archive")
+        let kept = routes.reduce(0) { $0 + $1.splits.count }
+        #expect(kept > 0)
+        var limits = ImportLimits()
+        limits.splitsPerFile = kept
+        #expect(try LegacyArchiveMigrator.read(data: archive, source: "legacy.archive", limits: limits).routes.count == routes.count)
+        limits.splitsPerFile = kept - 1
+        #expect(throws: RouteLogError.self) { _ = try LegacyArchiveMigrator.read(data: archive, source: "legacy.archive", limits: limits) }
+    }
+
     static let onePoint = "<trk><trkseg><trkpt lat=\"1\" lon=\"1\"><time>2020-01-01T00:00:00Z</time></trkpt></trkseg></trk>"
 
     /// A GPX file with `markup` before its one point.
@@ -81,8 +95,9 @@ import RouteLogSamples
                     + "</TrainingCenterDatabase>").utf8)
             }
         }
-        // The XML declaration is a processing instruction too.
-        let fits = kind == "instructions" ? 999 : 1_000
+        // The XML declaration is a processing instruction too, and the root's xmlns a
+        // namespace declaration.
+        let fits = kind == "instructions" || kind == "prefixes" ? 999 : 1_000
         #expect(try RouteImporter.read(data: file(fits), source: kind).routes.count == 1)
         do {
             _ = try RouteImporter.read(data: file(fits + 1), source: kind)
@@ -90,6 +105,38 @@ import RouteLogSamples
         } catch let error as RouteLogError {
             #expect(error.code == .invalidArgument)
             #expect(error.message.contains("more than 1,000"), "\(error.message)")
+        }
+    }
+
+    /// What looks like a start tag in a comment, a CDATA section or a DOCTYPE literal,
+    /// with a quote in it, hides nothing after it: an empty processing instruction (which
+    /// crashes the XML parser on Linux) is still stopped, and the counts still count.
+    @Test(arguments: ["<!-- <a ' -->", "<!-- <a \" -->", "<desc><![CDATA[<a ']]></desc>", "<!-- <b ' <c \" -->"])
+    func aQuoteInACommentHidesNothing(_ decoy: String) throws {
+        for (after, what) in [("<?p?>", "processing instruction without data"),
+                              ((0..<1_001).map { "<?p\($0) x?>" }.joined(), "more than 1,000"),
+                              ("<extensions" + (0..<1_001).map { " a\($0)=''" }.joined() + "/>", "more than 1,000")] {
+            do {
+                _ = try RouteImporter.read(data: Self.gpx(decoy + after), source: "decoy.gpx")
+                Issue.record("\(decoy) hid \(what)")
+            } catch let error as RouteLogError {
+                #expect(error.message.contains(what), "\(error.message)")
+            }
+        }
+    }
+
+    /// Namespace declarations count once each: one repeated on every point (as exporters
+    /// write extensions) is read, a thousand different default namespaces are refused.
+    @Test func namespaceDeclarationsCountOnceEach() throws {
+        let point = "<trkpt lat=\"1\" lon=\"1\"><extensions><x:e xmlns:x=\"urn:one\"/><e xmlns=\"urn:two\"/></extensions></trkpt>"
+        let repeated = Data((Self.gpxOpen + "<trk><trkseg>" + String(repeating: point, count: 1_500) + "</trkseg></trk></gpx>").utf8)
+        #expect(try RouteImporter.read(data: repeated, source: "repeated.gpx").routes.first?.points.count == 1_500)
+        let different = Self.gpx((0..<1_001).map { "<extensions xmlns=\"urn:x:\($0)\"/>" }.joined())
+        do {
+            _ = try RouteImporter.read(data: different, source: "different.gpx")
+            Issue.record("1,001 different default namespaces were read")
+        } catch let error as RouteLogError {
+            #expect(error.message.contains("different namespace declarations"), "\(error.message)")
         }
     }
 
