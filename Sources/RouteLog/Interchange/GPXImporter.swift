@@ -62,7 +62,8 @@ public enum GPXImporter {
             }
             let route = makeRoute(&path, fileTime: contents.fileTime, options: options, report: &report)
             let metres = RouteMetrics.distance(of: route.points, segmentStarts: route.segmentStarts)
-            guard ImportLimits.splitCount(metres: metres) <= Double(options.limits.splitsPerRoute) else {
+            let splitCount = ImportLimits.splitCount(metres: metres)
+            guard splitCount <= Double(options.limits.splitsPerRoute) else {
                 throw RouteLogError(.invalidArgument,
                                     "GPX refused: route \(routes.count + 1) of the file (path \(path.placeInFile), counting "
                                         + "tracks and routes without points) is \(Int(metres / 1000)) km long, "
@@ -70,7 +71,7 @@ public enum GPXImporter {
                                         + "kilometre and mile splits (ImportLimits.splitsPerRoute); nothing from this "
                                         + "file was imported", path: source)
             }
-            guard options.limits.admitSplits(Int(ImportLimits.splitCount(metres: metres)), into: &splitsInFile) else {
+            guard options.limits.admitSplits(Int(splitCount), into: &splitsInFile) else {
                 throw RouteLogError(.invalidArgument,
                                     "GPX refused: with route \(routes.count + 1) of the file (path \(path.placeInFile)), "
                                         + "its routes make more than \(ImportLimits.grouped(options.limits.splitsPerFile)) "

@@ -21,8 +21,9 @@
 /// thousand: a prefix and URL, told apart by a hash of them; one repeated on every
 /// point costs nothing), and attributes in one start tag (a thousand). A `<` ends what
 /// the scan took for a start tag, since no tag holds one: text in a comment, a CDATA
-/// section or a DOCTYPE literal that looks like a tag never hides what follows. 1,600,000 processing instructions took 39 s; one start
-/// tag of 300,000 attributes, 20 s.
+/// section or a DOCTYPE literal that looks like a tag never hides what follows.
+/// 1,600,000 processing instructions took 39 s; one start tag of 300,000 attributes,
+/// 20 s.
 struct XMLInstructionScan {
     private enum State { case text, lessThan, target, targetQuestion, blanks, blanksQuestion, data, dataQuestion }
     private var state = State.text

@@ -14,10 +14,14 @@ enum RecordFrame {
         let size = FormatConstants.recordHeaderSize + payload.count
         return [UInt8](unsafeUninitializedCapacity: size) { frame, initialized in
             let base = frame.baseAddress!
-            var header: [UInt8] = FormatConstants.recordSync + [0, 0, 0, 0]
-            withUnsafeBytes(of: UInt32(payload.count).littleEndian) { header.append(contentsOf: $0) }
-            header += [type.rawValue, flags, 0, 0]
-            base.initialize(from: header, count: FormatConstants.recordHeaderSize)
+            // The header byte by byte: sync, checksum (below), length, type, flags, reserved.
+            base.initialize(repeating: 0, count: FormatConstants.recordHeaderSize)
+            for i in 0..<4 {
+                base[i] = FormatConstants.recordSync[i]
+                base[8 + i] = UInt8(truncatingIfNeeded: UInt32(payload.count) >> (8 * i))
+            }
+            base[12] = type.rawValue
+            base[13] = flags
             payload.withUnsafeBufferPointer { p in
                 if let start = p.baseAddress { (base + FormatConstants.recordHeaderSize).initialize(from: start, count: p.count) }
             }
