@@ -89,10 +89,16 @@ import RouteLog
 }
 
 /// A `routelog` left running, its output read as it comes.
+///
+/// Its output goes to files, not pipes, as `CLI.run`'s does: a pipe's end is seen only
+/// when every process holding its write end has closed it, and a process that another
+/// test starts at the same moment (a holder, another command) may inherit that end and
+/// keep it open for as long as it runs. A file is whole once the follower has exited.
 final class Follower {
     let process = Process()
-    private let output: PipeText
-    private let errors: PipeText
+    private let scratch: URL
+    private let outputFile: URL
+    private let errorFile: URL
 
     init(_ arguments: [String]) throws {
         process.executableURL = CLI.executable
@@ -100,23 +106,37 @@ final class Follower {
         var environment = ProcessInfo.processInfo.environment
         environment["TZ"] = "UTC"
         process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("routelog-follower-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        outputFile = scratch.appendingPathComponent("out")
+        errorFile = scratch.appendingPathComponent("err")
+        try Data().write(to: outputFile)
+        try Data().write(to: errorFile)
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
         process.standardInput = FileHandle.nullDevice
-        output = PipeText(out)
-        errors = PipeText(err)
         try process.run()
+    }
+
+    /// What the process wrote to standard output so far.
+    var output: String { Self.text(of: outputFile) }
+    /// What the process wrote to standard error so far.
+    var errors: String { Self.text(of: errorFile) }
+
+    private static func text(of file: URL) -> String {
+        String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self)
     }
 
     /// Waits until the output so far satisfies `condition`; gives up (throwing) when the
     /// process exits first or after a minute, so that a missing line fails the test.
     func waitForOutput(_ condition: (String) -> Bool) throws {
         let deadline = Date().addingTimeInterval(60)
-        while !condition(output.text) {
+        while !condition(output) {
             guard process.isRunning, Date() < deadline else {
+                // The last lines may have come just before the process ended.
+                if condition(output) { return }
                 throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
-                    "no such output; so far: \(output.text) stderr: \(errors.text)"])
+                    "no such output; so far: \(output) stderr: \(errors)"])
             }
             usleep(5_000)
         }
@@ -133,7 +153,7 @@ final class Follower {
             throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey: "routelog did not end on signal \(signal)"])
         }
         process.waitUntilExit()
-        return try ended()
+        return (process.terminationStatus, process.terminationReason, output, errors)
     }
 
     /// Waits for the process to end by itself (killing it after a minute, which fails).
@@ -144,55 +164,17 @@ final class Follower {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
-                "routelog kept running; stdout: \(output.text) stderr: \(errors.text)"])
+                "routelog kept running; stdout: \(output) stderr: \(errors)"])
         }
         process.waitUntilExit()
-        return try ended()
-    }
-
-    /// The ended process's status and everything it wrote: waits until both pipes have
-    /// been read to their end (for a minute at most, which fails).
-    private func ended() throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
-        let deadline = DispatchTime.now() + 60
-        guard output.waitForTheEnd(until: deadline), errors.waitForTheEnd(until: deadline) else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSDebugDescriptionErrorKey:
-                "routelog's output did not reach its end; stdout: \(output.text) stderr: \(errors.text)"])
-        }
-        return (process.terminationStatus, process.terminationReason, output.text, errors.text)
+        return (process.terminationStatus, process.terminationReason, output, errors)
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
-
-/// What came through a pipe so far, read as it comes, and whether its end was read.
-final class PipeText: Sendable {
-    private let state = StateLock((text: "", ended: false))
-    private let end = DispatchSemaphore(value: 0)
-
-    init(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [state, end] handle in
-            let data = handle.availableData
-            let reachedTheEnd = state.withLock { state -> Bool in
-                guard !state.ended else { return false }
-                if data.isEmpty { state.ended = true } else { state.text += String(decoding: data, as: UTF8.self) }
-                return data.isEmpty
-            }
-            if reachedTheEnd {
-                handle.readabilityHandler = nil
-                end.signal()
-            }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
         }
-    }
-
-    var text: String { state.withLock { $0.text } }
-
-    /// Waits until the writers closed the pipe and everything they wrote was read;
-    /// false when `deadline` came first.
-    func waitForTheEnd(until deadline: DispatchTime) -> Bool {
-        guard end.wait(timeout: deadline) == .success else { return false }
-        end.signal()  // for a later wait
-        return true
+        try? FileManager.default.removeItem(at: scratch)
     }
 }
