@@ -205,8 +205,57 @@ int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_divi
                                : tokenize_any(u, k, division, tokens, counts);
 }
 
+// Bits of four zigzagged values below 2^52, 0 for 0: the exponent of each as a double,
+// as tokenize_avx2_kernel finds it; a zero's exponent field is 0, and its count (-1022)
+// is raised to 0 by a maximum over the 32-bit halves (the upper halves are then 0 too).
+__attribute__((target("avx2"), always_inline))
+static inline __m256i bit_lengths(__m256i z) {
+    const __m256i two_52 = _mm256_set1_epi64x(0x4330000000000000), offset = _mm256_set1_epi64x(1022);
+    __m256d exact = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(z, two_52)), _mm256_castsi256_pd(two_52));
+    __m256i length = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(exact), 52), offset);
+    return _mm256_max_epi32(length, _mm256_setzero_si256());
+}
+
+// order_costs four values at a time; a group with a zigzagged residual at 2^52 or more
+// goes the scalar way (the same sums).
+__attribute__((target("avx2,lzcnt,bmi,bmi2")))
+static void order_costs_avx2(const int64_t *v, size_t from, size_t to, const int64_t *biases, int64_t *costs) {
+    const __m256i zero = _mm256_setzero_si256(), b0 = _mm256_set1_epi64x(biases[0]),
+                  b1 = _mm256_set1_epi64x(biases[1]), b2 = _mm256_set1_epi64x(biases[2]);
+    __m256i c0 = zero, c1 = zero, c2 = zero;
+    size_t j = from;
+    for (; j + 4 <= to; j += 4) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(v + j)), x1 = _mm256_loadu_si256((const __m256i *)(v + j - 1)),
+                x2 = _mm256_loadu_si256((const __m256i *)(v + j - 2));
+        __m256i d1 = _mm256_sub_epi64(x, x1), d2 = _mm256_sub_epi64(d1, _mm256_sub_epi64(x1, x2));
+        __m256i r0 = _mm256_sub_epi64(x, b0), r1 = _mm256_sub_epi64(d1, b1), r2 = _mm256_sub_epi64(d2, b2);
+        __m256i z0 = _mm256_xor_si256(_mm256_slli_epi64(r0, 1), _mm256_cmpgt_epi64(zero, r0));
+        __m256i z1 = _mm256_xor_si256(_mm256_slli_epi64(r1, 1), _mm256_cmpgt_epi64(zero, r1));
+        __m256i z2 = _mm256_xor_si256(_mm256_slli_epi64(r2, 1), _mm256_cmpgt_epi64(zero, r2));
+        __m256i high = _mm256_srli_epi64(_mm256_or_si256(z0, _mm256_or_si256(z1, z2)), 52);
+        if (__builtin_expect(!_mm256_testz_si256(high, high), 0)) {
+            int64_t group[3] = {0, 0, 0};
+            order_costs(v, j, j + 4, biases, group);
+            c0 = _mm256_add_epi64(c0, _mm256_set_epi64x(0, 0, 0, group[0]));
+            c1 = _mm256_add_epi64(c1, _mm256_set_epi64x(0, 0, 0, group[1]));
+            c2 = _mm256_add_epi64(c2, _mm256_set_epi64x(0, 0, 0, group[2]));
+            continue;
+        }
+        c0 = _mm256_add_epi64(c0, bit_lengths(z0));
+        c1 = _mm256_add_epi64(c1, bit_lengths(z1));
+        c2 = _mm256_add_epi64(c2, bit_lengths(z2));
+    }
+    int64_t lanes[3][4];
+    _mm256_storeu_si256((__m256i *)lanes[0], c0);
+    _mm256_storeu_si256((__m256i *)lanes[1], c1);
+    _mm256_storeu_si256((__m256i *)lanes[2], c2);
+    for (int o = 0; o < 3; o++) costs[o] += lanes[o][0] + lanes[o][1] + lanes[o][2] + lanes[o][3];
+    order_costs(v, j, to, biases, costs);
+}
+
 void routelog_order_costs(const int64_t *values, size_t from, size_t to, const int64_t *biases, int64_t *costs) {
-    if (routelog_has_bmi2()) order_costs_lzcnt(values, from, to, biases, costs);
+    if (routelog_has_avx2() && routelog_has_bmi2()) order_costs_avx2(values, from, to, biases, costs);
+    else if (routelog_has_bmi2()) order_costs_lzcnt(values, from, to, biases, costs);
     else order_costs(values, from, to, biases, costs);
 }
 #else

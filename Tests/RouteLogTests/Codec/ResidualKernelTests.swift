@@ -127,6 +127,37 @@ import Testing
         }
     }
 
+    /// Residuals whose zigzag is 0, 1, or near 2^52 (where the wide loop's exponents stop
+    /// being exact and a group goes the scalar way), in every lane of a group of four
+    /// and at every start: each order's cost the Swift one.
+    @Test func costLoopsAroundTheExactRangeOfDoubles() {
+        var g = SeededGenerator(state: 52)
+        let edges: [Int64] = [0, 1, -1, 1 << 51 - 1, -(1 << 51), 1 << 51, -(1 << 51) - 1, 1 << 52, Int64.max, Int64.min]
+        for round in 0..<400 {
+            let n = Int.random(in: 3...40, using: &g)
+            // Order 0 sees the values, 1 and 2 their differences: runs of equal values
+            // give zero differences, an edge value after one gives the edge.
+            var values: [Int64] = []
+            for _ in 0..<n {
+                values.append(Bool.random(using: &g) ? edges.randomElement(using: &g)! : (values.last ?? 0))
+            }
+            let biases: [Int64] = round % 2 == 0 ? [0, 0, 0] : (0..<3).map { _ in edges.randomElement(using: &g)! }
+            let from = Int.random(in: 2...n, using: &g), to = Int.random(in: from...n, using: &g)
+            var expected: [Int64] = [0, 0, 0]
+            for j in from..<to {
+                let d1 = values[j] &- values[j - 1], d2 = d1 &- (values[j - 1] &- values[j - 2])
+                for (order, r) in [values[j], d1, d2].enumerated() {
+                    expected[order] += Int64(64 - ResidualToken.zigzag(r &- biases[order]).leadingZeroBitCount)
+                }
+            }
+            for (name, costs) in [("dispatched", routelog_order_costs), ("portable", routelog_order_costs_portable)] {
+                var got: [Int64] = [0, 0, 0]
+                costs(values, from, to, biases, &got)
+                #expect(got == expected, "\(name), round \(round): \(values) from \(from) to \(to), biases \(biases)")
+            }
+        }
+    }
+
     /// What a decode gave: the column's values, or the error's description.
     enum Outcome: Equatable {
         case values([Int64])

@@ -22,19 +22,9 @@ struct ResidualModel: Equatable {
             : (0..<windowCount).map { w in let s = w * (m / windowCount); return s..<(s + windowLength) }
         // Sums of each order's residuals for the means, then each order's cost with its
         // mean as the bias: bits of zigzag(r - bias), a fair stand-in for its code.
-        var sums = (0.0, 0.0, 0.0), counts = (0, 0, 0)
-        for window in windows where window.count > 2 {
-            for j in (window.lowerBound + 2)..<window.upperBound {
-                let d1 = values[j] &- values[j - 1]
-                sums.0 += Double(values[j])
-                sums.1 += Double(d1)
-                sums.2 += Double(d1 &- (values[j - 1] &- values[j - 2]))
-            }
-            let n = window.count - 2
-            counts = (counts.0 + n, counts.1 + n, counts.2 + n)
-        }
-        let biases = [rounded(sums.0 / Double(max(1, counts.0))), rounded(sums.1 / Double(max(1, counts.1))),
-                      rounded(sums.2 / Double(max(1, counts.2)))]
+        let sums = residualSums(values, windows)
+        let count = Double(max(1, windows.reduce(0) { $0 + max(0, $1.count - 2) }))
+        let biases = [rounded(sums.0 / count), rounded(sums.1 / count), rounded(sums.2 / count)]
         var costs: (Int64, Int64, Int64) = (0, 0, 0)
         biases.withUnsafeBufferPointer { b in
             withUnsafeMutableBytes(of: &costs) { c in
@@ -51,18 +41,57 @@ struct ResidualModel: Equatable {
         // may share any offset (elevations of whole metres from an odd datum); the bias
         // keeps the first's remainder, so every residual minus the bias is a multiple.
         var divisor: Int64 = 0, first: Int64?
+        var multiples: ExactDivision?  // a check for multiples of the divisor so far
         forEachResidual(values, windows, best.order) { r in
             guard let r0 = first else {
                 first = r
                 return
             }
-            if divisor != 1 { divisor = gcd(divisor, r &- r0) }
+            guard divisor != 1 else { return }
+            // Most distances are multiples of the divisor found so far: a multiply tells,
+            // and the greatest common divisor (divisions) is taken only for the others,
+            // and for Int64.min, whose magnitude does not fit (gcd makes the divisor 1).
+            let distance = r &- r0
+            if distance != .min, let multiples, multiples.quotient(distance) != nil { return }
+            divisor = gcd(divisor, distance)
+            multiples = divisor > 1 ? ExactDivision(divisor) : nil
         }
         if divisor > 1, let r0 = first {
             best.divisor = divisor
             best.bias = r0 &+ rounded(Double(best.bias &- r0) / Double(divisor)) &* divisor
         }
         return best
+    }
+
+    /// The sums of each order's residuals inside the windows (from each window's third
+    /// value on). Added as integers, whose additions do not wait on each other as those
+    /// of doubles do (a chain of three such sums of doubles was half of the choice's
+    /// time): exact while every value is below 2^50 in magnitude (the residuals are then
+    /// below 2^52, and at most 2^10 of them add up to less than 2^62), as every
+    /// coordinate, time and channel a writer stores is; otherwise the doubles' sums.
+    static func residualSums(_ values: UnsafeBufferPointer<Int64>, _ windows: [Range<Int>]) -> (Double, Double, Double) {
+        var s0: Int64 = 0, s1: Int64 = 0, s2: Int64 = 0, magnitudes: UInt64 = 0, count = 0
+        for window in windows where window.count > 2 {
+            count += window.count
+            for j in window { magnitudes |= UInt64(bitPattern: values[j] ^ (values[j] >> 63)) }
+            for j in (window.lowerBound + 2)..<window.upperBound {
+                let d1 = values[j] &- values[j - 1]
+                s0 &+= values[j]
+                s1 &+= d1
+                s2 &+= d1 &- (values[j - 1] &- values[j - 2])
+            }
+        }
+        if magnitudes < 1 << 50 && count <= 1 << 10 { return (Double(s0), Double(s1), Double(s2)) }
+        var sums = (0.0, 0.0, 0.0)
+        for window in windows where window.count > 2 {
+            for j in (window.lowerBound + 2)..<window.upperBound {
+                let d1 = values[j] &- values[j - 1]
+                sums.0 += Double(values[j])
+                sums.1 += Double(d1)
+                sums.2 += Double(d1 &- (values[j - 1] &- values[j - 2]))
+            }
+        }
+        return sums
     }
 
     /// Calls `body` with each residual of `order` inside the windows (each window's

@@ -39,9 +39,21 @@ struct PreviewSimplifier {
         plane = Plane(count: count)
         guard count > 0 else { return }
         let metresPerDegree = 6_371_008.8 * Double.pi / 180
-        var latitudeSum = 0.0
-        for i in 0..<count { latitudeSum += latitude(i) }
-        let meanLat = latitudeSum / Double(count)
+        // Four sums side by side, added at the end: one sum's additions wait on each
+        // other (about 3 µs for 3,600 points).
+        var sums = (0.0, 0.0, 0.0, 0.0), i = 0
+        while i + 4 <= count {
+            sums.0 += latitude(i)
+            sums.1 += latitude(i + 1)
+            sums.2 += latitude(i + 2)
+            sums.3 += latitude(i + 3)
+            i += 4
+        }
+        while i < count {
+            sums.0 += latitude(i)
+            i += 1
+        }
+        let meanLat = ((sums.0 + sums.1) + (sums.2 + sums.3)) / Double(count)
         let lonScale = metresPerDegree * cos(meanLat * .pi / 180)
         let x = plane.x, y = plane.y
         var lon = longitude(0), previous = lon
