@@ -355,6 +355,34 @@ static void check_range(void) {
     report("first_point_out_of_range", &d);
 }
 
+// The optional columns' limits: values within low...high with a few past them.
+static void check_value_outside(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 700 };
+    int64_t values[n];
+    for (int round = 0; round < 400; round++) {
+        size_t count = below(n);
+        int64_t high = (int64_t)below(1000000001), low = round % 2 ? -high : 0;
+        for (size_t i = 0; i < count; i++) values[i] = low + (int64_t)below((uint64_t)(high - low) + 1);
+        for (int bad = (int)below(3); bad > 0 && count > 0; bad--) {
+            size_t i = below(count);
+            switch (below(4)) {
+            case 0: values[i] = high + 1; break;
+            case 1: values[i] = low - 1; break;
+            case 2: values[i] = INT64_MIN; break;
+            default: values[i] = INT64_MAX;
+            }
+        }
+        size_t first = routelog_first_value_outside(values, count, low, high);
+        if (first != routelog_first_value_outside_portable(values, count, low, high)) {
+            fail("value limits: the two paths differ", d.calls);
+        }
+        mix_u64(&d, first);
+        d.calls++;
+    }
+    report("first_value_outside", &d);
+}
+
 // The token of u, as format-spec.md gives it: u itself below 16, else 4e plus the two
 // bits under the top bit e.
 static unsigned token_of(uint64_t u) {
@@ -744,6 +772,7 @@ int main(void) {
     check_streams();
     check_long_runs();
     check_bytes();
-    check_build_points();  // last, so that its draws leave the other kernels' inputs as they were
+    check_build_points();  // after the others, so that its draws leave their inputs as they were
+    check_value_outside();  // added later: after every earlier kernel, for the same reason
     return 0;
 }

@@ -230,6 +230,13 @@ size_t routelog_first_point_out_of_range(const int64_t *lat, const int64_t *lon,
 size_t routelog_first_point_out_of_range_portable(const int64_t *lat, const int64_t *lon, const int64_t *time,
                                                   size_t count, const routelog_point_ranges *ranges);
 
+/// The first i < count whose values[i] is outside low...high (low <= high), or count
+/// when none is. With AVX2 when the processor has it, the same answer either way.
+size_t routelog_first_value_outside(const int64_t *values, size_t count, int64_t low, int64_t high);
+
+/// The same without AVX2 (for tests).
+size_t routelog_first_value_outside_portable(const int64_t *values, size_t count, int64_t low, int64_t high);
+
 /// Adds to run_counts[j] (20 entries) the runs of zero tokens in tokens[0..<k] whose run
 /// token is j (a run of L zeros: the top bit's place of L), as a save with zero runs
 /// would send them (format-spec.md, "PointBlock", "Version 2").

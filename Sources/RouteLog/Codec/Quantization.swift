@@ -36,6 +36,27 @@ enum Quantization {
     static func coordinate(_ c: Coordinate) -> Coordinate {
         Coordinate(latitude: degrees(degrees(c.latitude)), longitude: degrees(degrees(c.longitude)))
     }
+
+    /// The stored integers a writer can give an optional column (its field's limits,
+    /// quantized), by tag; nil for latitude, longitude and time, which readers check
+    /// on their own (``PointBlockV2/storedRanges``).
+    static func storedLimits(_ tag: FormatConstants.ColumnTag) -> ClosedRange<Int64>? {
+        optionalLimits[Int(tag.rawValue)]
+    }
+
+    /// Why a stored `value` of the column `tag` is damage.
+    static func outsideLimits(_ tag: FormatConstants.ColumnTag, _ value: Int64, _ limits: ClosedRange<Int64>) -> String {
+        let name = PointField.optional.first { $0.tag == tag }?.name ?? "column \(tag.rawValue)"
+        return "a stored \(name) of \(value) is outside \(limits.lowerBound)...\(limits.upperBound), the most a writer stores"
+    }
+
+    private static let optionalLimits: [ClosedRange<Int64>?] = {
+        var limits = [ClosedRange<Int64>?](repeating: nil, count: 256)
+        for field in PointField.optional {
+            limits[Int(field.tag.rawValue)] = field.integer(field.limits.lowerBound)...field.integer(field.limits.upperBound)
+        }
+        return limits
+    }()
 }
 
 /// One point column: how its values are read from and written to a ``TrackPoint``.

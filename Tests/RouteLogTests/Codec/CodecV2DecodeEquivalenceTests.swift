@@ -25,10 +25,41 @@ import RouteLogSamples
 
         mutating func add(_ value: Double?) { add(value.map(\.bitPattern) ?? 0x7FF8_DEAD_0000_0001) }
 
-        /// Decodes `block` and folds in every field of every point, or the error.
+        /// Blocks the digest's decode took whose optional values a writer cannot have
+        /// stored, which a load refuses (``PointBlockV2/decodeColumns``'s limits), and
+        /// any difference between a load and the digest's decode besides those.
+        var outsideLimits = 0
+        var loadDiffers: [String] = []
+
+        /// The points of a block without the stored limits of optional values (which came
+        /// after the digest was recorded), as the digest was recorded.
+        static func pointsWithoutLimits(_ block: [UInt8]) throws -> [TrackPoint] {
+            guard block.first == FormatConstants.Compression.columnsV2.rawValue else { return try RouteCodec.decodePoints(block[...]) }
+            return PointBlockV2.points(try PointBlockV2.decodeColumns(block[...], checkingStoredLimits: false))
+        }
+
+        /// Whether every optional value of `points` is within its field's limits.
+        static func withinLimits(_ points: [TrackPoint]) -> Bool {
+            points.allSatisfy { p in
+                PointField.optional.allSatisfy { field in field.get(p).map { field.limits.contains($0) } ?? true }
+            }
+        }
+
+        /// Decodes `block` and folds in every field of every point, or the error; then
+        /// compares what a load gives.
         mutating func decode(_ block: [UInt8]) {
+            let load = Result { try RouteCodec.decodePoints(block[...]) }
             do {
-                let points = try RouteCodec.decodePoints(block[...])
+                let points = try Self.pointsWithoutLimits(block)
+                switch load {
+                case .success(let loaded):
+                    if loaded != points { loadDiffers.append("a load gave other points") }
+                case .failure(let error):
+                    if Self.withinLimits(points) || !"\(error)".contains("the most a writer stores") {
+                        loadDiffers.append("a load refused a block of points within the limits: \(error)")
+                    }
+                    outsideLimits += 1
+                }
                 decoded += 1
                 add(UInt64(points.count))
                 for p in points {
@@ -42,6 +73,7 @@ import RouteLogSamples
             } catch let error as ByteReader.Malformed {
                 refused += 1
                 add("\(error.reason)@\(error.offset)")
+                if case .success = load { loadDiffers.append("a load took a refused block: \(error.reason)") }
             } catch {
                 add("unexpected \(error)")
             }
@@ -117,5 +149,9 @@ import RouteLogSamples
         // 3,580 blocks decoded and 6,621 refused, some of them with the new reason.
         #expect(digest.value == 0xaa9f_284c_66a2_2b74, "digest \(String(digest.value, radix: 16)), \(digest.decoded) decoded, \(digest.refused) refused")
         #expect(digest.decoded > 1000 && digest.refused > 1000)
+        // A load gives the same, but refuses the blocks (damaged ones) whose optional
+        // values a writer cannot have stored.
+        #expect(digest.loadDiffers.isEmpty, "\(digest.loadDiffers.prefix(5))")
+        #expect(digest.outsideLimits > 0, "no damaged block had a value outside the limits")
     }
 }

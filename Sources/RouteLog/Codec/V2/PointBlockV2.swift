@@ -42,9 +42,10 @@ enum PointBlockV2 {
     /// latitudes and longitudes only (`times` is then an empty column).
     /// - Throws: ``ByteReader/Malformed`` for bytes that are not a valid block.
     /// `loops` are the C loops the streams are read with: the processor's best unless a
-    /// test asks for others.
+    /// test asks for others. Without `checkingStoredLimits` (codec tests that put any
+    /// integer in a column) optional values are not held to the quantization limits.
     static func decodeColumns(_ block: ArraySlice<UInt8>, coordinatesOnly: Bool = false,
-                              loops: DecodeLoops = .processor) throws -> Columns {
+                              loops: DecodeLoops = .processor, checkingStoredLimits: Bool = true) throws -> Columns {
         guard block.first == FormatConstants.Compression.columnsV2.rawValue else {
             throw ByteReader.Malformed(reason: "not a version 2 point block", offset: 0)
         }
@@ -93,8 +94,25 @@ enum PointBlockV2 {
         }
         guard cursor.remaining == 0 else { throw cursor.fail("bytes after the last column") }
         try checkRanges(lats, lons, coordinatesOnly ? nil : times, cursor)
+        if checkingStoredLimits { try checkStoredLimits(optional, cursor) }
         optional.sort { $0.tag.rawValue < $1.tag.rawValue }
         return Columns(count: n, latitudes: lats, longitudes: lons, times: times, optional: optional)
+    }
+
+    /// Optional values a writer cannot have stored (format-spec.md, "Quantization": an
+    /// altitude past ±10,000 km, a negative heart rate) are damage, as coordinates are:
+    /// a forged block's are not handed on to code that trusts the limits (an export's
+    /// 32-bit columns, a figure printed whole). A newer column, which this reader skips,
+    /// has no limits here.
+    private static func checkStoredLimits(_ optional: [(tag: FormatConstants.ColumnTag, column: ColumnDecoderV2.Column)],
+                                          _ cursor: BlockCursor) throws {
+        for (tag, column) in optional {
+            guard let limits = Quantization.storedLimits(tag) else { continue }
+            let values = column.values
+            let i = routelog_first_value_outside(values.base, values.count, limits.lowerBound, limits.upperBound)
+            guard i < values.count else { continue }
+            throw cursor.fail(Quantization.outsideLimits(tag, values.base[i], limits))
+        }
     }
 
     /// Coordinates and times a writer cannot have stored are damage (as in version 1).

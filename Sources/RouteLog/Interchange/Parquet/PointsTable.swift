@@ -67,9 +67,9 @@ enum PointsTable {
                 present.withUnsafeMutableBufferPointer { present in
                     @inline(__always) func take(_ c: Int, _ k: Int, _ value: Double?, _ scale: Double) {
                         guard let value else { return }
-                        // A writer keeps every channel within ±1e9 of its unit: inside Int32.
-                        // Readers check only latitude, longitude and time against their
-                        // ranges, so a forged block's value past Int32 is wrapped here.
+                        // Every channel is within ±1e9 of its unit, inside Int32: writers
+                        // keep it there, and a load refuses a block that does not
+                        // (PointBlockV2.decodeColumns, ColumnCodec.decode).
                         values[c * n + present[c]] = Int32(truncatingIfNeeded: Quantization.scaled(value, scale))
                         present[c] += 1
                         levels[c * n + k] = 1
