@@ -47,9 +47,11 @@ enum ParquetExportFlags {
         exportOptions.privacyZones = try ExportPrivacy.zones(given: given, store: store, arguments)
         exportOptions.storedPrivacyZones = false
         let bar = ProgressBar.make("exporting", storeBytes: try store.statistics().totalBytes, console: console)
-        let report = try ParquetExporter.export(store, to: directory, options: exportOptions) { done, total in
+        let report = try ParquetExporter.export(store, to: directory, options: exportOptions, progress: { done, total in
             bar?.update(Double(done) / Double(max(1, total)))
-        }
+        }, waiting: {
+            console.note("another export into \(TerminalText.quoted(directory.path)) is under way; this one starts when it ends")
+        })
         bar?.finish()
         if arguments.has("json") {
             console.print(JSON.object([

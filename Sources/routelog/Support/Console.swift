@@ -29,6 +29,9 @@ struct Console: Sendable {
         writeOut(lines.joined(separator: "\n") + "\n")
     }
 
+    /// Prints a notice that is no error (why the command waits) as one line on stderr.
+    func note(_ text: String) { writeError("routelog: \(text)\n") }
+
     /// Prints an error as its one line on stderr.
     func report(_ error: CLIError) { writeError(error.line + "\n") }
 }

@@ -125,14 +125,15 @@ import Testing
         let out = dir.url.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         var held: ExportDirectoryLock? = try ExportDirectoryLock(out)
-        let finished = StateLock(false)
+        let finished = StateLock(false), waited = StateLock(0)
         let thread = Thread {
-            _ = try? ParquetExporter.export(writer, to: out)
+            _ = try? ParquetExporter.export(writer, to: out, waiting: { waited.withLock { $0 += 1 } })
             finished.withLock { $0 = true }
         }
         thread.start()
         usleep(400_000)
         #expect(!finished.withLock { $0 }, "the export ran while the lock was held")
+        #expect(waited.withLock { $0 } == 1, "the export did not say that it waits")
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("routes.parquet").path))
         withExtendedLifetime(held) {}
         held = nil
@@ -140,6 +141,11 @@ import Testing
         while !finished.withLock({ $0 }) && Date() < deadline { usleep(10_000) }
         #expect(finished.withLock { $0 })
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("routes.parquet").path))
+        #expect(waited.withLock { $0 } == 1)
+        // With no other export under way, no wait and no word of one.
+        var calls = 0
+        _ = try ParquetExporter.export(writer, to: out, waiting: { calls += 1 })
+        #expect(calls == 0)
         try writer.close()
     }
 

@@ -21,11 +21,14 @@ final class ExportDirectoryLock {
     private static let holders = StateLock<[String: ObjectIdentifier]>([:])
 
     /// Opens `directory` (a directory, reached as given) and waits for its lock.
-    /// - Parameter store: the store's own directory, which is refused: its writer holds
-    ///   an flock on it, so the wait would never end.
+    /// - Parameters:
+    ///   - store: the store's own directory, which is refused: its writer holds an flock
+    ///     on it, so the wait would never end.
+    ///   - waiting: called once, before the wait, when another export holds the lock
+    ///     (so that a user is told why nothing happens); not called when it is free.
     /// - Throws: ``RouteLogError`` `.io` when it cannot be opened or locked;
     ///   `.invalidArgument` when it is the store's directory.
-    init(_ directory: URL, store: URL? = nil) throws {
+    init(_ directory: URL, store: URL? = nil, waiting: (() -> Void)? = nil) throws {
         fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw RouteLogError.io("opening the export directory", path: directory.path, errno: errno) }
         var mine = stat(), theirs = stat()
@@ -45,11 +48,15 @@ final class ExportDirectoryLock {
             throw RouteLogError(.invalidArgument, "an export into this directory is already under way on this thread (an export started from another's progress); export into another directory",
                                 path: directory.path)
         }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let failure = errno
-                close(fd)
-                throw RouteLogError.io("locking the export directory", path: directory.path, errno: failure)
+        // A first try that does not wait, so that the caller hears of a wait.
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK || errno == EAGAIN { waiting?() }
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    let failure = errno
+                    close(fd)
+                    throw RouteLogError.io("locking the export directory", path: directory.path, errno: failure)
+                }
             }
         }
         Self.holders.withLock { $0[key] = thread }

@@ -26,6 +26,8 @@ public enum ParquetExporter {
     /// files of the same names.
     /// - Parameters:
     ///   - progress: Called after each route with the routes done and the total.
+    ///   - waiting: Called once, before the export waits, when another export (from any
+    ///     process) is writing into `directory`: this one starts when that one ends.
     /// - Returns: What was written.
     /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.io`
     ///   when a directory or file cannot be written. Every table is written whole under
@@ -39,9 +41,10 @@ public enum ParquetExporter {
     ///   its only readable copy.
     @discardableResult
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
-                              progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ParquetExportReport {
+                              progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
+                              waiting: (() -> Void)? = nil) throws -> ParquetExportReport {
         try makeDirectory(directory)
-        let lock = try ExportDirectoryLock(directory, store: store.url)
+        let lock = try ExportDirectoryLock(directory, store: store.url, waiting: waiting)
         defer { withExtendedLifetime(lock) {} }
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
