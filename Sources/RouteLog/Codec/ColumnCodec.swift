@@ -72,8 +72,10 @@ enum ColumnCodec {
             default:
                 guard let field = PointField.optional.first(where: { $0.tag == tag }) else { continue }
                 // A value a writer cannot have stored is damage, as a coordinate is.
-                if let limits = Quantization.storedLimits(tag), let bad = values.first(where: { !limits.contains($0) }) {
-                    throw column.fail(Quantization.outsideLimits(tag, bad, limits))
+                if let limits = Quantization.storedLimits(tag), let bad = values.firstIndex(where: { !limits.contains($0) }) {
+                    throw column.fail(values.withUnsafeBufferPointer {
+                        Quantization.outsideLimits(tag, $0.baseAddress!, bad, presence: bitmap, limits)
+                    })
                 }
                 optional.append((field, values, bitmap))
             }

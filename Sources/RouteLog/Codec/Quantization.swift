@@ -44,10 +44,26 @@ enum Quantization {
         optionalLimits[Int(tag.rawValue)]
     }
 
-    /// Why a stored `value` of the column `tag` is damage.
-    static func outsideLimits(_ tag: FormatConstants.ColumnTag, _ value: Int64, _ limits: ClosedRange<Int64>) -> String {
+    /// Why the column `tag`'s stored value number `index` (counting the points that have
+    /// one, as `presence`, a bitmap, marks them; every point when nil) is damage: named
+    /// by its point, as a coordinate out of range is.
+    static func outsideLimits(_ tag: FormatConstants.ColumnTag, _ values: UnsafePointer<Int64>, _ index: Int,
+                              presence: [UInt8]?, _ limits: ClosedRange<Int64>) -> String {
         let name = PointField.optional.first { $0.tag == tag }?.name ?? "column \(tag.rawValue)"
-        return "a stored \(name) of \(value) is outside \(limits.lowerBound)...\(limits.upperBound), the most a writer stores"
+        var point = index
+        if let presence {
+            var seen = -1
+            point = 0
+            for i in 0..<(presence.count * 8) where presence[i >> 3] & (1 << UInt8(i & 7)) != 0 {
+                seen += 1
+                if seen == index {
+                    point = i
+                    break
+                }
+            }
+        }
+        return "point \(point) has a stored \(name) of \(values[index]), outside \(limits.lowerBound)...\(limits.upperBound), "
+            + "the most a writer stores"
     }
 
     private static let optionalLimits: [ClosedRange<Int64>?] = {

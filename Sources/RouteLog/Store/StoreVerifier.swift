@@ -225,7 +225,11 @@ struct StoreVerifier {
                     continue
                 }
                 damagedIDs.insert(id)
-                let message = (error as? RouteLogError)?.message ?? "route \(id)'s points do not decode: \(error)"
+                // A block that makes no sense says why in words (its offset is inside the
+                // block, which the problem's file offset, the record's, already places).
+                let message = (error as? RouteLogError)?.message
+                    ?? (error as? ByteReader.Malformed).map { "the point block of route \(id) makes no sense: \($0.reason)" }
+                    ?? "route \(id)'s points do not decode: \(error)"
                 report.problems.append(.init(kind: .damagedRoute, path: path, offset: route.location.offset,
                                              length: Int64(route.location.length), routeID: id, message: message))
             }

@@ -52,8 +52,8 @@ import Testing
                             values[at] = past
                             let bad = Self.block(n: n, tag, values, present: present)
                             let error = #expect(throws: ByteReader.Malformed.self) { try PointBlockV2.decode(bad[...]) }
-                            #expect(error?.reason.contains("\(field.name) of \(past) is outside \(low)...\(high)") == true,
-                                    "\(error?.reason ?? "")")
+                            #expect(error?.reason == "point \(place) has a stored \(field.name) of \(past), outside \(low)...\(high), "
+                                    + "the most a writer stores", "\(error?.reason ?? "")")
                             #expect(throws: ByteReader.Malformed.self) { try RouteCodec.decodePoints(bad[...]) }
                             // The codec's own tests read any integer.
                             let columns = try PointBlockV2.decodeColumns(bad[...], checkingStoredLimits: false)
@@ -74,7 +74,7 @@ import Testing
             let block = PointBlock.encode(columns: ColumnCodec.encode(columns))
             if refused {
                 let error = #expect(throws: ByteReader.Malformed.self) { try RouteCodec.decodePoints(block[...]) }
-                #expect(error?.reason.contains("altitude") == true, "\(error?.reason ?? "")")
+                #expect(error?.reason.hasPrefix("point 3 has a stored altitude of ") == true, "\(error?.reason ?? "")")
             } else {
                 #expect(try RouteCodec.decodePoints(block[...])[3].altitude == altitude)
             }
@@ -122,7 +122,8 @@ import Testing
                 #expect("\(error.map { "\($0)" } ?? "")".contains("altitude"), "\(String(describing: error))")
             }
             let problems = try store.verify().problems.map(\.message)
-            #expect(problems.contains { $0.contains("altitude of 4000000000000000000 is outside") }, "\(problems)")
+            #expect(problems.contains { $0 == "the point block of route 1 makes no sense: point 0 has a stored altitude of "
+                        + "4000000000000000000, outside -1000000000...1000000000, the most a writer stores" }, "\(problems)")
             try store.close()
         }
     }

@@ -111,7 +111,7 @@ enum PointBlockV2 {
             let values = column.values
             let i = routelog_first_value_outside(values.base, values.count, limits.lowerBound, limits.upperBound)
             guard i < values.count else { continue }
-            throw cursor.fail(Quantization.outsideLimits(tag, values.base[i], limits))
+            throw cursor.fail(Quantization.outsideLimits(tag, values.base, i, presence: column.presence, limits))
         }
     }
 
