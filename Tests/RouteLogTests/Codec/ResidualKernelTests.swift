@@ -106,22 +106,37 @@ import Testing
         }
     }
 
+    /// Each order's cost of values[from..<to] the plain Swift way: bits of
+    /// zigzag(residual - bias), with values[from - 2] and values[from - 1] starting the
+    /// differences; and the C loops' sums of the same, dispatched and portable.
+    static func plainCosts(_ values: [Int64], _ from: Int, _ to: Int, _ biases: [Int64]) -> [Int64] {
+        var costs: [Int64] = [0, 0, 0]
+        for j in from..<to {
+            let d1 = values[j] &- values[j - 1], d2 = d1 &- (values[j - 1] &- values[j - 2])
+            for (order, r) in [values[j], d1, d2].enumerated() {
+                costs[order] += Int64(64 - ResidualToken.zigzag(r &- biases[order]).leadingZeroBitCount)
+            }
+        }
+        return costs
+    }
+
+    static func loopCosts(_ values: [Int64], _ from: Int, _ to: Int, _ biases: [Int64], start: [Int64] = [0, 0, 0])
+        -> [(name: String, costs: [Int64])] {
+        [("dispatched", routelog_order_costs), ("portable", routelog_order_costs_portable)].map { name, loop in
+            var got = start
+            loop(values, from, to, biases, &got)
+            return (name, got)
+        }
+    }
+
     @Test func bothCostLoopsGiveTheSwiftCosts() {
         var g = SeededGenerator(state: 4242)
         for round in 0..<300 {
             let values = Self.patterns(Int.random(in: 2...300, using: &g), &g).map { Int64(bitPattern: $0) }
             let biases = (0..<3).map { _ in Int64.random(in: -1000...1000, using: &g) }
             let from = Int.random(in: 2...values.count, using: &g), to = Int.random(in: from...values.count, using: &g)
-            var expected: [Int64] = [0, 0, 0]
-            for j in from..<to {
-                let d1 = values[j] &- values[j - 1], d2 = d1 &- (values[j - 1] &- values[j - 2])
-                for (order, r) in [values[j], d1, d2].enumerated() {
-                    expected[order] += Int64(64 - ResidualToken.zigzag(r &- biases[order]).leadingZeroBitCount)
-                }
-            }
-            for (name, costs) in [("dispatched", routelog_order_costs), ("portable", routelog_order_costs_portable)] {
-                var got: [Int64] = [5, 6, 7]
-                costs(values, from, to, biases, &got)
+            let expected = Self.plainCosts(values, from, to, biases)
+            for (name, got) in Self.loopCosts(values, from, to, biases, start: [5, 6, 7]) {
                 #expect(got == [5 + expected[0], 6 + expected[1], 7 + expected[2]], "\(name), round \(round)")
             }
         }
@@ -143,16 +158,8 @@ import Testing
             }
             let biases: [Int64] = round % 2 == 0 ? [0, 0, 0] : (0..<3).map { _ in edges.randomElement(using: &g)! }
             let from = Int.random(in: 2...n, using: &g), to = Int.random(in: from...n, using: &g)
-            var expected: [Int64] = [0, 0, 0]
-            for j in from..<to {
-                let d1 = values[j] &- values[j - 1], d2 = d1 &- (values[j - 1] &- values[j - 2])
-                for (order, r) in [values[j], d1, d2].enumerated() {
-                    expected[order] += Int64(64 - ResidualToken.zigzag(r &- biases[order]).leadingZeroBitCount)
-                }
-            }
-            for (name, costs) in [("dispatched", routelog_order_costs), ("portable", routelog_order_costs_portable)] {
-                var got: [Int64] = [0, 0, 0]
-                costs(values, from, to, biases, &got)
+            let expected = Self.plainCosts(values, from, to, biases)
+            for (name, got) in Self.loopCosts(values, from, to, biases) {
                 #expect(got == expected, "\(name), round \(round): \(values) from \(from) to \(to), biases \(biases)")
             }
         }
@@ -173,16 +180,8 @@ import Testing
                     var values = (0..<12).map { _ in Int64.random(in: -3...3, using: &g) }
                     values[2 + Int.random(in: 0..<8, using: &g)] = r
                     let biases: [Int64] = [Int64.random(in: -2...2, using: &g), 0, 1]
-                    var expected: [Int64] = [0, 0, 0]
-                    for j in 2..<values.count {
-                        let d1 = values[j] &- values[j - 1], d2 = d1 &- (values[j - 1] &- values[j - 2])
-                        for (order, x) in [values[j], d1, d2].enumerated() {
-                            expected[order] += Int64(64 - ResidualToken.zigzag(x &- biases[order]).leadingZeroBitCount)
-                        }
-                    }
-                    for (name, costs) in [("dispatched", routelog_order_costs), ("portable", routelog_order_costs_portable)] {
-                        var got: [Int64] = [0, 0, 0]
-                        costs(values, 2, values.count, biases, &got)
+                    let expected = Self.plainCosts(values, 2, values.count, biases)
+                    for (name, got) in Self.loopCosts(values, 2, values.count, biases) {
                         #expect(got == expected, "\(name): 2^\(k) \(delta >= 0 ? "+" : "")\(delta), sign \(sign): \(values)")
                     }
                 }

@@ -552,17 +552,9 @@ import Testing
         // Wrapping differences of the extreme values, each order's cost the Swift one.
         let values: [Int64] = [Int64.min, Int64.max, Int64.min, 0, -1, Int64.max, Int64.max, Int64.min, 1, Int64.min]
         for biases in [[0, 0, 0], [Int64.min, Int64.max, -1], [Int64.max, Int64.min, 1]] as [[Int64]] {
-            var expected: [Int64] = [0, 0, 0]
-            for j in 2..<values.count {
-                let d1 = values[j] &- values[j - 1], d2 = d1 &- (values[j - 1] &- values[j - 2])
-                for (order, r) in [values[j], d1, d2].enumerated() {
-                    expected[order] += Int64(64 - ResidualToken.zigzag(r &- biases[order]).leadingZeroBitCount)
-                }
-            }
-            for costs in [routelog_order_costs, routelog_order_costs_portable] {
-                var got: [Int64] = [0, 0, 0]
-                costs(values, 2, values.count, biases, &got)
-                #expect(got == expected, "biases \(biases)")
+            let expected = ResidualKernelTests.plainCosts(values, 2, values.count, biases)
+            for (name, got) in ResidualKernelTests.loopCosts(values, 2, values.count, biases) {
+                #expect(got == expected, "\(name), biases \(biases)")
             }
         }
     }

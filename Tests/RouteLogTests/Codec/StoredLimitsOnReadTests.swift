@@ -105,13 +105,7 @@ import Testing
     @Test func aForgedRouteWithAnAltitudePastTheLimitIsDamage() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        do {
-            let store = try RouteStore(at: url)
-            try store.save(Route(points: [TrackPoint(latitude: 1, longitude: 2, timestamp: Date(timeIntervalSince1970: 1_700_000_000))]))
-            try store.save(Fixtures.sampleWalk(seed: 2, points: 30))
-            try store.close()
-        }
-        let good = try RouteStore(readOnlyAt: url).route(RouteID(2))
+        let good = try ReliabilityRegressionTests.twoRouteStore(at: url)
         try ReliabilityRegressionTests.forge(url) { record in
             record.pointBlock = Self.block(n: 1, .altitude, [4_000_000_000_000_000_000])[...]
         }

@@ -43,6 +43,16 @@ extension ReliabilityRegressionTests {
         try FileManager.default.removeItem(at: url.appendingPathComponent(FormatConstants.indexName(2)))
     }
 
+    /// A closed store at `url` of two routes: route 1 of one point, route 2 a walk of 30
+    /// points; returns route 2 as loaded (for checking it outlives damage to route 1).
+    static func twoRouteStore(at url: URL) throws -> Route {
+        let store = try RouteStore(at: url)
+        try store.save(Route(points: [TrackPoint(latitude: 1, longitude: 2, timestamp: Date(timeIntervalSince1970: 1_700_000_000))]))
+        try store.save(Fixtures.sampleWalk(seed: 2, points: 30))
+        try store.close()
+        return try RouteStore(readOnlyAt: url).route(RouteID(2))
+    }
+
     /// An uncompressed point block of one point at (1, 2) and time `ms`.
     static func onePointBlock(ms: Int64) -> [UInt8] {
         var columns = ByteWriter(capacity: 64)
@@ -72,13 +82,7 @@ extension ReliabilityRegressionTests {
     func absurdTimesInAChecksummedRecordAreDamageNotACrash(_ field: String) throws {
         let dir = TemporaryDirectory("absurd\(field.filter(\.isLetter))")
         let url = dir.store()
-        do {
-            let store = try RouteStore(at: url)
-            try store.save(Route(points: [TrackPoint(latitude: 1, longitude: 2, timestamp: Date(timeIntervalSince1970: 1_700_000_000))]))
-            try store.save(Fixtures.sampleWalk(seed: 2, points: 30))
-            try store.close()
-        }
-        let good = try RouteStore(readOnlyAt: url).route(RouteID(2))
+        let good = try Self.twoRouteStore(at: url)
         try Self.forge(url) { record in
             switch field {
             case "first time": record.shape.firstMs = .max - 10
