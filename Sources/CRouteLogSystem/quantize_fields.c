@@ -80,28 +80,56 @@ void routelog_quantize_fields_portable(const double *points, size_t count, size_
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Compiled twice, with `optional` fixed: an optional field has absent values and no
-// smallest and largest (nothing uses them), a required field the reverse, so neither
-// loop does the other's work.
+// Compiled four times, with `optional` and `copy` fixed: an optional field has absent
+// values and no smallest and largest (nothing uses them), a required field the
+// reverse, and only some fields are copied as they are read (spec->raw), so no loop
+// does another's work or tests for it.
+//
+// The range check and the smallest and largest integers come from the smallest and
+// largest double, found as the values go (one MINPD and one MAXPD, which pass over a
+// NaN): x -> routelog_scaled(x + offset, scale) never decreases for x not NaN (the add,
+// the multiply, the rounding and the clamping all keep order), so the extremes of the
+// integers are the integers of the extreme doubles. A NaN, an infinity or any value
+// scaled to 2^51 or more is not converted exactly by the vector path; its group of four
+// takes routelog_scaled lane by lane, and those lanes are checked and counted there.
+// The lanes of a group of four the vector path cannot convert exactly (a NaN, or a
+// value at 2^51 or beyond): routelog_scaled's own clamping, and each lane's own checks (a
+// NaN is out of range; its integer, 0, counts in a required field's extremes, which
+// the doubles' pass over). Out of the loop, so that the loop keeps its registers.
+__attribute__((noinline))
+static void quantize_lanes(const double *p, size_t stride, const routelog_field_spec *spec, uint64_t absent_bits,
+                           int optional, int64_t *lanes, routelog_field_summary *summary) {
+    for (int l = 0; l < 4; l++) {
+        double x = p[l * stride];
+        if (optional && is_absent(x, absent_bits)) continue;
+        lanes[l] = routelog_scaled(x + spec->offset, spec->scale);
+        if (!(x >= spec->low && x <= spec->high)) summary->in_range = 0;
+        if (optional) continue;
+        if (lanes[l] < summary->min) summary->min = lanes[l];
+        if (lanes[l] > summary->max) summary->max = lanes[l];
+    }
+}
+
 __attribute__((target("avx2"), always_inline))
 static inline void quantize_avx2_kernel(const double *points, size_t from, size_t count, size_t stride,
                                         const routelog_field_spec *spec, uint64_t absent_bits,
-                                        routelog_field_summary *summary, const int optional) {
+                                        routelog_field_summary *summary, const int optional, const int copy) {
     int64_t *values = spec->values;
     double *raw = spec->raw;
     const __m256d vscale = _mm256_set1_pd(spec->scale), voffset = _mm256_set1_pd(spec->offset),
-                  vlow = _mm256_set1_pd(spec->low), vhigh = _mm256_set1_pd(spec->high), sign = _mm256_set1_pd(-0.0),
-                  below_half = _mm256_set1_pd(0.49999999999999994), exact_limit = _mm256_set1_pd(2251799813685248.0),
+                  sign = _mm256_set1_pd(-0.0), below_half = _mm256_set1_pd(0.49999999999999994),
+                  exact_limit = _mm256_set1_pd(2251799813685248.0),
                   magic = _mm256_set1_pd(6755399441055744.0);  // 2^52 + 2^51
     const __m256i absent = _mm256_set1_epi64x((long long)absent_bits), magic_bits = _mm256_castpd_si256(magic);
-    __m256i vmin = _mm256_set1_epi64x(INT64_MAX), vmax = _mm256_set1_epi64x(INT64_MIN);
-    __m256d out_of_range = _mm256_setzero_pd();
+    __m256d smallest = _mm256_set1_pd(__builtin_inf()), largest = _mm256_set1_pd(-__builtin_inf());
     __m256i absent_lanes = _mm256_setzero_si256();
-    const double *p = points + spec->field;
+    // The field of points i..i+3 at p, p + stride, p + 2 stride and p + 3 stride.
+    const double *p = points + spec->field + from * stride;
+    const size_t stride2 = 2 * stride, stride3 = 3 * stride, step = 4 * stride;
     size_t i = from;
-    for (; i + 4 <= count; i += 4) {
-        __m256d x = _mm256_set_pd(p[(i + 3) * stride], p[(i + 2) * stride], p[(i + 1) * stride], p[i * stride]);
-        if (raw) _mm256_storeu_pd(raw + i, x);
+    for (; i + 4 <= count; i += 4, p += step) {
+        __m256d x = _mm256_set_pd(p[stride3], p[stride2], p[stride], p[0]);
+        if (copy) _mm256_storeu_pd(raw + i, x);
         __m256d v = _mm256_mul_pd(_mm256_add_pd(x, voffset), vscale);
         // Ties away from zero: add the largest double below 0.5 with v's sign, truncate.
         __m256d w = _mm256_add_pd(v, _mm256_or_pd(_mm256_and_pd(v, sign), below_half));
@@ -109,43 +137,42 @@ static inline void quantize_avx2_kernel(const double *points, size_t from, size_
         // Exact below 2^51: t + 2^52 + 2^51 holds t in its low bits.
         __m256d exact = _mm256_cmp_pd(_mm256_andnot_pd(sign, t), exact_limit, _CMP_LT_OQ);
         __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(t, magic)), magic_bits);
-        __m256d in_range = _mm256_and_pd(_mm256_cmp_pd(x, vlow, _CMP_GE_OQ), _mm256_cmp_pd(x, vhigh, _CMP_LE_OQ));
+        // x first: a NaN lane (the absent pattern too) leaves the extremes as they were.
+        smallest = _mm256_min_pd(x, smallest);
+        largest = _mm256_max_pd(x, largest);
         if (optional) {
             __m256i is_absent_lane = _mm256_cmpeq_epi64(_mm256_castpd_si256(x), absent);
             q = _mm256_andnot_si256(is_absent_lane, q);
             exact = _mm256_or_pd(exact, _mm256_castsi256_pd(is_absent_lane));
-            in_range = _mm256_or_pd(in_range, _mm256_castsi256_pd(is_absent_lane));
             absent_lanes = _mm256_sub_epi64(absent_lanes, is_absent_lane);  // -(-1) per absent lane
         }
-        if (_mm256_movemask_pd(exact) != 0xF) {
-            // A value at 2^51 or beyond, or NaN: routelog_scaled's own clamping.
+        if (__builtin_expect(_mm256_movemask_pd(exact) != 0xF, 0)) {
             int64_t lanes[4];
             _mm256_storeu_si256((__m256i *)lanes, q);
-            for (int l = 0; l < 4; l++) {
-                double xl = p[(i + l) * stride];
-                if (!(optional && is_absent(xl, absent_bits))) lanes[l] = routelog_scaled(xl + spec->offset, spec->scale);
-            }
+            quantize_lanes(p, stride, spec, absent_bits, optional, lanes, summary);
             q = _mm256_loadu_si256((const __m256i *)lanes);
         }
         _mm256_storeu_si256((__m256i *)(values + i), q);
-        out_of_range = _mm256_or_pd(out_of_range, _mm256_xor_pd(in_range, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
-        if (!optional) {
-            vmin = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmin), _mm256_castsi256_pd(q),
-                                                         _mm256_castsi256_pd(_mm256_cmpgt_epi64(vmin, q))));
-            vmax = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(vmax), _mm256_castsi256_pd(q),
-                                                         _mm256_castsi256_pd(_mm256_cmpgt_epi64(q, vmax))));
-        }
     }
-    int64_t mins[4], maxs[4], absents[4];
-    _mm256_storeu_si256((__m256i *)mins, vmin);
-    _mm256_storeu_si256((__m256i *)maxs, vmax);
+    double low[4], high[4];
+    int64_t absents[4];
+    _mm256_storeu_pd(low, smallest);
+    _mm256_storeu_pd(high, largest);
     _mm256_storeu_si256((__m256i *)absents, absent_lanes);
+    double least = low[0], most = high[0];
     for (int l = 0; l < 4; l++) {
-        if (mins[l] < summary->min) summary->min = mins[l];
-        if (maxs[l] > summary->max) summary->max = maxs[l];
+        if (low[l] < least) least = low[l];
+        if (high[l] > most) most = high[l];
         summary->absent += (size_t)absents[l];
     }
-    if (_mm256_movemask_pd(out_of_range) != 0) summary->in_range = 0;
+    if (least <= most) {  // a value that is not NaN was seen
+        if (!(least >= spec->low && most <= spec->high)) summary->in_range = 0;
+        if (!optional) {
+            int64_t a = routelog_scaled(least + spec->offset, spec->scale), b = routelog_scaled(most + spec->offset, spec->scale);
+            if (a < summary->min) summary->min = a;
+            if (b > summary->max) summary->max = b;
+        }
+    }
     quantize_portable(points, i, count, stride, spec, absent_bits, summary);
 }
 
@@ -171,7 +198,8 @@ __attribute__((target("avx2")))
 static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
                           const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
     if (!spec->optional) {
-        quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0);
+        if (spec->raw) quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0, 1);
+        else quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0, 0);
         return;
     }
     // A chunk of points without the field (a field most routes lack, as a GPX file's
@@ -187,7 +215,8 @@ static void quantize_avx2(const double *points, size_t from, size_t count, size_
         summary->absent += count - from;
         return;
     }
-    quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1);
+    if (spec->raw) quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1, 1);
+    else quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1, 0);
 }
 
 void routelog_quantize_fields(const double *points, size_t count, size_t stride, const routelog_field_spec *specs,

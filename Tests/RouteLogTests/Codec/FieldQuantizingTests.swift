@@ -174,4 +174,57 @@ import RouteLogSamples
             }
         }
     }
+
+    /// The wide path takes the range check and a required field's extremes from the
+    /// smallest and largest double its groups of four saw, which pass over NaNs and
+    /// absent values. When every lane of those groups is skipped that way (an optional
+    /// field absent in all of them, a required one NaN in all of them) and only the last
+    /// points, which the portable loop takes, have values, both paths still agree.
+    @Test func everyGroupOfFourSkippedStillGivesTheSameSummaries() {
+        let absent = Double(bitPattern: TrackPoint.absentBitPattern)
+        let stride = 3
+        for count in 4...11 {
+            let grouped = count / 4 * 4
+            for tail in [0.5, -91.0, .nan, 45.25] {
+                var points = [Double](repeating: 0, count: count * stride)
+                for i in 0..<count {
+                    points[i * stride + 1] = i < grouped ? absent : tail
+                    points[i * stride + 2] = i < grouped ? .nan : tail * 1_000
+                }
+                var summaries: [[routelog_field_summary]] = []
+                var outputs: [[Int64]] = []
+                for wide in [true, false] {
+                    var first = [Int64](repeating: 99, count: count), second = first
+                    var result = [routelog_field_summary](repeating: routelog_field_summary(), count: 2)
+                    first.withUnsafeMutableBufferPointer { v0 in
+                        second.withUnsafeMutableBufferPointer { v1 in
+                            let specs = [
+                                routelog_field_spec(field: 1, optional: 1, offset: 0, scale: 1e7, low: -90, high: 90, values: v0.baseAddress, raw: nil),
+                                routelog_field_spec(field: 2, optional: 0, offset: 0, scale: 1000, low: -1e9, high: 1e9, values: v1.baseAddress, raw: nil),
+                            ]
+                            if wide {
+                                routelog_quantize_fields(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &result)
+                            } else {
+                                routelog_quantize_fields_portable(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &result)
+                            }
+                        }
+                    }
+                    summaries.append(result)
+                    outputs.append(first + second)
+                }
+                #expect(outputs[0] == outputs[1], "count \(count), tail \(tail)")
+                for k in 0..<2 {
+                    let a = summaries[0][k], b = summaries[1][k]
+                    #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range,
+                            "count \(count), tail \(tail), field \(k): \(a) against \(b)")
+                }
+                // What the portable loop gives, spelled out: absent values are not
+                // checked, and NaN is out of range, stored as 0.
+                let tailInRange = tail.magnitude <= 90 || count == grouped
+                #expect((summaries[1][0].in_range != 0) == tailInRange, "count \(count), tail \(tail)")
+                #expect(summaries[1][1].in_range == 0, "a NaN in a required field is out of range")
+                #expect(summaries[1][1].min <= 0 && summaries[1][1].max >= 0, "a NaN's 0 counts in the extremes")
+            }
+        }
+    }
 }
