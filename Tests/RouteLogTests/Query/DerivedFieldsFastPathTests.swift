@@ -119,4 +119,33 @@ import Testing
             #expect(kept.indices == expected.indices && kept.error == expected.error)
         }
     }
+
+    /// The largest reported speed, four running maxima side by side, is the plain
+    /// loop's to the bit: values of every kind (NaN, infinities, the absent pattern, the
+    /// invalid -1, zeros of both signs, equal values), every count around the groups of
+    /// four, and the case where the largest is a zero, whose sign the order decides.
+    @Test func largestSpeedIsThePlainLoops() {
+        var g = SeededGenerator(state: 0x5BEED)
+        let kinds: [Double] = [.nan, .infinity, -.infinity, Double(bitPattern: TrackPoint.absentBitPattern), -1, -1.5,
+                               0, -0.0, 0.25, 3.75, 3.75, 12.5, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+                               .leastNonzeroMagnitude, -.leastNonzeroMagnitude]
+        func plain(_ values: [Double], _ start: Double) -> Double {
+            var largest = start
+            for value in values where value.isFinite { largest = Swift.max(largest, value) }
+            return largest
+        }
+        for round in 0..<4_000 {
+            let count = round < 200 ? round % 20 : Int.random(in: 0...300, using: &g)
+            // Some rounds only zeros, negatives and values that are not finite: the
+            // largest is then a zero or the start.
+            let pool = round % 3 == 0 ? [0.0, -0.0, -1, .nan, -.infinity, .infinity] : kinds
+            let values = (0..<count).map { _ in
+                Bool.random(using: &g) ? pool.randomElement(using: &g)! : Double.random(in: -2...40, using: &g)
+            }
+            for start in [-1.0, 0, -0.0] {
+                let fast = values.withUnsafeBufferPointer { RouteStats.largestFinite($0.baseAddress ?? UnsafePointer(bitPattern: 8)!, count: count, startingAt: start) }
+                #expect(fast.bitPattern == plain(values, start).bitPattern, "round \(round), start \(start): \(values)")
+            }
+        }
+    }
 }
