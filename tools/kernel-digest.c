@@ -383,6 +383,35 @@ static void check_value_outside(void) {
     report("first_value_outside", &d);
 }
 
+// Running sums of order 1 and 2 over residuals of every size (the wrapping too), every
+// count around the groups of four.
+static void check_running_sums(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 300 };
+    int64_t wide[n], plain[n];
+    for (int round = 0; round < 600; round++) {
+        size_t count = round < 40 ? (size_t)(round % 20) : below(n);
+        int order = round % 4;  // 3 leaves the values as they are
+        for (size_t i = 0; i < count; i++) {
+            switch (below(4)) {
+            case 0: wide[i] = (int64_t)below(3) - 1; break;
+            case 1: wide[i] = (int64_t)below(2000001) - 1000000; break;
+            case 2: wide[i] = below(2) ? INT64_MAX - (int64_t)below(4) : INT64_MIN + (int64_t)below(4); break;
+            default: wide[i] = (int64_t)(below(1ull << 62) * 4 + below(4));
+            }
+            plain[i] = wide[i];
+        }
+        routelog_running_sums(wide, count, order);
+        routelog_running_sums_portable(plain, count, order);
+        for (size_t i = 0; i < count; i++) {
+            if (wide[i] != plain[i]) fail("running sums: the two paths differ", d.calls);
+        }
+        mix(&d, wide, count * sizeof(int64_t));
+        d.calls++;
+    }
+    report("running_sums", &d);
+}
+
 // The token of u, as format-spec.md gives it: u itself below 16, else 4e plus the two
 // bits under the top bit e.
 static unsigned token_of(uint64_t u) {
@@ -774,5 +803,6 @@ int main(void) {
     check_bytes();
     check_build_points();  // after the others, so that its draws leave their inputs as they were
     check_value_outside();  // added later: after every earlier kernel, for the same reason
+    check_running_sums();  // the same
     return 0;
 }

@@ -327,6 +327,27 @@ size_t routelog_decode_run_stream_portable(routelog_run_stream *s, int64_t *out,
     return decode_runs(s, out, k);
 }
 
+// A column's values from its start values and residuals, in place, as
+// ColumnDecoderV2.integrate gives them: each value the one before plus its residual from
+// v[1] on (order 1), or each first difference the one before plus the residual from
+// v[2] on, the first being v[1] - v[0] (order 2); wrapping. The pass after a column
+// with zero runs, whose stream loop leaves the residuals as they are.
+static void running_sums_scalar(int64_t *v, size_t m, int order) {
+    if (order == 1 && m > 1) {
+        for (size_t j = 1; j < m; j++) v[j] = (int64_t)((uint64_t)v[j - 1] + (uint64_t)v[j]);
+    } else if (order == 2 && m > 2) {
+        uint64_t delta = (uint64_t)v[1] - (uint64_t)v[0];
+        for (size_t j = 2; j < m; j++) {
+            delta += (uint64_t)v[j];
+            v[j] = (int64_t)((uint64_t)v[j - 1] + delta);
+        }
+    }
+}
+
+void routelog_running_sums_portable(int64_t *values, size_t count, int order) {
+    running_sums_scalar(values, count, order);
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -388,6 +409,37 @@ static void integrate_avx2(int64_t *out, size_t count, uint64_t bias, uint64_t d
     }
 }
 
+// running_sums_scalar four values at a time: each group's own running sums, then what
+// came before added to every lane (the only chain from one group to the next, one
+// addition), as the four-stream loop's second pass sums them.
+__attribute__((target("avx2")))
+static void running_sums_avx2(int64_t *v, size_t m, int order) {
+    if (order != 1 && order != 2) return;
+    size_t j = (size_t)order;
+    if (m <= j) return;
+    __m256i last_value = _mm256_set1_epi64x(v[j - 1]);
+    __m256i last_delta = _mm256_set1_epi64x(order == 2 ? (long long)((uint64_t)v[1] - (uint64_t)v[0]) : 0);
+    for (; j + 4 <= m; j += 4) {
+        __m256i r = _mm256_loadu_si256((const __m256i *)(v + j));
+        if (order == 2) {
+            __m256i sums = running_sums(r);
+            r = _mm256_add_epi64(sums, last_delta);
+            last_delta = _mm256_add_epi64(last_delta, _mm256_permute4x64_epi64(sums, _MM_SHUFFLE(3, 3, 3, 3)));
+        }
+        __m256i sums = running_sums(r);
+        r = _mm256_add_epi64(sums, last_value);
+        last_value = _mm256_add_epi64(last_value, _mm256_permute4x64_epi64(sums, _MM_SHUFFLE(3, 3, 3, 3)));
+        _mm256_storeu_si256((__m256i *)(v + j), r);
+    }
+    // The rest one at a time, from the last value and difference of the groups.
+    uint64_t value = (uint64_t)_mm256_extract_epi64(last_value, 0), delta = (uint64_t)_mm256_extract_epi64(last_delta, 0);
+    for (; j < m; j++) {
+        if (order == 2) delta += (uint64_t)v[j], value += delta;
+        else value += (uint64_t)v[j];
+        v[j] = (int64_t)value;
+    }
+}
+
 // extract_scalar four pairs at a time: per-lane shifts (VPSRLVQ, VPSLLVQ), and a shift
 // of 64 or more, which gives 0 there, keeps the whole window.
 __attribute__((target("avx2")))
@@ -424,7 +476,14 @@ size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) {
     return routelog_has_bmi2() ? decode_runs_bmi2(s, out, k) : decode_runs(s, out, k);
 }
+
+void routelog_running_sums(int64_t *values, size_t count, int order) {
+    if (routelog_has_avx2()) running_sums_avx2(values, count, order);
+    else running_sums_scalar(values, count, order);
+}
 #else
+void routelog_running_sums(int64_t *values, size_t count, int order) { running_sums_scalar(values, count, order); }
+
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
     return decode_for_order(s, out, k, extract_portable, integrate_portable);
 }

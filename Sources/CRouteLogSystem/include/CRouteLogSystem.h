@@ -325,6 +325,16 @@ typedef struct {
 /// it, the same residuals either way.
 size_t routelog_decode_run_stream(routelog_run_stream *stream, int64_t *out, size_t k);
 
+/// A column's values from its start values and residuals, in place (wrapping): from
+/// values[1] on, each value is the one before plus its residual (order 1); from
+/// values[2] on, each first difference is the one before plus the residual, the first
+/// being values[1] - values[0] (order 2). Any other order leaves the values as they are.
+/// Four values at a time with AVX2 when the processor has it, the same integers either way.
+void routelog_running_sums(int64_t *values, size_t count, int order);
+
+/// The same without AVX2 (for tests).
+void routelog_running_sums_portable(int64_t *values, size_t count, int order);
+
 /// The same without BMI2 (for tests).
 size_t routelog_decode_run_stream_portable(routelog_run_stream *stream, int64_t *out, size_t k);
 

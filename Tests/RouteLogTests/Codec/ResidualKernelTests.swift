@@ -316,4 +316,42 @@ import Testing
         let enough = Self.fourStreamColumn(lengths: [125, 125, 125], total: 500)
         #expect(Self.decode(enough, count: 4000, with: .processor) == .values([Int64](repeating: 0, count: 4000)))
     }
+
+    /// The running sums a column with zero runs is integrated with, both paths, against
+    /// the definition (format-spec.md, "Version 2": v[j] from the start values and the
+    /// residuals Δ^d v[j]), wrapping as a damaged block's values may: every count around
+    /// the groups of four, orders 0 to 3 (only 1 and 2 sum).
+    @Test func runningSumsAreTheDefinitions() {
+        var g = SeededGenerator(state: 0x5A5)
+        func plain(_ residuals: [Int64], order: Int) -> [Int64] {
+            var v = residuals
+            if order == 1 { for j in v.indices.dropFirst() { v[j] = v[j - 1] &+ v[j] } }
+            if order == 2 && v.count > 2 {
+                var delta = v[1] &- v[0]
+                for j in 2..<v.count {
+                    delta = delta &+ v[j]
+                    v[j] = v[j - 1] &+ delta
+                }
+            }
+            return v
+        }
+        for round in 0..<3_000 {
+            let count = round < 100 ? round % 25 : Int.random(in: 0...400, using: &g)
+            let order = round % 4
+            let residuals: [Int64] = (0..<count).map { _ in
+                switch Int.random(in: 0..<4, using: &g) {
+                case 0: Int64.random(in: -1...1, using: &g)
+                case 1: Int64.random(in: -1_000_000...1_000_000, using: &g)
+                case 2: Bool.random(using: &g) ? .max - Int64.random(in: 0...3, using: &g) : .min + Int64.random(in: 0...3, using: &g)
+                default: Int64.random(in: .min ... .max, using: &g)
+                }
+            }
+            var wide = residuals, portable = residuals
+            wide.withUnsafeMutableBufferPointer { routelog_running_sums($0.baseAddress, count, Int32(order)) }
+            portable.withUnsafeMutableBufferPointer { routelog_running_sums_portable($0.baseAddress, count, Int32(order)) }
+            let expected = plain(residuals, order: order)
+            #expect(wide == expected, "round \(round): order \(order), \(count) values")
+            #expect(portable == expected, "round \(round): order \(order), \(count) values")
+        }
+    }
 }

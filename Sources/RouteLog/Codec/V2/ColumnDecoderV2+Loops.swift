@@ -130,23 +130,12 @@ extension ColumnDecoderV2 {
         }
     }
 
-    /// Turns residuals back into values in place: running sums, once per order.
+    /// Turns residuals back into values in place: running sums, once per order
+    /// (``routelog_running_sums``, four values at a time where the processor can: one
+    /// sum at a time, each addition waits on the last).
     static func integrate(_ column: Int64Column, order: Int) {
-        let v = column.base, m = column.count
-        switch order {
-        case 1:
-            guard m > 1 else { return }
-            for j in 1..<m { v[j] = v[j - 1] &+ v[j] }
-        case 2:
-            guard m > 2 else { return }
-            var delta = v[1] &- v[0]
-            for j in 2..<m {
-                delta = delta &+ v[j]
-                v[j] = v[j - 1] &+ delta
-            }
-        default:
-            break
-        }
+        guard order == 1 || order == 2 else { return }
+        routelog_running_sums(column.base, column.count, Int32(order))
     }
 }
 
