@@ -9,9 +9,17 @@ import Darwin
 /// The writer's hold on a store (docs/recovery-and-compaction.md, "One writer"), alive as
 /// long as this object: an exclusive flock on the store directory, which deleting or
 /// replacing `LOCK` cannot escape, and an exclusive lock on `LOCK`, whose file holds the
-/// writer's pid and its mark for others to read (``WriterMark``).
+/// writer's pid and its mark for others to read (``WriterMark``). When `LOCK` no longer
+/// names the file the writer holds (deleted, renamed, replaced, or given another name),
+/// the writer puts a new one in place as it renews its mark or closes
+/// (``renewMark(files:)``, ``release(files:)``).
 final class StoreLock: Sendable {
-    let file: DurableFile
+    /// The file `LOCK` named when the writer last wrote it: the one opened at acquire,
+    /// or the one the writer put in its place since.
+    private let held: StateLock<DurableFile>
+    var file: DurableFile { held.withLock { $0 } }
+    /// The Data Protection class a `LOCK` this writer puts in place gets.
+    private let protection: RouteStore.FileProtection
     /// The open directory the flock is held on, until released.
     private let directory: StateLock<FileRef?>
     private let fileSystem: any FileSystem
@@ -30,8 +38,10 @@ final class StoreLock: Sendable {
     /// True when the two descriptors are real ones, registered with fork_release.c.
     private let registeredForFork: Bool
 
-    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem, registeredForFork: Bool, mark: String) {
-        self.file = file
+    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem, registeredForFork: Bool, mark: String,
+                 protection: RouteStore.FileProtection) {
+        held = StateLock(file)
+        self.protection = protection
         self.mark = StateLock(mark)
         self.directory = StateLock(directory)
         self.fileSystem = fileSystem
@@ -48,6 +58,7 @@ final class StoreLock: Sendable {
     }
 
     deinit {
+        let file = self.file
         if getpid() == owner {
             // Let go explicitly, then stop watching the descriptors, then close them: a
             // child forked at any point in between holds nothing.
@@ -129,7 +140,8 @@ final class StoreLock: Sendable {
             let contents = WriterMark.lockContents(pid: getpid(), mark: mark)
             try file!.write(contents, at: 0)
             try file!.truncate(to: Int64(contents.count))
-            return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real, mark: mark)
+            return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real, mark: mark,
+                             protection: protection)
         } catch {
             // Let go explicitly before the descriptors stop being watched and close.
             if let file { fileSystem.unlock(file.ref) }
@@ -196,11 +208,28 @@ final class StoreLock: Sendable {
     /// Gives `LOCK` a new mark, after the writer cut records off its last segment and
     /// goes on writing: a read-only handle that may have read them reads the store again
     /// (``WriterMark``). The pid keeps its place, so the file keeps its length.
-    func renewMark() throws {
+    ///
+    /// A mark written into a file that `LOCK` no longer names (deleted, renamed, replaced
+    /// by another file, a link or a FIFO, or given a second name) reaches no reader: then
+    /// the writer puts a new `LOCK` in place holding its pid and the new mark, takes its
+    /// lock on it, and holds that one from then on (``putBack(_:replacing:files:locking:)``).
+    /// `files` names the store's paths through the writer's checked file system.
+    func renewMark(files: LogFiles) throws {
         let renewed = WriterMark.make()
         let contents = WriterMark.lockContents(pid: owner, mark: renewed)
-        try file.write(contents, at: 0)
-        try file.truncate(to: Int64(contents.count))
+        try held.withLock { file in
+            try file.write(contents, at: 0)
+            try file.truncate(to: Int64(contents.count))
+            // Looked at after the write: when LOCK named the file then, the new mark
+            // showed there, and anything done to LOCK since reads as a mark gone.
+            guard !Self.isNamed(file, in: files) else { return }
+            let replacement = try putBack(contents, replacing: file, files: files, locking: true)
+            // Let the old file go explicitly, then stop watching it; it closes when the
+            // last reference goes.
+            file.fileSystem.unlock(file.ref)
+            if registeredForFork { routelog_forget_for_forked_child(file.ref.fd) }
+            file = replacement
+        }
         mark.withLock { $0 = renewed }
     }
 
@@ -211,20 +240,94 @@ final class StoreLock: Sendable {
     }
 
     /// Lets the lock go, leaving `LOCK` with the mark alone (no pid: no writer holds the
-    /// store), or empty after a cut it could not announce. Does nothing in a process
-    /// other than the owner: the owner still holds it.
-    func release() {
+    /// store), or empty after a cut it could not announce. When `LOCK` no longer names
+    /// the writer's file (and `files` is given), the mark is put back in a new `LOCK`
+    /// (best effort), so that the next writer keeps it as after any clean close; after a
+    /// cut it could not announce there is nothing to put back (no `LOCK` says what an
+    /// empty one does). Does nothing in a process other than the owner: the owner still
+    /// holds it.
+    func release(files: LogFiles? = nil) {
         guard getpid() == owner else { return }
+        let unannounced = cutUnannounced.withLock { $0 }
         let closed = WriterMark.closedContents(mark: mark.withLock { $0 })
-        if cutUnannounced.withLock({ $0 }) || (try? file.write(closed, at: 0)) == nil
-            || (try? file.truncate(to: Int64(closed.count))) == nil {
-            try? file.truncate(to: 0)
+        held.withLock { file in
+            if unannounced || (try? file.write(closed, at: 0)) == nil || (try? file.truncate(to: Int64(closed.count))) == nil {
+                try? file.truncate(to: 0)
+            } else if let files, !Self.isNamed(file, in: files) {
+                _ = try? putBack(closed, replacing: file, files: files, locking: false)
+            }
+            file.fileSystem.unlock(file.ref)
         }
-        file.fileSystem.unlock(file.ref)
         // Let go explicitly, not only by closing: another process may share the
         // description (a child forked before its hold could be dropped).
         directory.withLock { ref in if let open = ref { fileSystem.unlockDirectory(open) } }
         releaseDirectory()
+    }
+
+    /// Whether `LOCK` names `file`, and only it: what is at the name (lstat, never
+    /// following a link) has the descriptor's device and inode (fstat), and the file has
+    /// one name. A file system that cannot tell identities keeps the file.
+    private static func isNamed(_ file: DurableFile, in files: LogFiles) -> Bool {
+        let fileSystem = files.fileSystem
+        guard let own = fileSystem.identity(file.ref) else { return true }
+        guard fileSystem.identityOfName(files.path(FormatConstants.lockName)) == own else { return false }
+        return ((try? fileSystem.linkCount(file.ref)) ?? 1) == 1
+    }
+
+    /// Puts a new `LOCK` holding `contents` in place of whatever is at the name (`old`
+    /// being the file the writer holds), under
+    /// the directory lock (no other writer of this store can race it), and returns it,
+    /// locked when `locking` says so. The writer's own file under a second name (a hard
+    /// link) loses this name, as at acquire; anything else there (another file, a
+    /// symbolic link, a FIFO, a directory) is moved into `lost/` as it is, never
+    /// followed or opened. The new file is made exclusively (O_EXCL, never through a
+    /// link) and then written: a reader looking meanwhile, or a crash, finds no `LOCK`
+    /// or an empty one (no mark: the next writer draws anew), never a mark that is not
+    /// the writer's. A failure removes the new file.
+    private func putBack(_ contents: [UInt8], replacing old: DurableFile, files: LogFiles, locking: Bool) throws -> DurableFile {
+        let fileSystem = files.fileSystem
+        let name = FormatConstants.lockName
+        let path = files.path(name)
+        let own = fileSystem.identity(old.ref)
+        var attempt = 0
+        while true {
+            if let there = fileSystem.identityOfName(path) {
+                if there == own {
+                    try fileSystem.checked("unlink", path) { try fileSystem.unlink(path) }
+                } else {
+                    try LostAndFound(files: files).moveAside(
+                        name, reason: "was in the place of the LOCK of the writer that held the store (pid \(owner))")
+                }
+            }
+            let created: DurableFile
+            do {
+                created = try DurableFile.create(path, fileSystem: fileSystem)
+            } catch let error as RouteLogError where error.errno == EEXIST && attempt < 3 {
+                attempt += 1  // planted again since it was moved aside
+                continue
+            }
+            var watched = false
+            do {
+                if locking && registeredForFork {
+                    guard routelog_release_in_forked_child(created.ref.fd) == 0 else {
+                        throw RouteLogError(.io, "too many stores are open for writing in this process; close one first",
+                                            path: path, errno: EMFILE)
+                    }
+                    watched = true
+                }
+                try protection.apply(toDescriptor: created.ref.fd, path: path)
+                if locking { try Self.takeFileLock(created, in: files.directory, fileSystem: fileSystem) }
+                try created.write(contents, at: 0)
+            } catch {
+                if locking { fileSystem.unlock(created.ref) }
+                if watched { routelog_forget_for_forked_child(created.ref.fd) }
+                if let made = fileSystem.identity(created.ref), fileSystem.identityOfName(path) == made {
+                    try? fileSystem.unlink(path)
+                }
+                throw error
+            }
+            return created
+        }
     }
 
     /// The pid of the process holding the store for writing, or nil when none does.

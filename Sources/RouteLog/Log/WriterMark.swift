@@ -14,7 +14,8 @@ import Darwin
 /// that cut them stops (a failed sync), or renews its mark (a failed write it could
 /// take back); either way whatever is appended after the cut comes under another mark.
 /// So a handle that follows the writer reads on from where it stopped only while the
-/// mark is the one it saw, and reads the store again when it changed or is gone. A
+/// mark is the one it saw, and reads the store again when it changed, is gone, or
+/// shows where it saw none (a writer puts a deleted `LOCK` back at its next cut). A
 /// clean close leaves the mark alone in `LOCK`, and the next writer keeps it: a handle
 /// reads on across writer sessions. A writer that crashed (its pid still there) or
 /// whose close follows a cut it could not announce (`LOCK` left empty) leaves no mark
@@ -62,12 +63,14 @@ enum WriterMark {
     }
 
     /// Whether a handle that last saw `seen` (the last mark it read, nil for none) must
-    /// read the store again now that `LOCK` says `now`: a mark that changed, or one
-    /// that is gone (`LOCK` deleted or emptied, or rewritten by a writer of a release
-    /// without marks), after which the handle goes without one. With no mark seen there
-    /// is nothing to compare: the handle's other checks stand alone (format-spec.md).
+    /// read the store again now that `LOCK` says `now`: a mark that changed, one that is
+    /// gone (`LOCK` deleted or emptied, or rewritten by a writer of a release without
+    /// marks), after which the handle goes without one, and one that shows where the
+    /// handle saw none. A writer whose `LOCK` was deleted puts a new one in place with
+    /// the mark it draws at its next cut (``StoreLock/renewMark(files:)``): a handle
+    /// that looked while `LOCK` was gone learns of that cut only by the mark showing.
+    /// While no mark shows, the handle's other checks stand alone (format-spec.md).
     static func moved(from seen: String?, to now: String?) -> Bool {
-        guard let seen else { return false }
-        return seen != now
+        seen != now
     }
 }

@@ -105,7 +105,7 @@ public final class RouteStore: Sendable {
         do {
             (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)
         } catch {
-            lock?.release()  // a failed open leaves the store to the next writer at once
+            lock?.release(files: opener.files)  // a failed open leaves the store to the next writer at once
             throw error
         }
         self.url = URL(fileURLWithPath: path, isDirectory: true)
@@ -150,7 +150,7 @@ public final class RouteStore: Sendable {
 
     /// The pid of the process that holds the store at `url` for writing, or nil; -1 when
     /// one holds it but its pid cannot be read from `LOCK` (deleted, replaced, or given
-    /// another name, as `cp -al` does).
+    /// another name, as `cp -al` does, until the writer puts `LOCK` back at its next cut).
     public static func writerProcess(at url: URL) -> Int32? {
         StoreLock.holder(in: url.standardizedFileURL.path, fileSystem: PosixFileSystem.shared)
     }
@@ -190,10 +190,11 @@ public final class RouteStore: Sendable {
     /// so writes nothing more until the store is opened again (which draws a new mark).
     private func tellReadersOfACut(_ writer: inout StoreWriter) {
         do {
-            try lock?.renewMark()
+            try lock?.renewMark(files: files)
         } catch {
             lock?.noteUnannouncedCut()
-            writer.log.stop(RouteLogError(.io, "records were cut off after a failed write and LOCK could not say so to readers; reopen the store to go on",
+            let cause = (error as? RouteLogError).map { " (\($0.message))" } ?? ""
+            writer.log.stop(RouteLogError(.io, "records were cut off after a failed write and LOCK could not say so to readers\(cause); reopen the store to go on",
                                           path: directory, errno: (error as? RouteLogError)?.errno))
         }
     }
@@ -309,7 +310,7 @@ public final class RouteStore: Sendable {
                 s.lifecycle = .closed
                 s.segments = SegmentSet()
             }
-            lock?.release()
+            lock?.release(files: files)
             changeHub.finish()
             // The codec's working memory is kept for the next save or load while a store
             // is open; the last store to close hands it back to the system.

@@ -19,7 +19,8 @@ import Testing
         for bad in ["", "\n", "x", "12 zz", "12 0123456789abcdeg", "1 2 3", "0123456789abcdef0"] {
             #expect(WriterMark.parse(Array(bad.utf8)) == nil, "\(bad)")
         }
-        #expect(!WriterMark.moved(from: nil, to: mark))
+        #expect(!WriterMark.moved(from: nil, to: nil))
+        #expect(WriterMark.moved(from: nil, to: mark), "a mark that shows where none was (LOCK put back after a cut)")
         #expect(WriterMark.moved(from: mark, to: nil), "a mark gone (LOCK deleted, emptied, or of an older writer)")
         #expect(!WriterMark.moved(from: mark, to: mark))
         #expect(WriterMark.moved(from: mark, to: WriterMark.make()))
