@@ -1,9 +1,10 @@
 // The write loop of a version 2 column's residuals (format-spec.md, "PointBlock",
 // "Version 2", "Streams"): every value of a save's columns goes out through here, as its
-// token's code and then its extra bits. With four streams the four writers advance side
-// by side, one value each per turn: each writer's buffer is a chain from one put to the
-// next, and four independent chains keep the processor busy where one would make it
-// wait. The bytes are the same whichever order the writers take turns in.
+// token's code and then its extra bits. The streams are written one after another, and
+// each in groups: as many values as surely fit the 64-bit buffer are added to it, and
+// only then is it stored, so that the store and the move to the next byte come once a
+// group, not once a value. One stream's writer (three values) and the loop's pointers
+// all stay in registers, where four writers side by side went through memory.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
 #include "zero_runs.h"
@@ -24,22 +25,32 @@
 #define MAX_PUT 56
 
 // One stream being written: bits go in from bit 0 of each byte upwards. After every put
-// the whole buffer is stored and the position moves on by the whole bytes in it, so
-// there is no branch on how full the buffer is; a store may reach 7 bytes past the
-// stream's last byte (the caller leaves 8 to spare).
+// (or group of adds) the whole buffer is stored and the position moves on by the whole
+// bytes in it, so there is no branch on how full the buffer is; a store may reach 7
+// bytes past the stream's last byte (the caller leaves 8 to spare).
 typedef struct {
     uint64_t buffer, pending;
     uint8_t *next;
 } stream_writer;
 
-static inline __attribute__((always_inline)) void put(stream_writer *w, uint64_t bits, uint64_t count) {
+// Bits into the buffer, not yet stored: the caller makes sure that pending stays at
+// most 63.
+static inline __attribute__((always_inline)) void add(stream_writer *w, uint64_t bits, uint64_t count) {
     w->buffer |= bits << w->pending;
     w->pending += count;
+}
+
+// The buffer stored, and the whole bytes in it left behind.
+static inline __attribute__((always_inline)) void store(stream_writer *w) {
     memcpy(w->next, &w->buffer, 8);
-    uint64_t whole = w->pending >> 3;
-    w->next += whole;
-    w->buffer >>= whole << 3;  // at most 56: pending is at most 63
+    w->next += w->pending >> 3;
+    w->buffer >>= w->pending & 56;  // the whole bytes' bits: at most 56, as pending is at most 63
     w->pending &= 7;
+}
+
+static inline __attribute__((always_inline)) void put(stream_writer *w, uint64_t bits, uint64_t count) {
+    add(w, bits, count);
+    store(w);
 }
 
 // A value of more than MAX_PUT bits (possible only for absurd residuals): the code,
@@ -77,45 +88,66 @@ static inline __attribute__((always_inline)) size_t finish(stream_writer *w, con
     return (size_t)(w->next - start);
 }
 
+// value_bits for a value of at most 32 bits (a code and extra bits together): the send
+// table entry's fields start at bit 32, so the code needs no mask of its own, and the
+// low `total` bits of entry | u << code length are the code and the extra bits. With
+// `bzhi` (BMI2) taking those bits is one instruction and needs no load of masks[token];
+// the portable path masks as value_bits does. The bits are the same either way.
+static inline __attribute__((always_inline)) uint64_t short_value_bits(const uint64_t *send, const uint64_t *masks,
+                                                                        uint64_t u, unsigned token, uint64_t *total,
+                                                                        const int bzhi) {
+    if (!bzhi) return value_bits(send, masks, u, token, total);
+    uint64_t s = send[token];
+    *total = s >> SEND_TOTAL_SHIFT;
+    return (s | u << ((s >> SEND_LENGTH_SHIFT) & 63)) & ((1ull << *total) - 1);  // BZHI
+}
+
+// Stream `first` of `stride`: residuals first, first + stride, first + 2 × stride, ...
+// `group` values are added for each store (group × the longest value at most MAX_PUT);
+// the rest of the stream one value a put. `stride` and `group` are constants in each
+// copy write_streams makes, so that the group is unrolled and each of its values read
+// at a fixed offset.
+static inline __attribute__((always_inline)) size_t write_stream(const uint64_t *u, const uint8_t *tokens, size_t k,
+                                                                 size_t first, const size_t stride,
+                                                                 const size_t group, const uint64_t *send,
+                                                                 const uint64_t *masks, uint8_t *out, const int bzhi) {
+    stream_writer w = {0, 0, out};
+    size_t j = first;
+    if (group > 1) {
+        for (; j + (group - 1) * stride < k; j += group * stride) {
+            for (size_t g = 0; g < group; g++) {
+                uint64_t total;
+                uint64_t bits = short_value_bits(send, masks, u[j + g * stride], tokens[j + g * stride], &total, bzhi);
+                add(&w, bits, total);
+            }
+            store(&w);
+        }
+    }
+    for (; j < k; j += stride) put_value(&w, send, masks, u[j], tokens[j]);
+    return finish(&w, out);
+}
+
 static inline __attribute__((always_inline)) void write_streams(const uint64_t *u, const uint8_t *tokens, size_t k,
                                                                 size_t count, const uint64_t *send,
                                                                 const uint64_t *masks, unsigned longest,
-                                                                uint8_t *const *out, size_t *lengths) {
-    stream_writer w[4];
+                                                                uint8_t *const *out, size_t *lengths, const int bzhi) {
     if (count < 1 || count > 4) __builtin_trap();  // the format has 1, 2 or 4 streams
-    for (size_t s = 0; s < count; s++) w[s] = (stream_writer){0, 0, out[s]};
-    size_t j = 0;
-    if (count == 4 && 2 * longest <= MAX_PUT) {
-        // Two values a put, the writers in turn: residuals j + s and j + 4 + s go to
-        // stream s. The writers are locals of their own, so that all four stay in
-        // registers (an array of them went through memory on every put).
-        stream_writer w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-#define ROUTELOG_PUT_PAIR(writer, s)                                                          \
-    do {                                                                                      \
-        uint64_t t0, t1;                                                                      \
-        uint64_t b0 = value_bits(send, masks, u[j + (s)], tokens[j + (s)], &t0);             \
-        uint64_t b1 = value_bits(send, masks, u[j + 4 + (s)], tokens[j + 4 + (s)], &t1);     \
-        put(&(writer), b0 | b1 << t0, t0 + t1);                                               \
-    } while (0)
-        for (; j + 8 <= k; j += 8) {
-            ROUTELOG_PUT_PAIR(w0, 0);
-            ROUTELOG_PUT_PAIR(w1, 1);
-            ROUTELOG_PUT_PAIR(w2, 2);
-            ROUTELOG_PUT_PAIR(w3, 3);
-        }
-#undef ROUTELOG_PUT_PAIR
-        w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3;
-    } else if (count == 1 && 2 * longest <= MAX_PUT) {
-        for (; j + 2 <= k; j += 2) {
-            uint64_t t0, t1;
-            uint64_t b0 = value_bits(send, masks, u[j], tokens[j], &t0);
-            uint64_t b1 = value_bits(send, masks, u[j + 1], tokens[j + 1], &t1);
-            put(&w[0], b0 | b1 << t0, t0 + t1);
-        }
+    // The most values that surely fit one put: with up to 7 bits pending, MAX_PUT more.
+    size_t group = 8 * (size_t)longest <= MAX_PUT ? 8 : 4 * (size_t)longest <= MAX_PUT ? 4
+                 : 2 * (size_t)longest <= MAX_PUT ? 2 : 1;
+    for (size_t s = 0; s < count; s++) {
+#define ROUTELOG_STREAM(stride, size) write_stream(u, tokens, k, s, stride, size, send, masks, out[s], bzhi)
+#define ROUTELOG_STREAM_OF(stride)                                                                                 \
+    (group == 8 ? ROUTELOG_STREAM(stride, 8) : group == 4 ? ROUTELOG_STREAM(stride, 4)                             \
+     : group == 2 ? ROUTELOG_STREAM(stride, 2) : ROUTELOG_STREAM(stride, 1))
+        // (Three streams, which the format does not have, one value a put.)
+        lengths[s] = count == 4   ? ROUTELOG_STREAM_OF(4)
+                     : count == 2 ? ROUTELOG_STREAM_OF(2)
+                     : count == 1 ? ROUTELOG_STREAM_OF(1)
+                                  : ROUTELOG_STREAM(count, 1);
+#undef ROUTELOG_STREAM_OF
+#undef ROUTELOG_STREAM
     }
-    // The rest (or every value when two may not fit one put), in order.
-    for (; j < k; j++) put_value(&w[j % count], send, masks, u[j], tokens[j]);
-    for (size_t s = 0; s < count; s++) lengths[s] = finish(&w[s], out[s]);
 }
 
 // The one stream of a column with zero runs: the values between runs one by one, each
@@ -150,16 +182,17 @@ size_t routelog_write_run_stream_portable(const uint64_t *u, const uint8_t *toke
 void routelog_write_residual_streams_portable(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                               const uint64_t *send, const uint64_t *masks, unsigned longest,
                                               uint8_t *const *out, size_t *lengths) {
-    write_streams(u, tokens, k, count, send, masks, longest, out, lengths);
+    write_streams(u, tokens, k, count, send, masks, longest, out, lengths, 0);
 }
 
 #if defined(__x86_64__)
-// With BMI2 the variable shifts are single instructions (SHLX, SHRX).
+// With BMI2 the variable shifts are single instructions (SHLX, SHRX), and so is taking
+// a value's low bits (BZHI).
 __attribute__((target("bmi,bmi2")))
 static void write_streams_bmi2(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                const uint64_t *send, const uint64_t *masks, unsigned longest, uint8_t *const *out,
                                size_t *lengths) {
-    write_streams(u, tokens, k, count, send, masks, longest, out, lengths);
+    write_streams(u, tokens, k, count, send, masks, longest, out, lengths, 1);
 }
 
 __attribute__((target("bmi,bmi2")))
@@ -178,7 +211,7 @@ void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, s
                                      const uint64_t *send, const uint64_t *masks, unsigned longest,
                                      uint8_t *const *out, size_t *lengths) {
     if (routelog_has_bmi2()) write_streams_bmi2(u, tokens, k, count, send, masks, longest, out, lengths);
-    else write_streams(u, tokens, k, count, send, masks, longest, out, lengths);
+    else write_streams(u, tokens, k, count, send, masks, longest, out, lengths, 0);
 }
 #else
 size_t routelog_write_run_stream(const uint64_t *u, const uint8_t *tokens, size_t k, const uint64_t *send,
@@ -189,6 +222,6 @@ size_t routelog_write_run_stream(const uint64_t *u, const uint8_t *tokens, size_
 void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                      const uint64_t *send, const uint64_t *masks, unsigned longest,
                                      uint8_t *const *out, size_t *lengths) {
-    write_streams(u, tokens, k, count, send, masks, longest, out, lengths);
+    write_streams(u, tokens, k, count, send, masks, longest, out, lengths, 0);
 }
 #endif

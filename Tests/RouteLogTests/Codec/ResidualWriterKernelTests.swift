@@ -6,9 +6,9 @@ import Testing
 /// The save's C write loop for a version 2 column's streams (`routelog_write_residual_streams`):
 /// both its paths (with BMI2 and portable) against the same streams written one value
 /// at a time through the reference's puts (``ReferenceBitStreamWriter``), for one, two and
-/// four streams, counts of residuals around the loop's groups of eight, and values of
-/// every size, among them values too long for one put (the loop's slow path) and codes
-/// short enough that two values share a put (its fast path).
+/// four streams, counts of residuals around the loop's groups, and values of every size,
+/// among them values too long for one put (the loop's slow path) and codes short enough
+/// that two, four or eight values share a put (its groups).
 @Suite struct ResidualWriterKernelTests {
     typealias Writer = (UnsafePointer<UInt64>?, UnsafePointer<UInt8>?, Int, Int, UnsafePointer<UInt64>?,
                         UnsafePointer<UInt64>?, UInt32, UnsafePointer<UnsafeMutablePointer<UInt8>?>?,
@@ -77,5 +77,50 @@ import Testing
         }
         #expect(slowPathRounds > 10, "values longer than one put were written")
         #expect(pairedRounds > 50, "values two to a put were written")
+    }
+
+    /// The values the C loops add to a stream before they store it: 8, 4 or 2 when that
+    /// many of the longest value fit one put, else 1 (write_streams in residual_writer.c).
+    static func group(longest: Int) -> Int {
+        [8, 4, 2].first { $0 * longest <= maxPut } ?? 1
+    }
+
+    /// Every group size in every stream count, with counts of residuals that leave every
+    /// remainder after the whole groups of each stream (and none), and values from 1 up
+    /// to a cap that makes the code's longest value fall in each group's range, up to
+    /// values of 2^52 and more and the largest there is; and values all between 2^e and
+    /// 2^(e + 1) (four tokens, as often each: codes of 2 bits, e bits a value), so that
+    /// every value is as long as the longest, which is at and one past each group's limit:
+    /// both paths against the one-value-at-a-time writer.
+    @Test func everyGroupOfValuesAPutWritesWhatTheValueAtATimeWriterWrites() {
+        var g = SeededGenerator(state: 6262)
+        var rounds: [Int: Int] = [:]
+        for round in 0..<900 {
+            let count = [1, 2, 4][round % 3]
+            // Up to a few whole rounds of groups of eight in each stream, and one long column.
+            let k = round % 50 == 0 ? 3600 + round / 50 : Int.random(in: 0...(8 * count * 4 + 7), using: &g)
+            let cap: UInt64 = [2, 7, 15, 60, 1_000, 1 << 20, 1 << 40, 1 << 52, 1 << 53, .max][(round / 3) % 10]
+            let e: UInt64 = [6, 7, 8, 13, 14, 15, 27, 28, 29][(round / 30) % 9]
+            let u: [UInt64] = (0..<k).map { i in
+                if round % 2 == 1 { return UInt64.random(in: (1 << e)...((2 << e) - 1), using: &g) }
+                if cap > 1 << 50 && i % 5 == 0 { return [cap, cap - 1, cap &+ 1, 1 << 52, (1 << 52) - 1, .max][i % 6] }
+                return UInt64.random(in: 1...max(1, cap), using: &g)
+            }
+            let tokens = u.map { UInt8(ResidualToken.token($0)) }
+            var counts = [UInt32](repeating: 0, count: FormatConstants.ColumnV2.valueTokens)
+            for t in tokens { counts[Int(t)] += 1 }
+            let plan = tokens.withUnsafeBufferPointer { t in
+                counts.withUnsafeBufferPointer { CodePlan(tokens: t, tokenCounts: $0) }
+            }
+            if k > 0 { rounds[Self.group(longest: plan.longestValue), default: 0] += 1 }
+            let expected = Self.expected(u, count: count, plan: plan)
+            for (name, writer) in [("dispatched", routelog_write_residual_streams as Writer),
+                                   ("portable", routelog_write_residual_streams_portable as Writer)] {
+                let got = Self.written(u, tokens: tokens, count: count, plan: plan, with: writer)
+                #expect(got == expected,
+                        "\(name), round \(round): \(k) values up to \(cap) in \(count) streams, longest \(plan.longestValue)")
+            }
+        }
+        for group in [8, 4, 2, 1] { #expect(rounds[group, default: 0] >= 60, "values \(group) a put: \(rounds)") }
     }
 }

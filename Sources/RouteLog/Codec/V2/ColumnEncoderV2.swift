@@ -104,9 +104,10 @@ struct ColumnEncoderV2 {
     }
 
     /// Residual i into stream i mod `count`, each stream in its own region of the scratch
-    /// (`routelog_write_residual_streams`, C: the four writers take turns, one value
-    /// each, so that their chains overlap; one table load gives a token's code, length
-    /// and extra-bit count, and code and extra bits go out in one put).
+    /// (`routelog_write_residual_streams`, C: one stream after another, each in groups of
+    /// as many values as surely fit a 64-bit buffer, stored once a group; one table load
+    /// gives a token's code, length and extra-bit count, and code and extra bits go in
+    /// together).
     private func writeStreams(_ k: Int, _ count: Int, _ plan: CodePlan) -> [(start: Int, length: Int)] {
         precondition(count == 1 || count == 2 || count == 4, "the format has 1, 2 or 4 streams")
         let region = Self.bytesPerValue * (k / count + 1) + 8
