@@ -117,10 +117,19 @@ static void order_costs_lzcnt(const int64_t *values, size_t from, size_t to, con
 
 #include <immintrin.h>
 
-// Four values at a time with AVX2. A value's top bit comes from the exponent of the
-// value as a double, which is exact below 2^52 (made by placing the value in the
-// significand of 2^52 and subtracting 2^52); four values with one at 2^52 or more go
-// the scalar way. The histograms stay scalar: a token's count is a load and a store.
+// Eight values at a time with AVX2, in two vectors of four. A value's token comes from
+// the value as a double, which is exact below 2^52 (made by placing the value in the
+// significand of 2^52 and subtracting 2^52): its upper 32 bits are the exponent (1023 +
+// the top bit's place e) from bit 20 and the significand's top bits under it, so a shift
+// by 18 gives 4 × (1023 + e) + the two bits under the top bit, the token + 4092. Eight
+// values with one at 2^52 or more go the scalar way.
+//
+// Shaped for speed: the upper halves of the two vectors' doubles are taken into one
+// vector (and the values' lower halves into another, for the values below 16, which are
+// their own tokens), so the tokens are worked out eight at a time in 32-bit lanes, and
+// packed into eight bytes with one shuffle and one store; the histograms (a count is a
+// load and a store) read the tokens back from there, which is cheaper than taking each
+// lane out of the vector.
 //
 // Compiled twice, with `divided` fixed. With a divisor, each value is first divided as
 // quotient() divides it, and its checks are gathered over the column: AVX2 has neither
@@ -131,9 +140,14 @@ static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exa
                                        uint8_t *tokens, uint32_t *counts, const int divided) {
     uint32_t *h0 = counts, *h1 = counts + VALUE_TOKENS, *h2 = counts + 2 * VALUE_TOKENS, *h3 = counts + 3 * VALUE_TOKENS;
     for (size_t t = 0; t < 4 * VALUE_TOKENS; t++) counts[t] = 0;
-    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1), three = _mm256_set1_epi64x(3);
-    const __m256i two_52 = _mm256_set1_epi64x(0x4330000000000000), bias = _mm256_set1_epi64x(1023);
-    const __m256i four = _mm256_set1_epi64x(4), two = _mm256_set1_epi64x(2);
+    const __m256i zero = _mm256_setzero_si256(), two_52 = _mm256_set1_epi64x(0x4330000000000000);
+    const __m256i at_least_2_52 = _mm256_set1_epi64x((long long)0xFFF0000000000000ull);
+    // 4 × 1023 (the exponent's bias, times 4); the upper half of a double of 16 (e = 4).
+    const __m256i bias = _mm256_set1_epi32(4 * 1023), sixteen = _mm256_set1_epi32(1027 << 20);
+    // Byte 0 of each 32-bit lane ([a0 a1 b0 b1 | a2 a3 b2 b3], a: the first vector's, b:
+    // the second's) to where the two 128-bit halves, ORed, have them in order.
+    const __m256i pack = _mm256_setr_epi8(0, 4, -1, -1, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                          -1, -1, 0, 4, -1, -1, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1);
     __m256i low_bits = zero, inverse = zero, inverse_high = zero, smallest = zero, largest = zero, inexact = zero;
     __m128i shift = _mm_setzero_si128(), sign_shift = _mm_setzero_si128();
     if (divided) {
@@ -145,39 +159,43 @@ static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exa
         sign_shift = _mm_cvtsi64_si128(64 - division->shift);  // 64 (shift 0): no bits to put back
     }
     int exact = 1;
-    size_t j = 0;
-    for (; j + 4 <= k; j += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(u + j));
-        if (divided) {
-            inexact = _mm256_or_si256(inexact, _mm256_and_si256(v, low_bits));
-            __m256i negative = _mm256_cmpgt_epi64(zero, v);
-            __m256i x = _mm256_or_si256(_mm256_srl_epi64(v, shift), _mm256_sll_epi64(negative, sign_shift));
-            __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), inverse),
-                                             _mm256_mul_epu32(x, inverse_high));
-            v = _mm256_add_epi64(_mm256_mul_epu32(x, inverse), _mm256_slli_epi64(cross, 32));
-            inexact = _mm256_or_si256(inexact, _mm256_or_si256(_mm256_cmpgt_epi64(v, largest),
-                                                               _mm256_cmpgt_epi64(smallest, v)));
+    size_t j = 0, eights = k & ~(size_t)7;
+    for (; j < eights; j += 8) {
+        __m256i z[2];
+        for (int half = 0; half < 2; half++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(u + j + 4 * half));
+            if (divided) {
+                inexact = _mm256_or_si256(inexact, _mm256_and_si256(v, low_bits));
+                __m256i negative = _mm256_cmpgt_epi64(zero, v);
+                __m256i x = _mm256_or_si256(_mm256_srl_epi64(v, shift), _mm256_sll_epi64(negative, sign_shift));
+                __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), inverse),
+                                                 _mm256_mul_epu32(x, inverse_high));
+                v = _mm256_add_epi64(_mm256_mul_epu32(x, inverse), _mm256_slli_epi64(cross, 32));
+                inexact = _mm256_or_si256(inexact, _mm256_or_si256(_mm256_cmpgt_epi64(v, largest),
+                                                                   _mm256_cmpgt_epi64(smallest, v)));
+            }
+            // zigzag: (v << 1) ^ (v >> 63, arithmetic), the sign from a comparison.
+            z[half] = _mm256_xor_si256(_mm256_slli_epi64(v, 1), _mm256_cmpgt_epi64(zero, v));
+            _mm256_storeu_si256((__m256i *)(u + j + 4 * half), z[half]);
         }
-        // zigzag: (v << 1) ^ (v >> 63, arithmetic), the sign from a comparison.
-        __m256i z = _mm256_xor_si256(_mm256_slli_epi64(v, 1), _mm256_cmpgt_epi64(zero, v));
-        _mm256_storeu_si256((__m256i *)(u + j), z);
-        uint64_t lanes[4];
-        if (__builtin_expect(!_mm256_testz_si256(_mm256_srli_epi64(z, 52), _mm256_srli_epi64(z, 52)), 0)) {
-            _mm256_storeu_si256((__m256i *)lanes, z);
-            for (int l = 0; l < 4; l++) lanes[l] = token_of(lanes[l]);
+        if (__builtin_expect(!_mm256_testz_si256(_mm256_or_si256(z[0], z[1]), at_least_2_52), 0)) {
+            for (int l = 0; l < 8; l++) tokens[j + l] = (uint8_t)token_of(u[j + l]);
         } else {
-            __m256i bits = _mm256_or_si256(z, one);
-            __m256d exact_bits = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(bits, two_52)),
-                                               _mm256_castsi256_pd(two_52));
-            __m256i e = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(exact_bits), 52), bias);
-            __m256i large = _mm256_add_epi64(_mm256_slli_epi64(e, 2),
-                                             _mm256_and_si256(_mm256_srlv_epi64(z, _mm256_sub_epi64(e, two)), three));
-            __m256i token = _mm256_blendv_epi8(large, z, _mm256_cmpgt_epi64(four, e));
-            _mm256_storeu_si256((__m256i *)lanes, token);
+            __m256 d0 = _mm256_castpd_ps(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(z[0], two_52)),
+                                                       _mm256_castsi256_pd(two_52)));
+            __m256 d1 = _mm256_castpd_ps(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(z[1], two_52)),
+                                                       _mm256_castsi256_pd(two_52)));
+            __m256i high = _mm256_castps_si256(_mm256_shuffle_ps(d0, d1, _MM_SHUFFLE(3, 1, 3, 1)));
+            __m256i low = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(z[0]), _mm256_castsi256_ps(z[1]),
+                                                                _MM_SHUFFLE(2, 0, 2, 0)));
+            __m256i large = _mm256_sub_epi32(_mm256_srli_epi32(high, 18), bias);
+            __m256i token = _mm256_blendv_epi8(large, low, _mm256_cmpgt_epi32(sixteen, high));
+            __m256i bytes = _mm256_shuffle_epi8(token, pack);
+            _mm_storel_epi64((__m128i *)(tokens + j),
+                             _mm_or_si128(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1)));
         }
-        unsigned t0 = (unsigned)lanes[0], t1 = (unsigned)lanes[1], t2 = (unsigned)lanes[2], t3 = (unsigned)lanes[3];
-        tokens[j] = (uint8_t)t0, tokens[j + 1] = (uint8_t)t1, tokens[j + 2] = (uint8_t)t2, tokens[j + 3] = (uint8_t)t3;
-        h0[t0]++, h1[t1]++, h2[t2]++, h3[t3]++;
+        h0[tokens[j]]++, h1[tokens[j + 1]]++, h2[tokens[j + 2]]++, h3[tokens[j + 3]]++;
+        h0[tokens[j + 4]]++, h1[tokens[j + 5]]++, h2[tokens[j + 6]]++, h3[tokens[j + 7]]++;
     }
     if (divided && !_mm256_testz_si256(inexact, inexact)) exact = 0;
     for (; j < k; j++) {

@@ -106,6 +106,49 @@ import Testing
         }
     }
 
+    /// The tokenizer's vector path takes eight values a step, their tokens from the
+    /// upper halves of their doubles, and eight with one of 2^52 or more the scalar way:
+    /// values at each token's edges (15 and 16, each power of two and one under it, up to
+    /// 2^52 and past it, Int64's extremes), a value of 2^52 or more at each of the eight
+    /// places of a step or none, every count of values left after the steps, with and
+    /// without a divisor.
+    @Test func tokenizersAtTheEdgesOfEachStepAndToken() {
+        var g = SeededGenerator(state: 4747)
+        var edges: [UInt64] = [0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33]
+        for e: UInt64 in 5...52 {
+            let power: UInt64 = 1 << e
+            edges += [power - 1, power, power + 1, power | (power >> 1)]
+        }
+        let large: [UInt64] = [1 << 52, (1 << 52) + 1, 1 << 53, UInt64(bitPattern: Int64.max),
+                               UInt64(bitPattern: Int64.min), UInt64.max, UInt64.max - 1]
+        for round in 0..<400 {
+            let k = round % 4 == 0 ? 256 + round % 8 : Int.random(in: 0...40, using: &g)
+            let divisor: Int64 = [1, 1, 1, 6, 1000, 1 << 20][round % 6]
+            var residuals: [UInt64] = (0..<k).map { _ in
+                let u = edges.randomElement(using: &g)!
+                // A residual whose zigzag is u (or its neighbour): positive or negative.
+                return Bool.random(using: &g) ? u >> 1 : 0 &- (u >> 1) &- 1
+            }
+            // Now and then one of 2^52 or more, at one place of a step.
+            let place = (round / 2) % 9
+            if divisor == 1, place < 8 {
+                for j in stride(from: place, to: k, by: 8 * (1 + round % 3)) { residuals[j] = large.randomElement(using: &g)! }
+            }
+            if divisor != 1 {
+                residuals = residuals.map { UInt64(bitPattern: Int64(bitPattern: $0 >> 24) &* divisor) }
+            }
+            let expected = Self.expectedTokens(residuals, divisor: divisor)!
+            for (name, tokenizer) in [("dispatched", routelog_tokenize_residuals as Tokenizer),
+                                      ("portable", routelog_tokenize_residuals_portable as Tokenizer)] {
+                let got = Self.tokenize(residuals, divisor: divisor, with: tokenizer)
+                #expect(got.exact, "\(name), round \(round)")
+                #expect(got.u == expected.u, "\(name), round \(round): u")
+                #expect(got.tokens == expected.tokens, "\(name), round \(round): tokens")
+                #expect(got.counts == expected.counts, "\(name), round \(round): counts")
+            }
+        }
+    }
+
     /// Each order's cost of values[from..<to] the plain Swift way: bits of
     /// zigzag(residual - bias), with values[from - 2] and values[from - 1] starting the
     /// differences; and the C loops' sums of the same, dispatched and portable.
