@@ -6,8 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -148,4 +153,21 @@ int routelog_get_protection_class(int fd) {
     (void)fd;
     return -ENOTSUP;
 #endif
+}
+
+int routelog_rename_exclusive(const char *from, const char *to) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    // RENAME_NOREPLACE (1): the check and the rename are one step.
+    if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return errno;
+#elif defined(__APPLE__) && defined(RENAME_EXCL)
+    if (renamex_np(from, to, RENAME_EXCL) == 0) return 0;
+    if (errno != ENOTSUP && errno != EINVAL) return errno;
+#endif
+    // A file system that cannot rename without replacing (some network ones): look,
+    // then rename, which leaves a moment between the two.
+    struct stat info;
+    if (lstat(to, &info) == 0) return EEXIST;
+    if (errno != ENOENT) return errno;
+    return rename(from, to) == 0 ? 0 : errno;
 }

@@ -72,6 +72,10 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
         files[name(to)] = bytes
         for (fd, n) in descriptors where n == name(from) { descriptors[fd] = name(to) }
     }
+    func renameExclusive(_ from: String, to: String) throws {
+        guard files[name(to)] == nil else { throw Errno(code: EEXIST) }
+        try rename(from, to: to)
+    }
     func unlink(_ path: String) throws {
         guard files.removeValue(forKey: name(path)) != nil else { throw Errno(code: ENOENT) }
     }

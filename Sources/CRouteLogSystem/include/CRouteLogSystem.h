@@ -388,6 +388,12 @@ int routelog_sync_all(int fd);
 /// app or kernel crash loses nothing. Returns 0 or errno.
 int routelog_sync_barrier(int fd);
 
+/// Renames `from` to `to` unless something is at `to` (EEXIST then): never replaces a
+/// file, a link or anything else (renameat2's RENAME_NOREPLACE on Linux, renamex_np's
+/// RENAME_EXCL on Darwin; a look then a rename on a file system with neither). Returns
+/// 0 or errno.
+int routelog_rename_exclusive(const char *from, const char *to);
+
 /// Gives the open file or directory `fd` an iOS Data Protection class: 1 (A, complete),
 /// 2 (B, complete unless open), 3 (C, complete until first user authentication),
 /// 4 (D, none), the PROTECTION_CLASS_* numbers of Darwin's kernel. A directory's class is

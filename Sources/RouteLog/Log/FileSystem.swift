@@ -40,6 +40,8 @@ protocol FileSystem: Sendable {
     /// fsync (F_FULLFSYNC on Darwin).
     func syncAll(_ file: FileRef) throws
     func rename(_ from: String, to: String) throws
+    /// rename that never replaces what is at `to` (EEXIST then).
+    func renameExclusive(_ from: String, to: String) throws
     func unlink(_ path: String) throws
     func makeDirectory(_ path: String) throws
     /// Opens the directory and fsyncs it, so that creations, renames and unlinks in it
@@ -146,6 +148,11 @@ struct PosixFileSystem: FileSystem {
 
     func rename(_ from: String, to: String) throws {
         guard systemRename(from, to) == 0 else { throw Errno(code: errno) }
+    }
+
+    func renameExclusive(_ from: String, to: String) throws {
+        let result = routelog_rename_exclusive(from, to)
+        guard result == 0 else { throw Errno(code: result) }
     }
 
     func unlink(_ path: String) throws {

@@ -20,6 +20,7 @@ extension ForwardingFileSystem {
     func syncBarrier(_ file: FileRef) throws { try base.syncBarrier(file) }
     func syncAll(_ file: FileRef) throws { try base.syncAll(file) }
     func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
+    func renameExclusive(_ from: String, to: String) throws { try base.renameExclusive(from, to: to) }
     func unlink(_ path: String) throws { try base.unlink(path) }
     func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
     func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }

@@ -164,12 +164,24 @@ struct LostAndFound: Sendable {
     }
 
     /// Moves the directory entry `name` of the store (a file, or a link, never what it
-    /// points to) into `lost/`, with a line in the log.
+    /// points to) into `lost/`, with a line in the log. The rename never replaces
+    /// anything at its target (``FileSystem/renameExclusive(_:to:)``): a name taken
+    /// since `lost/` was listed, or a `lost/` swapped for a link to a folder that holds
+    /// that name, fails the rename rather than losing what is there; `lost/` is then
+    /// checked and listed again, a few times.
     func moveAside(_ name: String, reason: String) throws {
-        try prepare()
-        let target = try freeName("\(name)@0")
-        try files.fileSystem.checked("rename", files.path(name)) {
-            try files.fileSystem.rename(files.path(name), to: directory + "/" + target)
+        var attempt = 0
+        while true {
+            try prepare()
+            let target = try freeName("\(name)@0")
+            do {
+                try files.fileSystem.checked("rename", files.path(name)) {
+                    try files.fileSystem.renameExclusive(files.path(name), to: directory + "/" + target)
+                }
+                break
+            } catch let error as RouteLogError where error.errno == EEXIST && attempt < 3 {
+                attempt += 1
+            }
         }
         try files.syncDirectory()
         // The file is in lost/ now, and listed there (``entries()``) with or without its

@@ -39,6 +39,12 @@ struct StoreDirectoryGuard: ForwardingFileSystem {
         try base.rename(from, to: to)
     }
 
+    func renameExclusive(_ from: String, to: String) throws {
+        try check(from)
+        try check(to)
+        try base.renameExclusive(from, to: to)
+    }
+
     func unlink(_ path: String) throws {
         try check(path)
         try base.unlink(path)

@@ -277,9 +277,9 @@ final class StoreLock: Sendable {
     /// Puts a new `LOCK` holding `contents` in place of whatever is at the name (`old`
     /// being the file the writer holds), under
     /// the directory lock (no other writer of this store can race it), and returns it,
-    /// locked when `locking` says so. The writer's own file under a second name (a hard
-    /// link) loses this name, as at acquire; anything else there (another file, a
-    /// symbolic link, a FIFO, a directory) is moved into `lost/` as it is, never
+    /// locked when `locking` says so. Whatever is at the name (the writer's own file
+    /// under a second name, another file, a symbolic link, a FIFO, a directory) is moved
+    /// into `lost/` as it is, by a rename that never replaces anything there, never
     /// followed or opened. The new file is made exclusively (O_EXCL, never through a
     /// link) and then written: a reader looking meanwhile, or a crash, finds no `LOCK`
     /// or an empty one (no mark: the next writer draws anew), never a mark that is not
@@ -291,13 +291,14 @@ final class StoreLock: Sendable {
         let own = fileSystem.identity(old.ref)
         var attempt = 0
         while true {
+            // Whatever is at the name goes into lost/ by a rename, which moves what is
+            // there at that instant: an unlink of the writer's own file under a second
+            // name would delete anything renamed over it since it was looked at.
             if let there = fileSystem.identityOfName(path) {
-                if there == own {
-                    try fileSystem.checked("unlink", path) { try fileSystem.unlink(path) }
-                } else {
-                    try LostAndFound(files: files).moveAside(
-                        name, reason: "was in the place of the LOCK of the writer that held the store (pid \(owner))")
-                }
+                try LostAndFound(files: files).moveAside(
+                    name, reason: there == own
+                        ? "a second name of the LOCK of the writer that held the store (pid \(owner)), which it replaced"
+                        : "was in the place of the LOCK of the writer that held the store (pid \(owner))")
             }
             let created: DurableFile
             do {

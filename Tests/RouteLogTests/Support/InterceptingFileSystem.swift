@@ -171,6 +171,12 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
         completed(.rename(from: from, to: to))
     }
 
+    func renameExclusive(_ from: String, to: String) throws {
+        try admit(.rename, changing: true)
+        try base.renameExclusive(from, to: to)
+        completed(.rename(from: from, to: to))
+    }
+
     func unlink(_ path: String) throws {
         try admit(.unlink, changing: true)
         try base.unlink(path)

@@ -70,6 +70,7 @@ struct MemoryFiles: FileSystem {
     func syncData(_ file: FileRef) throws { throw Errno(code: EROFS) }
     func syncAll(_ file: FileRef) throws { throw Errno(code: EROFS) }
     func rename(_ from: String, to: String) throws { throw Errno(code: EROFS) }
+    func renameExclusive(_ from: String, to: String) throws { throw Errno(code: EROFS) }
     func unlink(_ path: String) throws { throw Errno(code: EROFS) }
     func makeDirectory(_ path: String) throws { throw Errno(code: EROFS) }
     func syncDirectory(_ path: String) throws { throw Errno(code: EROFS) }
