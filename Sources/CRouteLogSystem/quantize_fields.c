@@ -87,8 +87,9 @@ void routelog_quantize_fields_portable(const double *points, size_t count, size_
 //
 // The range check and the smallest and largest integers come from the smallest and
 // largest double, found as the values go (one MINPD and one MAXPD, which pass over a
-// NaN): x -> routelog_scaled(x + offset, scale) never decreases for x not NaN (the add,
-// the multiply, the rounding and the clamping all keep order), so the extremes of the
+// NaN): x -> routelog_scaled(x + offset, scale) never decreases for x not NaN and a
+// positive scale, as every field's is (the add, the multiply, the rounding and the
+// clamping all keep order; a scale of 0, below 0 or NaN would break this), so the extremes of the
 // integers are the integers of the extreme doubles. A NaN, an infinity or any value
 // scaled to 2^51 or more is not converted exactly by the vector path; its group of four
 // takes routelog_scaled lane by lane, and those lanes are checked and counted there.
