@@ -60,6 +60,11 @@ final class CodePlan {
         var longest = 0
         code.forEachCode { symbol, length, bits in
             let extra = symbol < V2.valueTokens ? ResidualToken.extraBits(symbol) : symbol &- V2.valueTokens
+            // The writer's BMI2 path keeps the low `total` bits of the entry with the value
+            // shifted past the code (routelog_write_residual_streams): it needs the code
+            // below 2^length and the total at length + extra, as made here, and the
+            // longest total returned, which sizes its groups of values.
+            assert(UInt64(bits) >> UInt64(length) == 0, "a code longer than its length")
             send[symbol] = UInt64(bits) | UInt64(length) &<< 32 | UInt64(extra) &<< 40 | UInt64(length &+ extra) &<< 48
             extraMasks[symbol] = (1 &<< UInt64(extra)) &- 1
             longest = max(longest, length &+ extra)
