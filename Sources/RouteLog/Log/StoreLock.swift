@@ -283,7 +283,7 @@ final class StoreLock: Sendable {
     /// followed or opened. The new file is made exclusively (O_EXCL, never through a
     /// link) and then written: a reader looking meanwhile, or a crash, finds no `LOCK`
     /// or an empty one (no mark: the next writer draws anew), never a mark that is not
-    /// the writer's. A failure removes the new file.
+    /// the writer's. A failure moves the new file into `lost/` (best effort).
     private func putBack(_ contents: [UInt8], replacing old: DurableFile, files: LogFiles, locking: Bool) throws -> DurableFile {
         let fileSystem = files.fileSystem
         let name = FormatConstants.lockName
@@ -322,8 +322,11 @@ final class StoreLock: Sendable {
             } catch {
                 if locking { fileSystem.unlock(created.ref) }
                 if watched { routelog_forget_for_forked_child(created.ref.fd) }
+                // The new file goes into lost/ by a rename, as anything at the name does
+                // (an unlink could delete a file renamed over it since the look); left
+                // where it is when even that fails: no mark, or a whole one of the writer's.
                 if let made = fileSystem.identity(created.ref), fileSystem.identityOfName(path) == made {
-                    try? fileSystem.unlink(path)
+                    try? LostAndFound(files: files).moveAside(name, reason: "a LOCK the writer could not finish putting back")
                 }
                 throw error
             }
