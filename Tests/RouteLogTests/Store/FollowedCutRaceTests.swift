@@ -13,6 +13,24 @@ import Testing
         return route
     }
 
+    /// A store at `url` holding one route ("kept", saved and closed), and a read-only
+    /// handle on it that will follow the next writer.
+    static func keptRouteAndReader(_ url: URL) throws -> (kept: RouteID, reader: RouteStore) {
+        let first = try RouteStore(at: url)
+        let kept = try first.save(route(1, points: 200, name: "kept"))
+        try first.close()
+        return (kept, try RouteStore(at: url, options: .init(mode: .readOnly)))
+    }
+
+    /// A batch of two routes to be refused, and the batch saved in its place: the first
+    /// route differs only in its name (the same encoded length), the second is the same
+    /// route with the same uuid, so its record comes back byte for byte.
+    static func refusedAndRetried(seed: UInt64, second: String) -> (refused: [Route], retried: [Route]) {
+        let shared = UUID()
+        return ([route(seed, points: 300, name: "refused"), route(seed + 1, points: 100, name: second, uuid: shared)],
+                [route(seed, points: 300, name: "retried"), route(seed + 1, points: 100, name: second, uuid: shared)])
+    }
+
     /// A writer whose first segment sync after open fails, and whose segment writes
     /// run `onWrite` first (after the write, before the sync).
     static func failingWriter(_ url: URL, onWrite: @escaping @Sendable () -> Void) throws -> (RouteStore, InterceptingFileSystem) {
@@ -35,13 +53,8 @@ import Testing
     @Test func aRefusedBatchWhoseLastRecordComesBackIdentical() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let first = try RouteStore(at: url)
-        let kept = try first.save(Self.route(1, points: 200, name: "kept"))
-        try first.close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
-        let shared = UUID()
-        let refused = [Self.route(2, points: 300, name: "refused"), Self.route(3, points: 100, name: "second", uuid: shared)]
-        let retried = [Self.route(2, points: 300, name: "retried"), Self.route(3, points: 100, name: "second", uuid: shared)]
+        let (kept, reader) = try Self.keptRouteAndReader(url)
+        let (refused, retried) = Self.refusedAndRetried(seed: 2, second: "second")
 
         let heard = StateLock<[StoreChange]>([])
         let (writer, fs) = try Self.failingWriter(url) {

@@ -43,10 +43,7 @@ import Testing
     func aReaderForgetsARefusedSaveAWriterWroteOver(laterPoints: Int, laterCount: Int) throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let first = try RouteStore(at: url)
-        let kept = try first.save(Self.route(1, points: 200, name: "kept"))
-        try first.close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        let (kept, reader) = try FollowedCutRaceTests.keptRouteAndReader(url)
         let refusedID = try #require(try Self.refuseAfterTheReaderSawIt(url, reader: reader,
                                                                        refused: Self.route(2, points: 400, name: "refused")))
         #expect(try reader.summary(refusedID).name == "refused", "what the reader listed before the cut")

@@ -14,15 +14,8 @@ import Testing
     func aRefusedSaveGoesWhenLOCKSaysNothingAnyMore(lock: LockAfterLaterWriter) throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let first = try RouteStore(at: url)
-        let kept = try first.save(FollowedCutRaceTests.route(1, points: 200, name: "kept"))
-        try first.close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
-        let shared = UUID()
-        let refused = [FollowedCutRaceTests.route(2, points: 300, name: "refused"),
-                       FollowedCutRaceTests.route(3, points: 100, name: "second", uuid: shared)]
-        let retried = [FollowedCutRaceTests.route(2, points: 300, name: "retried"),
-                       FollowedCutRaceTests.route(3, points: 100, name: "second", uuid: shared)]
+        let (kept, reader) = try FollowedCutRaceTests.keptRouteAndReader(url)
+        let (refused, retried) = FollowedCutRaceTests.refusedAndRetried(seed: 2, second: "second")
 
         let heard = StateLock<[StoreChange]>([])
         let (writer, _) = try FollowedCutRaceTests.failingWriter(url) {

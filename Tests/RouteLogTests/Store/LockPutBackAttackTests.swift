@@ -9,7 +9,6 @@ import Testing
 /// and the windows between a look at a name and the call on it (another process acting
 /// in that instant): nothing planted is deleted, and no file outside the store replaced.
 @Suite struct LockPutBackAttackTests {
-    static func lockPath(_ url: URL) -> String { url.appendingPathComponent(FormatConstants.lockName).path }
 
     enum AtLOCK: String, CaseIterable, Sendable { case directory, danglingLink, victimLink, fifo, otherPid }
     enum AtLost: String, CaseIterable, Sendable { case normal, missing, plainFile, linkToVictimDir }
@@ -24,7 +23,7 @@ import Testing
         try RouteStore(at: url).close()
         let writer = try RouteStore(at: url, options: .init(compaction: .manual))
         _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 20))
-        let lock = Self.lockPath(url)
+        let lock = LockPutBackTests.lockPath(url)
         let victim = dir.url.appendingPathComponent("victim")
         let victimBytes = Data("victim bytes\n".utf8)
         try victimBytes.write(to: victim)
@@ -101,11 +100,9 @@ import Testing
     /// or unlink were it to unlink): the file is kept, at LOCK or in lost/.
     @Test func aFileSwappedInBeforeTheMoveOfASecondNameIsKept() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
         let fs = Interposer()
-        let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
-        let lock = Self.lockPath(url)
+        let (url, writer) = try LockPutBackTests.store(in: dir, writtenThrough: fs)
+        let lock = LockPutBackTests.lockPath(url)
         #expect(link(lock, dir.url.appendingPathComponent("LOCK-backup").path) == 0)
         let planted = dir.url.appendingPathComponent("planted")
         let bytes = Data("someone else's only copy\n".utf8)
@@ -131,11 +128,9 @@ import Testing
     /// file stays at LOCK).
     @Test func lostSwappedForALinkNeverReplacesAFileOutside() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
         let fs = Interposer()
-        let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
-        let lock = Self.lockPath(url)
+        let (url, writer) = try LockPutBackTests.store(in: dir, writtenThrough: fs)
+        let lock = LockPutBackTests.lockPath(url)
         let lost = url.appendingPathComponent(LostAndFound.directoryName).path
         try FileManager.default.createDirectory(atPath: lost, withIntermediateDirectories: true)
         let other = dir.url.appendingPathComponent("other-store-lost")
@@ -169,7 +164,7 @@ import Testing
         try RouteStore(at: url).close()
         let fs = LockPutBackTests.CutOnDemand()
         let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
-        let lock = Self.lockPath(url)
+        let lock = LockPutBackTests.lockPath(url)
         let victim = dir.url.appendingPathComponent("victim")
         let victimBytes = Data("victim\n".utf8)
         try victimBytes.write(to: victim)
@@ -233,7 +228,7 @@ extension LockPutBackAttackTests {
         let dir = TemporaryDirectory()
         let url = dir.store()
         try RouteStore(at: url).close()
-        let lock = Self.lockPath(url)
+        let lock = LockPutBackTests.lockPath(url)
         var deleted = 0, rounds = 0
         let deadline = Date().addingTimeInterval(Double(ProcessInfo.processInfo.environment["RACE_SECONDS"] ?? "3") ?? 3)
         while Date() < deadline {

@@ -54,6 +54,13 @@ import Testing
         case linked
     }
 
+    /// A new store in `dir`, and a writer of it whose file operations go through `fs`.
+    static func store(in dir: TemporaryDirectory, writtenThrough fs: any FileSystem) throws -> (URL, RouteStore) {
+        let url = dir.store()
+        try RouteStore(at: url).close()
+        return (url, try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs))
+    }
+
     static func lockPath(_ url: URL) -> String { url.appendingPathComponent(FormatConstants.lockName).path }
 
     /// What `LOCK` holds, parsed, when it is a regular file.
@@ -83,10 +90,8 @@ import Testing
     @Test(arguments: Escape.allCases)
     func aCutPutsLOCKBack(_ how: Escape) throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
         let fs = CutOnDemand()
-        let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
+        let (url, writer) = try LockPutBackTests.store(in: dir, writtenThrough: fs)
         let first = try writer.save(Fixtures.sampleWalk(seed: 1, points: 50))
         let before = try #require(Self.lock(url)?.mark)
         let aside = dir.url.appendingPathComponent("LOCK-aside")
@@ -153,10 +158,7 @@ import Testing
     func aFollowerReadsAgainAfterEachCutOnceLOCKIsGone(followerLooksWhileLOCKIsGone: Bool) throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        let first = try RouteStore(at: url)
-        let kept = try first.save(FollowedCutRaceTests.route(1, points: 200, name: "kept"))
-        try first.close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        let (kept, reader) = try FollowedCutRaceTests.keptRouteAndReader(url)
         let fs = CutOnDemand()
         let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
         try FileManager.default.removeItem(atPath: Self.lockPath(url))
@@ -167,12 +169,7 @@ import Testing
 
         var ids: [RouteID] = [kept]
         for cut in 1...2 {
-            let seed = UInt64(cut * 10)
-            let shared = UUID()
-            let refused = [FollowedCutRaceTests.route(seed, points: 300, name: "refused"),
-                           FollowedCutRaceTests.route(seed + 1, points: 100, name: "second \(cut)", uuid: shared)]
-            let retried = [FollowedCutRaceTests.route(seed, points: 300, name: "retried"),
-                           FollowedCutRaceTests.route(seed + 1, points: 100, name: "second \(cut)", uuid: shared)]
+            let (refused, retried) = FollowedCutRaceTests.refusedAndRetried(seed: UInt64(cut * 10), second: "second \(cut)")
             let heard = StateLock<[StoreChange]>([])
             fs.arm { if let changes = try? reader.catchUpWithWriter() { heard.withLock { $0 += changes } } }
             #expect(throws: RouteLogError.self) { try writer.save(refused) }
@@ -201,10 +198,8 @@ import Testing
     /// it or says it is unknown, never another process or no one.
     @Test func askingWhoWritesWhileLOCKIsPutBack() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
         let fs = CutOnDemand()
-        let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
+        let (url, writer) = try LockPutBackTests.store(in: dir, writtenThrough: fs)
         let done = StateLock(false)
         let answers = StateLock<[Int32?: Int]>([:])
         let asked = DispatchSemaphore(value: 0)
@@ -259,10 +254,8 @@ import Testing
     @Test(arguments: PlantedFiles.Kind.allCases, [true, false])
     func aPlantedLOCKIsMovedAsideNeverFollowed(_ kind: PlantedFiles.Kind, cut: Bool) throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
         let fs = CutOnDemand()
-        let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
+        let (url, writer) = try LockPutBackTests.store(in: dir, writtenThrough: fs)
         var mark = try #require(Self.lock(url)?.mark)
         var planted = PlantedFiles(dir, store: url)
         try planted.plant(kind, at: FormatConstants.lockName)
@@ -302,10 +295,8 @@ import Testing
     /// saying why, as when `LOCK` cannot be written, and leaves the name alone.
     @Test func aLOCKThatCannotBePutBackStopsTheWriter() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
         let fs = CutOnDemand()
-        let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: fs)
+        let (url, writer) = try LockPutBackTests.store(in: dir, writtenThrough: fs)
         try? FileManager.default.removeItem(at: url.appendingPathComponent(LostAndFound.directoryName))
         try Data("not a folder\n".utf8).write(to: url.appendingPathComponent(LostAndFound.directoryName))
         var planted = PlantedFiles(dir, store: url)
