@@ -10,6 +10,10 @@ struct LoadCost {
         var loadCPU: [Double] = []
         var decodeColumns: [Double] = []
         var decodePoints: [Double] = []
+        /// Minor page faults of the single loads counted in `load`.
+        var loadFaults = 0
+        /// Minor page faults of the decodes counted in `decodeColumns` and `decodePoints`.
+        var decodeFaults = 0
         /// Wall time a load, loads back to back (each route dropped before the next one
         /// is loaded, as a list, a map or an export reads a store): one mean per batch.
         var backToBack: [Double] = []
@@ -44,16 +48,21 @@ struct LoadCost {
         for round in 0..<(rounds + 10) {
             for version in (round % 2 == 0 ? [1, 2] : [2, 1]) {
                 let i = round % walks.count
-                let wall = Stopwatch.now(), cpu = ThreadClock.now()
+                let faults = ProcessStats.minorFaults(), wall = Stopwatch.now(), cpu = ThreadClock.now()
                 let route = try store.route(ids[version]![i])
                 let cpuSeconds = Double(ThreadClock.now() - cpu) / 1e9, wallSeconds = Double(Stopwatch.now() - wall) / 1e9
+                let loadFaults = ProcessStats.minorFaults() - faults
+                let decodeStart = ProcessStats.minorFaults()
                 let decoded = try CodecBenchmarkHooks.decodeStages(blocks[version]![i], clock: ThreadClock.now)
+                let decodeFaults = ProcessStats.minorFaults() - decodeStart
                 guard round >= 10 else { continue }
                 guard route.points.count == cost.points, decoded.points.count == cost.points else {
                     throw BenchError("a loaded walk has \(route.points.count) points, not \(cost.points)")
                 }
                 cost.versions[version]!.load.append(wallSeconds)
                 cost.versions[version]!.loadCPU.append(cpuSeconds)
+                cost.versions[version]!.loadFaults += loadFaults
+                cost.versions[version]!.decodeFaults += decodeFaults
                 cost.versions[version]!.decodeColumns.append(Double(decoded.columnsNanoseconds) / 1e9)
                 cost.versions[version]!.decodePoints.append(Double(decoded.pointsNanoseconds) / 1e9)
             }
@@ -105,9 +114,12 @@ struct LoadCost {
         for version in [1, 2] {
             guard let v = versions[version] else { continue }
             let columns = Self.median(v.decodeColumns), built = Self.median(v.decodePoints)
-            lines.append("  v\(version): load \(Format.seconds(Self.median(v.load))) (CPU \(Format.seconds(Self.median(v.loadCPU)))); "
+            let faults = Double(v.loadFaults) / Double(max(1, v.load.count))
+            lines.append("  v\(version): load \(Format.seconds(Self.median(v.load))) (CPU \(Format.seconds(Self.median(v.loadCPU))), "
+                         + "\(Format.decimal(faults, 1)) page faults); "
                          + "decode \(Format.seconds(columns + built))"
                          + (version == 2 ? " = columns \(Format.seconds(columns)) + [TrackPoint] \(Format.seconds(built))" : "")
+                         + " (\(Format.decimal(Double(v.decodeFaults) / Double(max(1, v.load.count)), 1)) page faults)"
                          + ": \(Format.decimal(decodeRate(version) / 1e6, 1)) million points a second"
                          + (version == 2 ? " (columns alone \(Format.decimal(Double(points) / columns / 1e6, 1)) million)" : ""))
         }
