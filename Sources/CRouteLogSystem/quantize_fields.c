@@ -4,7 +4,9 @@
 // save goes through here, so the width of the vectors is what this file is for. The
 // AVX2 path gives the integers routelog_scaled gives: the same additions and
 // multiplications, the same rounding (ties away from zero), and the conversion done
-// exactly where the value is below 2^51, by routelog_scaled itself elsewhere.
+// exactly where the value is below 2^51, by routelog_scaled itself elsewhere. With
+// AVX2 and points of ten doubles (a TrackPoint), a chunk's fields are first laid side
+// by side (columns_of_points), and each field is then read four values a load.
 #include <string.h>
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
@@ -17,15 +19,15 @@ static inline int is_absent(double x, uint64_t absent_bits) {
     return bits == absent_bits;
 }
 
-// Points from..count-1 of one field, added to *summary.
-static void quantize_portable(const double *points, size_t from, size_t count, size_t stride,
-                              const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
-    const size_t field = spec->field;
+// Points from..count-1 of one field, added to *summary: point i's value at
+// p[(i - from) * stride].
+static void quantize_run_portable(const double *p, size_t stride, size_t from, size_t count,
+                                  const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
     const double offset = spec->offset, scale = spec->scale, low = spec->low, high = spec->high;
     int64_t *values = spec->values;
     double *raw = spec->raw;
-    for (size_t i = from; i < count; i++) {
-        double x = points[i * stride + field];
+    for (size_t i = from; i < count; i++, p += stride) {
+        double x = *p;
         if (raw) raw[i] = x;
         if (spec->optional && is_absent(x, absent_bits)) {
             values[i] = 0;
@@ -39,6 +41,11 @@ static void quantize_portable(const double *points, size_t from, size_t count, s
         if (v < summary->min) summary->min = v;
         if (v > summary->max) summary->max = v;
     }
+}
+
+static void quantize_portable(const double *points, size_t from, size_t count, size_t stride,
+                              const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
+    quantize_run_portable(points + spec->field + from * stride, stride, from, count, spec, absent_bits, summary);
 }
 
 static routelog_field_summary empty_summary(void) {
@@ -112,7 +119,7 @@ static void quantize_lanes(const double *p, size_t stride, const routelog_field_
 }
 
 __attribute__((target("avx2"), always_inline))
-static inline void quantize_avx2_kernel(const double *points, size_t from, size_t count, size_t stride,
+static inline void quantize_avx2_kernel(const double *p, size_t stride, size_t from, size_t count,
                                         const routelog_field_spec *spec, uint64_t absent_bits,
                                         routelog_field_summary *summary, const int optional, const int copy) {
     int64_t *values = spec->values;
@@ -123,13 +130,13 @@ static inline void quantize_avx2_kernel(const double *points, size_t from, size_
                   magic = _mm256_set1_pd(6755399441055744.0);  // 2^52 + 2^51
     const __m256i absent = _mm256_set1_epi64x((long long)absent_bits), magic_bits = _mm256_castpd_si256(magic);
     __m256d smallest = _mm256_set1_pd(__builtin_inf()), largest = _mm256_set1_pd(-__builtin_inf());
-    __m256i absent_lanes = _mm256_setzero_si256();
-    // The field of points i..i+3 at p, p + stride, p + 2 stride and p + 3 stride.
-    const double *p = points + spec->field + from * stride;
+    size_t absent_lanes = 0;
+    // The field of points i..i+3 at p, p + stride, p + 2 stride and p + 3 stride (one
+    // load where they are side by side).
     const size_t stride2 = 2 * stride, stride3 = 3 * stride, step = 4 * stride;
     size_t i = from;
     for (; i + 4 <= count; i += 4, p += step) {
-        __m256d x = _mm256_set_pd(p[stride3], p[stride2], p[stride], p[0]);
+        __m256d x = stride == 1 ? _mm256_loadu_pd(p) : _mm256_set_pd(p[stride3], p[stride2], p[stride], p[0]);
         if (copy) _mm256_storeu_pd(raw + i, x);
         __m256d v = _mm256_mul_pd(_mm256_add_pd(x, voffset), vscale);
         // Ties away from zero: add the largest double below 0.5 with v's sign, truncate.
@@ -145,7 +152,11 @@ static inline void quantize_avx2_kernel(const double *points, size_t from, size_
             __m256i is_absent_lane = _mm256_cmpeq_epi64(_mm256_castpd_si256(x), absent);
             q = _mm256_andnot_si256(is_absent_lane, q);
             exact = _mm256_or_pd(exact, _mm256_castsi256_pd(is_absent_lane));
-            absent_lanes = _mm256_sub_epi64(absent_lanes, is_absent_lane);  // -(-1) per absent lane
+            // Counted in a general register: a vector count left the loop one register
+            // short, and it kept a value on the stack.
+            // (The bits of a 4-bit mask, m, are the m-th nibble of the constant.)
+            unsigned mask = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(is_absent_lane));
+            absent_lanes += (size_t)((0x4332322132212110ull >> (4 * mask)) & 0xF);
         }
         if (__builtin_expect(_mm256_movemask_pd(exact) != 0xF, 0)) {
             int64_t lanes[4];
@@ -156,16 +167,14 @@ static inline void quantize_avx2_kernel(const double *points, size_t from, size_
         _mm256_storeu_si256((__m256i *)(values + i), q);
     }
     double low[4], high[4];
-    int64_t absents[4];
     _mm256_storeu_pd(low, smallest);
     _mm256_storeu_pd(high, largest);
-    _mm256_storeu_si256((__m256i *)absents, absent_lanes);
     double least = low[0], most = high[0];
     for (int l = 0; l < 4; l++) {
         if (low[l] < least) least = low[l];
         if (high[l] > most) most = high[l];
-        summary->absent += (size_t)absents[l];
     }
+    summary->absent += absent_lanes;
     if (least <= most) {  // a value that is not NaN was seen
         if (!(least >= spec->low && most <= spec->high)) summary->in_range = 0;
         if (!optional) {
@@ -174,20 +183,27 @@ static inline void quantize_avx2_kernel(const double *points, size_t from, size_
             if (b > summary->max) summary->max = b;
         }
     }
-    quantize_portable(points, i, count, stride, spec, absent_bits, summary);
+    if (copy) {
+        quantize_run_portable(p, stride, i, count, spec, absent_bits, summary);
+    } else {
+        routelog_field_spec uncopied = *spec;
+        uncopied.raw = NULL;
+        quantize_run_portable(p, stride, i, count, &uncopied, absent_bits, summary);
+    }
 }
 
-// True when no point from..count-1 has the field: four points a comparison, stopping at
-// the first that has it (the first point, for a field most points have).
+// True when no point from..count-1 has the field (point i's value at p[(i - from) *
+// stride]): four points a comparison, stopping at the first that has it (the first
+// point, for a field most points have).
 static inline int all_absent(const double *p, size_t from, size_t count, size_t stride, uint64_t absent_bits) {
-    size_t i = from;
-    for (; i + 4 <= count; i += 4) {
+    size_t n = count - from, i = 0;
+    for (; i + 4 <= n; i += 4) {
         uint64_t b0, b1, b2, b3;
         memcpy(&b0, &p[i * stride], 8), memcpy(&b1, &p[(i + 1) * stride], 8);
         memcpy(&b2, &p[(i + 2) * stride], 8), memcpy(&b3, &p[(i + 3) * stride], 8);
         if (((b0 ^ absent_bits) | (b1 ^ absent_bits) | (b2 ^ absent_bits) | (b3 ^ absent_bits)) != 0) return 0;
     }
-    for (; i < count; i++) {
+    for (; i < n; i++) {
         uint64_t b;
         memcpy(&b, &p[i * stride], 8);
         if (b != absent_bits) return 0;
@@ -195,20 +211,29 @@ static inline int all_absent(const double *p, size_t from, size_t count, size_t 
     return 1;
 }
 
+// One field of points from..count-1, point i's value at p[(i - from) * stride]; `copy`
+// says whether the values still go to spec->raw (they are there already when p is it).
+// The kernel is compiled for each combination of a side-by-side field (stride 1, read
+// four values a load), an optional one and a copied one.
+#define QUANTIZE_KERNEL(optional, copy)                                                                  \
+    (stride == 1 ? quantize_avx2_kernel(p, 1, from, count, spec, absent_bits, summary, optional, copy) \
+                 : quantize_avx2_kernel(p, stride, from, count, spec, absent_bits, summary, optional, copy))
+
 __attribute__((target("avx2")))
-static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
-                          const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
+static void quantize_avx2_at(const double *p, size_t stride, size_t from, size_t count, const routelog_field_spec *spec,
+                             uint64_t absent_bits, routelog_field_summary *summary, int copy) {
+    copy = copy && spec->raw;
     if (!spec->optional) {
-        if (spec->raw) quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0, 1);
-        else quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 0, 0);
+        if (copy) QUANTIZE_KERNEL(0, 1);
+        else QUANTIZE_KERNEL(0, 0);
         return;
     }
     // A chunk of points without the field (a field most routes lack, as a GPX file's
     // routes lack speeds): each stored as 0 and counted, with none of the arithmetic;
     // what the loop below gives them.
-    if (all_absent(points + spec->field, from, count, stride, absent_bits)) {
+    if (all_absent(p, from, count, stride, absent_bits)) {
         memset(spec->values + from, 0, (count - from) * sizeof(int64_t));
-        if (spec->raw) {
+        if (copy) {
             double absent;
             memcpy(&absent, &absent_bits, sizeof absent);
             for (size_t i = from; i < count; i++) spec->raw[i] = absent;
@@ -216,14 +241,76 @@ static void quantize_avx2(const double *points, size_t from, size_t count, size_
         summary->absent += count - from;
         return;
     }
-    if (spec->raw) quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1, 1);
-    else quantize_avx2_kernel(points, from, count, stride, spec, absent_bits, summary, 1, 0);
+    if (copy) QUANTIZE_KERNEL(1, 1);
+    else QUANTIZE_KERNEL(1, 0);
+}
+
+__attribute__((target("avx2")))
+static void quantize_avx2(const double *points, size_t from, size_t count, size_t stride,
+                          const routelog_field_spec *spec, uint64_t absent_bits, routelog_field_summary *summary) {
+    quantize_avx2_at(points + spec->field + from * stride, stride, from, count, spec, absent_bits, summary, 1);
+}
+
+// Points of ten doubles (a TrackPoint as RouteLog lays it out): a chunk's points are
+// first turned into ten columns, four points at a time (two fields of four points from
+// four 16-byte loads and two unpacks), where a field read from points 80 bytes apart
+// took a load for every value and three shuffles for every four. A column goes straight
+// into the field's copy when it has one (spec->raw), else into `scratch`; the fields
+// are then worked from their columns, four values a load.
+enum { point_doubles = 10 };
+
+__attribute__((target("avx2")))
+static void columns_of_points(const double *points, size_t from, size_t to, double *const columns[point_doubles]) {
+    const double *p = points + from * point_doubles;
+    size_t n = to - from, i = 0;
+    for (; i + 4 <= n; i += 4, p += 4 * point_doubles) {
+        for (int f = 0; f < point_doubles; f += 2) {
+            // a: points 0 and 2, fields f and f + 1; b: points 1 and 3.
+            __m256d a = _mm256_loadu2_m128d(p + 2 * point_doubles + f, p + f);
+            __m256d b = _mm256_loadu2_m128d(p + 3 * point_doubles + f, p + point_doubles + f);
+            _mm256_storeu_pd(columns[f] + i, _mm256_unpacklo_pd(a, b));
+            _mm256_storeu_pd(columns[f + 1] + i, _mm256_unpackhi_pd(a, b));
+        }
+    }
+    for (; i < n; i++, p += point_doubles) {
+        for (int f = 0; f < point_doubles; f++) columns[f][i] = p[f];
+    }
+}
+
+__attribute__((target("avx2")))
+static void quantize_ten_doubles(const double *points, size_t count, const routelog_field_spec *specs,
+                                 size_t field_count, uint64_t absent_bits, routelog_field_summary *summaries) {
+    double scratch[point_doubles][chunk_points];
+    for (size_t k = 0; k < field_count; k++) summaries[k] = empty_summary();
+    for (size_t from = 0; from < count; from += chunk_points) {
+        size_t to = count - from < chunk_points ? count : from + chunk_points;
+        double *columns[point_doubles];
+        int into_copy[point_doubles] = {0};
+        for (int f = 0; f < point_doubles; f++) columns[f] = scratch[f];
+        for (size_t k = 0; k < field_count; k++) {
+            size_t f = specs[k].field;
+            if (specs[k].raw && !into_copy[f]) columns[f] = specs[k].raw + from, into_copy[f] = 1;
+        }
+        columns_of_points(points, from, to, columns);
+        for (size_t k = 0; k < field_count; k++) {
+            const double *column = columns[specs[k].field];
+            // A second spec of the same field, with a copy of its own, still copies.
+            int copied = specs[k].raw && column == specs[k].raw + from;
+            quantize_avx2_at(column, 1, from, to, &specs[k], absent_bits, &summaries[k], !copied);
+        }
+    }
 }
 
 void routelog_quantize_fields(const double *points, size_t count, size_t stride, const routelog_field_spec *specs,
                               size_t field_count, uint64_t absent_bits, routelog_field_summary *summaries) {
-    quantize_in_chunks(routelog_has_avx2() ? quantize_avx2 : quantize_portable, points, count, stride, specs,
-                       field_count, absent_bits, summaries);
+    if (!routelog_has_avx2()) {
+        routelog_quantize_fields_portable(points, count, stride, specs, field_count, absent_bits, summaries);
+        return;
+    }
+    int ten_doubles = stride == point_doubles;
+    for (size_t k = 0; k < field_count; k++) ten_doubles &= specs[k].field < point_doubles;
+    if (ten_doubles) quantize_ten_doubles(points, count, specs, field_count, absent_bits, summaries);
+    else quantize_in_chunks(quantize_avx2, points, count, stride, specs, field_count, absent_bits, summaries);
 }
 int routelog_quantize_fields_is_wide(void) { return routelog_has_avx2(); }
 #else

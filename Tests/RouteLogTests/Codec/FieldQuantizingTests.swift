@@ -103,74 +103,77 @@ import RouteLogSamples
                                  // Scaled to either side of 2^51, where the exact conversion ends.
                                  225_179_981.3, 225_179_981.5, 300_000_000.7, -300_000_000.3, 449_999_999.9,
                                  2_250_000_000_000.7, 3_000_000_000_000.7, -3_000_000_000_000.3]
-        let stride = 3
-        for (count, runs) in (Array(0...13) + [255, 256, 257, 600]).flatMap({ [($0, false), ($0, true)] }) {
-            var points = [Double](repeating: 0, count: max(1, count * stride))
-            for i in 0..<points.count {
-                points[i] = Bool.random(using: &g) ? special[Int.random(in: 0..<special.count, using: &g)]
-                    : Double.random(in: -1e5...1e5, using: &g)
-            }
-            // The optional field absent in runs of 1 to 12 points, or everywhere (the wide
-            // path takes a chunk of 256 points none of which has it without arithmetic);
-            // and, for 600 points, whole chunks: the first absent, the second absent but
-            // for a value one bit from the absent pattern, the third present.
-            if runs && count == 600 {
-                let nearlyAbsent = Double(bitPattern: TrackPoint.absentBitPattern ^ 1)
-                for j in 0..<512 { points[j * stride + 1] = Double(bitPattern: TrackPoint.absentBitPattern) }
-                points[(256 + Int.random(in: 0..<256, using: &g)) * stride + 1] = nearlyAbsent
-            } else if runs {
-                let everywhere = count % 2 == 1
-                var i = 0, absent = true
-                while i < count {
-                    let run = Int.random(in: 1...12, using: &g)
-                    for j in i..<min(count, i + run) where absent || everywhere {
-                        points[j * stride + 1] = Double(bitPattern: TrackPoint.absentBitPattern)
-                    }
-                    (i, absent) = (i + run, !absent)
+        // Points of three doubles, each field read where it lies, and of ten (a
+        // TrackPoint's), whose fields the wide path first lays side by side a chunk at a time.
+        for stride in [3, 10] {
+            for (count, runs) in (Array(0...13) + [255, 256, 257, 600]).flatMap({ [($0, false), ($0, true)] }) {
+                var points = [Double](repeating: 0, count: max(1, count * stride))
+                for i in 0..<points.count {
+                    points[i] = Bool.random(using: &g) ? special[Int.random(in: 0..<special.count, using: &g)]
+                        : Double.random(in: -1e5...1e5, using: &g)
                 }
-            }
-            var outputs: [[Int64]] = [], raws: [[Double]] = [], results: [[routelog_field_summary]] = []
-            for wide in [true, false] {
-                var first = [Int64](repeating: 99, count: count + 1), second = first
-                var raw = [Double](repeating: 99, count: count + 1)
-                var summaries = [routelog_field_summary](repeating: routelog_field_summary(), count: 2)
-                first.withUnsafeMutableBufferPointer { v0 in
-                    second.withUnsafeMutableBufferPointer { v1 in
-                        raw.withUnsafeMutableBufferPointer { r in
-                            let specs = [
-                                routelog_field_spec(field: 1, optional: 1, offset: 0, scale: 1e7, low: -90, high: 90, values: v0.baseAddress, raw: r.baseAddress),
-                                routelog_field_spec(field: 2, optional: 0, offset: 978_307_200, scale: 1000, low: -978_307_200, high: .infinity,
-                                                    values: v1.baseAddress, raw: nil),
-                            ]
-                            if wide {
-                                routelog_quantize_fields(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &summaries)
-                            } else {
-                                routelog_quantize_fields_portable(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &summaries)
+                // The optional field absent in runs of 1 to 12 points, or everywhere (the wide
+                // path takes a chunk of 256 points none of which has it without arithmetic);
+                // and, for 600 points, whole chunks: the first absent, the second absent but
+                // for a value one bit from the absent pattern, the third present.
+                if runs && count == 600 {
+                    let nearlyAbsent = Double(bitPattern: TrackPoint.absentBitPattern ^ 1)
+                    for j in 0..<512 { points[j * stride + 1] = Double(bitPattern: TrackPoint.absentBitPattern) }
+                    points[(256 + Int.random(in: 0..<256, using: &g)) * stride + 1] = nearlyAbsent
+                } else if runs {
+                    let everywhere = count % 2 == 1
+                    var i = 0, absent = true
+                    while i < count {
+                        let run = Int.random(in: 1...12, using: &g)
+                        for j in i..<min(count, i + run) where absent || everywhere {
+                            points[j * stride + 1] = Double(bitPattern: TrackPoint.absentBitPattern)
+                        }
+                        (i, absent) = (i + run, !absent)
+                    }
+                }
+                var outputs: [[Int64]] = [], raws: [[Double]] = [], results: [[routelog_field_summary]] = []
+                for wide in [true, false] {
+                    var first = [Int64](repeating: 99, count: count + 1), second = first
+                    var raw = [Double](repeating: 99, count: count + 1)
+                    var summaries = [routelog_field_summary](repeating: routelog_field_summary(), count: 2)
+                    first.withUnsafeMutableBufferPointer { v0 in
+                        second.withUnsafeMutableBufferPointer { v1 in
+                            raw.withUnsafeMutableBufferPointer { r in
+                                let specs = [
+                                    routelog_field_spec(field: 1, optional: 1, offset: 0, scale: 1e7, low: -90, high: 90, values: v0.baseAddress, raw: r.baseAddress),
+                                    routelog_field_spec(field: 2, optional: 0, offset: 978_307_200, scale: 1000, low: -978_307_200, high: .infinity,
+                                                        values: v1.baseAddress, raw: nil),
+                                ]
+                                if wide {
+                                    routelog_quantize_fields(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &summaries)
+                                } else {
+                                    routelog_quantize_fields_portable(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &summaries)
+                                }
                             }
                         }
                     }
+                    let values = [first, second]
+                    // Nothing written past the points.
+                    #expect(values[0][count] == 99 && values[1][count] == 99 && raw[count] == 99)
+                    outputs.append(values[0] + values[1])
+                    raws.append(raw)
+                    results.append(summaries)
                 }
-                let values = [first, second]
-                // Nothing written past the points.
-                #expect(values[0][count] == 99 && values[1][count] == 99 && raw[count] == 99)
-                outputs.append(values[0] + values[1])
-                raws.append(raw)
-                results.append(summaries)
-            }
-            #expect(outputs[0] == outputs[1], "count \(count), runs \(runs)")
-            #expect(raws[0].map(\.bitPattern) == raws[1].map(\.bitPattern), "count \(count), runs \(runs)")
-            for k in 0..<2 {
-                let a = results[0][k], b = results[1][k]
-                #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range, "count \(count), field \(k)")
-            }
-            // And each integer is routelog_scaled's, absent values 0.
-            for i in 0..<count {
-                let x = points[i * stride + 1]
-                let expected = x.bitPattern == TrackPoint.absentBitPattern ? 0 : routelog_scaled(x, 1e7)
-                #expect(outputs[1][i] == expected, "count \(count), point \(i): \(x)")
-                // The required field takes the absent pattern as the NaN it is.
-                let t = points[i * stride + 2]
-                #expect(outputs[1][count + 1 + i] == routelog_scaled(t + 978_307_200, 1000), "count \(count), point \(i): \(t)")
+                #expect(outputs[0] == outputs[1], "count \(count), runs \(runs)")
+                #expect(raws[0].map(\.bitPattern) == raws[1].map(\.bitPattern), "count \(count), runs \(runs)")
+                for k in 0..<2 {
+                    let a = results[0][k], b = results[1][k]
+                    #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range, "count \(count), field \(k)")
+                }
+                // And each integer is routelog_scaled's, absent values 0.
+                for i in 0..<count {
+                    let x = points[i * stride + 1]
+                    let expected = x.bitPattern == TrackPoint.absentBitPattern ? 0 : routelog_scaled(x, 1e7)
+                    #expect(outputs[1][i] == expected, "count \(count), point \(i): \(x)")
+                    // The required field takes the absent pattern as the NaN it is.
+                    let t = points[i * stride + 2]
+                    #expect(outputs[1][count + 1 + i] == routelog_scaled(t + 978_307_200, 1000), "count \(count), point \(i): \(t)")
+                }
             }
         }
     }
@@ -182,48 +185,49 @@ import RouteLogSamples
     /// points, which the portable loop takes, have values, both paths still agree.
     @Test func everyGroupOfFourSkippedStillGivesTheSameSummaries() {
         let absent = Double(bitPattern: TrackPoint.absentBitPattern)
-        let stride = 3
-        for count in 4...11 {
-            let grouped = count / 4 * 4
-            for tail in [0.5, -91.0, .nan, 45.25] {
-                var points = [Double](repeating: 0, count: count * stride)
-                for i in 0..<count {
-                    points[i * stride + 1] = i < grouped ? absent : tail
-                    points[i * stride + 2] = i < grouped ? .nan : tail * 1_000
-                }
-                var summaries: [[routelog_field_summary]] = []
-                var outputs: [[Int64]] = []
-                for wide in [true, false] {
-                    var first = [Int64](repeating: 99, count: count), second = first
-                    var result = [routelog_field_summary](repeating: routelog_field_summary(), count: 2)
-                    first.withUnsafeMutableBufferPointer { v0 in
-                        second.withUnsafeMutableBufferPointer { v1 in
-                            let specs = [
-                                routelog_field_spec(field: 1, optional: 1, offset: 0, scale: 1e7, low: -90, high: 90, values: v0.baseAddress, raw: nil),
-                                routelog_field_spec(field: 2, optional: 0, offset: 0, scale: 1000, low: -1e9, high: 1e9, values: v1.baseAddress, raw: nil),
-                            ]
-                            if wide {
-                                routelog_quantize_fields(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &result)
-                            } else {
-                                routelog_quantize_fields_portable(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &result)
+        for stride in [3, 10] {
+            for count in 4...11 {
+                let grouped = count / 4 * 4
+                for tail in [0.5, -91.0, .nan, 45.25] {
+                    var points = [Double](repeating: 0, count: count * stride)
+                    for i in 0..<count {
+                        points[i * stride + 1] = i < grouped ? absent : tail
+                        points[i * stride + 2] = i < grouped ? .nan : tail * 1_000
+                    }
+                    var summaries: [[routelog_field_summary]] = []
+                    var outputs: [[Int64]] = []
+                    for wide in [true, false] {
+                        var first = [Int64](repeating: 99, count: count), second = first
+                        var result = [routelog_field_summary](repeating: routelog_field_summary(), count: 2)
+                        first.withUnsafeMutableBufferPointer { v0 in
+                            second.withUnsafeMutableBufferPointer { v1 in
+                                let specs = [
+                                    routelog_field_spec(field: 1, optional: 1, offset: 0, scale: 1e7, low: -90, high: 90, values: v0.baseAddress, raw: nil),
+                                    routelog_field_spec(field: 2, optional: 0, offset: 0, scale: 1000, low: -1e9, high: 1e9, values: v1.baseAddress, raw: nil),
+                                ]
+                                if wide {
+                                    routelog_quantize_fields(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &result)
+                                } else {
+                                    routelog_quantize_fields_portable(points, count, stride, specs, 2, TrackPoint.absentBitPattern, &result)
+                                }
                             }
                         }
+                        summaries.append(result)
+                        outputs.append(first + second)
                     }
-                    summaries.append(result)
-                    outputs.append(first + second)
+                    #expect(outputs[0] == outputs[1], "count \(count), tail \(tail)")
+                    for k in 0..<2 {
+                        let a = summaries[0][k], b = summaries[1][k]
+                        #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range,
+                                "count \(count), tail \(tail), field \(k): \(a) against \(b)")
+                    }
+                    // What the portable loop gives, spelled out: absent values are not
+                    // checked, and NaN is out of range, stored as 0.
+                    let tailInRange = tail.magnitude <= 90 || count == grouped
+                    #expect((summaries[1][0].in_range != 0) == tailInRange, "count \(count), tail \(tail)")
+                    #expect(summaries[1][1].in_range == 0, "a NaN in a required field is out of range")
+                    #expect(summaries[1][1].min <= 0 && summaries[1][1].max >= 0, "a NaN's 0 counts in the extremes")
                 }
-                #expect(outputs[0] == outputs[1], "count \(count), tail \(tail)")
-                for k in 0..<2 {
-                    let a = summaries[0][k], b = summaries[1][k]
-                    #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range,
-                            "count \(count), tail \(tail), field \(k): \(a) against \(b)")
-                }
-                // What the portable loop gives, spelled out: absent values are not
-                // checked, and NaN is out of range, stored as 0.
-                let tailInRange = tail.magnitude <= 90 || count == grouped
-                #expect((summaries[1][0].in_range != 0) == tailInRange, "count \(count), tail \(tail)")
-                #expect(summaries[1][1].in_range == 0, "a NaN in a required field is out of range")
-                #expect(summaries[1][1].min <= 0 && summaries[1][1].max >= 0, "a NaN's 0 counts in the extremes")
             }
         }
     }
