@@ -156,18 +156,22 @@ int routelog_get_protection_class(int fd) {
 }
 
 int routelog_rename_exclusive(const char *from, const char *to) {
+    return routelog_renameat_exclusive(AT_FDCWD, from, AT_FDCWD, to);
+}
+
+int routelog_renameat_exclusive(int from_dir, const char *from, int to_dir, const char *to) {
 #if defined(__linux__) && defined(SYS_renameat2)
     // RENAME_NOREPLACE (1): the check and the rename are one step.
-    if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1) == 0) return 0;
+    if (syscall(SYS_renameat2, from_dir, from, to_dir, to, 1) == 0) return 0;
     if (errno != EINVAL && errno != ENOSYS) return errno;
 #elif defined(__APPLE__) && defined(RENAME_EXCL)
-    if (renamex_np(from, to, RENAME_EXCL) == 0) return 0;
+    if (renameatx_np(from_dir, from, to_dir, to, RENAME_EXCL) == 0) return 0;
     if (errno != ENOTSUP && errno != EINVAL) return errno;
 #endif
     // A file system that cannot rename without replacing (some network ones): look,
     // then rename, which leaves a moment between the two.
     struct stat info;
-    if (lstat(to, &info) == 0) return EEXIST;
+    if (fstatat(to_dir, to, &info, AT_SYMLINK_NOFOLLOW) == 0) return EEXIST;
     if (errno != ENOENT) return errno;
-    return rename(from, to) == 0 ? 0 : errno;
+    return renameat(from_dir, from, to_dir, to) == 0 ? 0 : errno;
 }

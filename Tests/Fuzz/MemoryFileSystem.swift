@@ -7,9 +7,13 @@ import Glibc
 #endif
 
 /// One directory's files in memory, behind the FileSystem protocol the store uses.
+/// Directories made in it (`lost/`) are names in `directories`, their files keys of
+/// `files` under that name and a slash; nothing is ever renamed or linked in their place,
+/// so a directory opened is its path.
 final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     let directory: String
     var files: [String: [UInt8]]
+    private var directories: Set<String> = []
     private var descriptors: [Int32: String] = [:]
     private var nextDescriptor: Int32 = 3
 
@@ -31,6 +35,7 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
             return FileRef(fd: nextDescriptor, path: path)
         }
         let name = self.name(path)
+        if flags & O_CREAT != 0, flags & O_EXCL != 0, files[name] != nil || directories.contains(name) { throw Errno(code: EEXIST) }
         if files[name] == nil {
             guard flags & O_CREAT != 0 else { throw Errno(code: ENOENT) }
             files[name] = []
@@ -79,10 +84,18 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func unlink(_ path: String) throws {
         guard files.removeValue(forKey: name(path)) != nil else { throw Errno(code: ENOENT) }
     }
-    func makeDirectory(_ path: String) throws {}
+    func makeDirectory(_ path: String) throws {
+        if path != directory { directories.insert(name(path)) }
+    }
     func syncDirectory(_ path: String) throws {}
-    func listDirectory(_ path: String) throws -> [String] { Array(files.keys) }
-    func isDirectory(_ path: String) -> Bool? { path == directory ? true : (files[name(path)] != nil ? false : nil) }
+    func listDirectory(_ path: String) throws -> [String] {
+        let prefix = path == directory ? "" : name(path) + "/"
+        return (Array(files.keys) + directories).filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }
+            .map { String($0.dropFirst(prefix.count)) }
+    }
+    func isDirectory(_ path: String) -> Bool? {
+        path == directory || directories.contains(name(path)) ? true : (files[name(path)] != nil ? false : nil)
+    }
     func lockExclusive(_ file: FileRef) throws {}
     func unlock(_ file: FileRef) {}
     func isLockHeld(_ file: FileRef) throws -> Bool { false }
@@ -91,6 +104,34 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     func isSymbolicLink(_ path: String) -> Bool? { isDirectory(path).map { _ in false } }
     func lockDirectory(_ directory: FileRef) throws {}
     func unlockDirectory(_ directory: FileRef) {}
+
+    func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {
+        let path = parent.map { $0.path(name) } ?? name
+        switch isDirectory(path) {
+        case true?:
+            defer { nextDescriptor += 1 }
+            return DirectoryRef(fd: nextDescriptor, path: path)
+        case false?: throw Errno(code: ENOTDIR)
+        case nil: throw Errno(code: ENOENT)
+        }
+    }
+    func closeDirectory(_ directory: DirectoryRef) {}
+    func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef {
+        try open(directory.path(name), flags: flags, mode: mode)
+    }
+    func makeDirectory(_ name: String, in directory: DirectoryRef) throws {
+        guard isDirectory(directory.path(name)) == nil else { throw Errno(code: EEXIST) }
+        directories.insert(self.name(directory.path(name)))
+    }
+    func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try rename(source.path(name), to: destination.path(target))
+    }
+    func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try renameExclusive(source.path(name), to: destination.path(target))
+    }
+    func unlink(_ name: String, in directory: DirectoryRef) throws { try unlink(directory.path(name)) }
+    func listDirectory(_ directory: DirectoryRef) throws -> [String] { try listDirectory(directory.path) }
+    func syncDirectory(_ directory: DirectoryRef) throws {}
 }
 
 /// A small store built in memory once: four routes (one with every optional column),

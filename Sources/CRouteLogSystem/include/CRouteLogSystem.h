@@ -394,6 +394,17 @@ int routelog_sync_barrier(int fd);
 /// 0 or errno.
 int routelog_rename_exclusive(const char *from, const char *to);
 
+// Descriptor-relative calls: the store's lost/ is used through one descriptor of it
+// (LostAndFound), so that a link or another directory put at its path meanwhile leads
+// nothing elsewhere.
+
+/// routelog_rename_exclusive with each name relative to an open directory (`from_dir`,
+/// `to_dir`; AT_FDCWD for the current directory), as renameat does: renameat2 with
+/// RENAME_NOREPLACE on Linux, renameatx_np with RENAME_EXCL on Darwin, a look (fstatat,
+/// never following a link) then renameat on a file system with neither. Returns 0 or
+/// errno (EEXIST when something is at `to`).
+int routelog_renameat_exclusive(int from_dir, const char *from, int to_dir, const char *to);
+
 /// Gives the open file or directory `fd` an iOS Data Protection class: 1 (A, complete),
 /// 2 (B, complete unless open), 3 (C, complete until first user authentication),
 /// 4 (D, none), the PROTECTION_CLASS_* numbers of Darwin's kernel. A directory's class is

@@ -25,13 +25,32 @@ final class DurableFile: @unchecked Sendable {
     /// Opens a regular file of the store, never through a symbolic link and never
     /// waiting on a FIFO: anything but a regular file is refused, naming it.
     static func open(_ path: String, flags: Int32, fileSystem: any FileSystem) throws -> DurableFile {
+        try regular(path, flags: flags, fileSystem: fileSystem) { try fileSystem.open(path, flags: $0, mode: 0o600) }
+    }
+
+    /// ``open(_:flags:fileSystem:)`` of the file `name` in an open directory (openat):
+    /// the file is in that directory whatever is at its path now.
+    static func open(_ name: String, in directory: DirectoryRef, flags: Int32, fileSystem: any FileSystem) throws -> DurableFile {
+        try regular(directory.path(name), flags: flags, fileSystem: fileSystem) {
+            try fileSystem.open(name, in: directory, flags: $0, mode: 0o600)
+        }
+    }
+
+    /// Creates the new regular file `name` in an open directory, failing when anything
+    /// (a file, a link) has the name.
+    static func create(_ name: String, in directory: DirectoryRef, fileSystem: any FileSystem) throws -> DurableFile {
+        try open(name, in: directory, flags: O_RDWR | O_CREAT | O_EXCL, fileSystem: fileSystem)
+    }
+
+    /// Opens by `call`, given the flags to open with, and refuses anything but a regular
+    /// file; `path` names the file in errors.
+    private static func regular(_ path: String, flags: Int32, fileSystem: any FileSystem,
+                             _ call: (Int32) throws -> FileRef) throws -> DurableFile {
         let ref: FileRef
         // Opening to read changes nothing, which the error's advice says.
         let operation = flags & (O_CREAT | O_WRONLY | O_RDWR) == 0 ? "open for reading" : "open"
         do {
-            ref = try retrying(operation, path: path) {
-                try fileSystem.open(path, flags: flags | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
-            }
+            ref = try retrying(operation, path: path) { try call(flags | O_NOFOLLOW | O_NONBLOCK) }
         } catch let error as RouteLogError where error.errno == ELOOP || error.errno == EMLINK {
             throw RouteLogError.notRegularFile(path, "a symbolic link")
         }

@@ -21,6 +21,17 @@ struct FileRef: Sendable, Hashable {
     let path: String
 }
 
+/// An open directory: its descriptor and the path it was opened by (for messages and
+/// traces). Names made, opened, renamed, listed and synced through it stay in that
+/// directory whatever is put at its path meanwhile (a link, another directory).
+struct DirectoryRef: Sendable, Hashable {
+    let fd: Int32
+    let path: String
+
+    /// The path of `name` in the directory (for messages and traces, never opened).
+    func path(_ name: String) -> String { path + "/" + name }
+}
+
 /// Every file operation RouteLog makes, one system call each. The store reaches the
 /// disk only through this, so a test can record what it does (crash-state replay) or
 /// fail the Nth call (fault injection). Retrying EINTR and short writes is done above
@@ -72,6 +83,36 @@ protocol FileSystem: Sendable {
     func lockDirectory(_ directory: FileRef) throws
     /// Lets that lock go.
     func unlockDirectory(_ directory: FileRef)
+
+    // Calls in an open directory (openat, renameat2, fdopendir, fsync of its descriptor):
+    // what a link or another directory put at the directory's path since it was opened
+    // cannot redirect. `lost/` is used through these (``LostDirectory``).
+
+    /// Opens the directory `name` in `parent` (`name` a path of its own when `parent` is
+    /// nil): O_RDONLY | O_DIRECTORY, with `flags` added (O_NOFOLLOW: ENOTDIR or ELOOP
+    /// when a symbolic link is at the name).
+    func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef
+    func closeDirectory(_ directory: DirectoryRef)
+    /// openat: the file `name` in `directory`.
+    func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef
+    /// mkdirat.
+    func makeDirectory(_ name: String, in directory: DirectoryRef) throws
+    /// renameat: replaces what is at `target` in `destination`.
+    func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws
+    /// renameat that never replaces what is at `target` in `destination` (EEXIST then).
+    func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws
+    /// unlinkat.
+    func unlink(_ name: String, in directory: DirectoryRef) throws
+    /// The names in the directory (fdopendir), but `.` and `..`.
+    func listDirectory(_ directory: DirectoryRef) throws -> [String]
+    /// fsync of the directory's descriptor, so that creations, renames and unlinks in it
+    /// are durable.
+    func syncDirectory(_ directory: DirectoryRef) throws
+    /// fstatat's device and inode of `name` in `directory`, never following a link (nil
+    /// when nothing is there, or the file system cannot tell).
+    func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity?
+    /// fstat's device and inode of the open directory (nil when the file system cannot tell).
+    func identity(_ directory: DirectoryRef) -> FileIdentity?
 }
 
 extension FileSystem {
@@ -84,6 +125,8 @@ extension FileSystem {
     /// A file system that cannot tell identities says so (a check of one then fails).
     func identityOfName(_ path: String) -> FileIdentity? { nil }
     func identity(_ file: FileRef) -> FileIdentity? { nil }
+    func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? { nil }
+    func identity(_ directory: DirectoryRef) -> FileIdentity? { nil }
 }
 
 /// A file's device and inode number.
@@ -175,14 +218,7 @@ struct PosixFileSystem: FileSystem {
     func listDirectory(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else { throw Errno(code: errno) }
         defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        return Self.names { readdir(dir) }
     }
 
     func isDirectory(_ path: String) -> Bool? {

@@ -37,4 +37,25 @@ extension ForwardingFileSystem {
     func identity(_ file: FileRef) -> FileIdentity? { base.identity(file) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
     func unlockDirectory(_ directory: FileRef) { base.unlockDirectory(directory) }
+    func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {
+        try base.openDirectory(name, in: parent, flags: flags)
+    }
+    func closeDirectory(_ directory: DirectoryRef) { base.closeDirectory(directory) }
+    func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef {
+        try base.open(name, in: directory, flags: flags, mode: mode)
+    }
+    func makeDirectory(_ name: String, in directory: DirectoryRef) throws { try base.makeDirectory(name, in: directory) }
+    func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try base.rename(name, in: source, to: target, in: destination)
+    }
+    func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try base.renameExclusive(name, in: source, to: target, in: destination)
+    }
+    func unlink(_ name: String, in directory: DirectoryRef) throws { try base.unlink(name, in: directory) }
+    func listDirectory(_ directory: DirectoryRef) throws -> [String] { try base.listDirectory(directory) }
+    func syncDirectory(_ directory: DirectoryRef) throws { try base.syncDirectory(directory) }
+    func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? {
+        base.identityOfName(name, in: directory)
+    }
+    func identity(_ directory: DirectoryRef) -> FileIdentity? { base.identity(directory) }
 }

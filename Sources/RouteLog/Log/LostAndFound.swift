@@ -10,7 +10,9 @@ import Darwin
 /// will not keep in the log but must not destroy (docs/recovery-and-compaction.md, "What
 /// is never destroyed"): a torn tail before it is cut, a leftover segment that holds
 /// records, a file planted under a name the store is about to create. Each entry is a
-/// file `NAME@OFFSET` and a line in `lost/LOG` saying where it came from and why.
+/// file `NAME@OFFSET` and a line in `lost/LOG` saying where it came from and why. Each
+/// call holds `lost/` by one descriptor, and makes, moves, lists and syncs everything in
+/// it through that (``LostDirectory``), never by its path.
 struct LostAndFound: Sendable {
     let files: LogFiles
 
@@ -29,27 +31,15 @@ struct LostAndFound: Sendable {
         var note: String?
     }
 
-    /// Makes `lost/` (a real directory, never through a link).
-    private func prepare() throws {
-        let fileSystem = files.fileSystem
-        switch fileSystem.isDirectory(directory) {
-        case true?: break
-        case nil:
-            do {
-                try fileSystem.checked("mkdir", directory) { try fileSystem.makeDirectory(directory) }
-            } catch let error as RouteLogError where error.errno == EEXIST {}
-            try files.syncDirectory()
-        case false?:
-            throw RouteLogError.corrupted("\(Self.directoryName) in the store is not a directory; RouteLog keeps what it cannot use there", path: directory)
-        }
-        guard fileSystem.isDirectory(directory) == true, fileSystem.isSymbolicLink(directory) == false else {
-            throw RouteLogError.corrupted("\(Self.directoryName) in the store is a link; RouteLog does not follow links", path: directory)
-        }
+    /// Opens `lost/`, made when missing: a real directory, never through a link, held by
+    /// one descriptor that every use of it in the call goes through (``LostDirectory``).
+    private func open() throws -> LostDirectory {
+        try LostDirectory.open(Self.directoryName, in: files.directory, fileSystem: files.fileSystem, making: true)
     }
 
-    /// A name in `lost/` not taken yet, from `base`.
-    private func freeName(_ base: String) throws -> String {
-        let taken = Set(try files.fileSystem.checked("list", directory) { try files.fileSystem.listDirectory(directory) })
+    /// A name in `lost/` not taken yet, from `base`, among `taken` (listed when not given).
+    private func freeName(_ base: String, in lost: LostDirectory, taken: [String]? = nil) throws -> String {
+        let taken = Set(try taken ?? lost.names())
         var name = base, n = 1
         while taken.contains(name) { n += 1; name = base + "." + String(n) }
         return name
@@ -64,21 +54,23 @@ struct LostAndFound: Sendable {
     /// A copy relied on this way must be one RouteLog can rely on as on its own: a
     /// regular file of one name under `NAME@OFFSET` or a numbered twin, in a real `lost/`;
     /// it is synced (with `lost/`) before the caller may cut, since a copy left by a
-    /// crash may never have been.
+    /// crash may never have been. Throws, and the caller cuts nothing, when `lost/` no
+    /// longer names the directory the copy went into (``LostDirectory/checkStillNamed()``).
     func keepCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64, reason: String) throws {
-        try prepare()
-        if let held = heldCopy(of: file, name: name, from: offset, length: length) {
+        let lost = try open()
+        if case let (heldName, held)? = heldCopy(in: lost, of: file, name: name, from: offset, length: length) {
             try held.syncAll()
-            try files.fileSystem.checked("fsync directory", directory) { try files.fileSystem.syncDirectory(directory) }
+            try lost.sync()
             // Still the copy, under its name alone, once synced: nothing renamed over it
             // or linked to it since it was compared (else a copy of our own is made).
-            if stillHeld(held) {
-                try ensureNoted(name: name, from: offset, length: length, reason: reason)
+            if stillHeld(held, named: heldName, in: lost) {
+                try ensureNoted(in: lost, name: name, from: offset, length: length, reason: reason)
+                try lost.checkStillNamed()
                 return
             }
         }
-        let copyName = try freeName("\(name)@\(offset)")
-        let copy = try DurableFile.create(directory + "/" + copyName, fileSystem: files.fileSystem)
+        let copyName = try freeName("\(name)@\(offset)", in: lost)
+        let copy = try lost.create(copyName)
         do {
             try files.protect(copy)
             try copy.copy(from: file, at: offset, length: length)
@@ -86,27 +78,32 @@ struct LostAndFound: Sendable {
         } catch {
             // A copy cut short holds nothing the file does not: it goes, and the bytes stay
             // where they are (the caller cuts nothing after a failure).
-            try? files.fileSystem.unlink(copy.path)
+            try? lost.remove(copyName)
             throw error
         }
-        try note("\(name) offset \(offset) length \(length): \(reason)")
+        try note("\(name) offset \(offset) length \(length): \(reason)", in: lost)
+        try lost.checkStillNamed()
     }
 
     /// Adds the line ``keepCopy(of:name:from:length:reason:)`` writes for a range, unless
     /// `lost/LOG` has it already (a copy whose line a crash cut off is then reported).
     func ensureNoted(name: String, from offset: Int64, length: Int64, reason: String) throws {
+        let lost = try open()
+        try ensureNoted(in: lost, name: name, from: offset, length: length, reason: reason)
+        try lost.checkStillNamed()
+    }
+
+    private func ensureNoted(in lost: LostDirectory, name: String, from offset: Int64, length: Int64, reason: String) throws {
         let line = "\(name) offset \(offset) length \(length): "
-        if logContains(Array(line.utf8)) { return }
-        try note(line + reason)
+        if logContains(Array(line.utf8), in: lost) { return }
+        try note(line + reason, in: lost)
     }
 
     /// True when `lost/LOG` holds `text`. Read a megabyte at a time, each read
     /// overlapping the last by the text's length, so that a log of any size costs no
     /// more memory than that.
-    private func logContains(_ text: [UInt8]) -> Bool {
-        guard !text.isEmpty,
-              let log = try? DurableFile.open(directory + "/" + Self.logName, flags: O_RDONLY, fileSystem: files.fileSystem),
-              let size = try? log.size() else { return false }
+    private func logContains(_ text: [UInt8], in lost: LostDirectory) -> Bool {
+        guard !text.isEmpty, let log = try? lost.open(Self.logName, flags: O_RDONLY), let size = try? log.size() else { return false }
         let window = max(1 << 20, 2 * text.count)
         var start: Int64 = 0
         while start < size {
@@ -124,21 +121,21 @@ struct LostAndFound: Sendable {
         return false
     }
 
-    /// Whether `copy`'s path still names it, and nothing else does.
-    private func stillHeld(_ copy: DurableFile) -> Bool {
+    /// Whether the name `name` in `lost/` still leads to `copy`, and nothing else does.
+    private func stillHeld(_ copy: DurableFile, named name: String, in lost: LostDirectory) -> Bool {
         let fileSystem = files.fileSystem
-        guard let named = fileSystem.identityOfName(copy.path), named == fileSystem.identity(copy.ref),
+        guard let named = lost.identityOfName(name), named == fileSystem.identity(copy.ref),
               (try? fileSystem.linkCount(copy.ref)) == 1 else { return false }
         return true
     }
 
     /// A copy `lost/` already holds of `length` bytes of `file` from `offset`, byte for
-    /// byte: a regular file with no other name (a hard link planted from elsewhere could
-    /// change or go), under ``keepCopy(of:name:from:length:reason:)``'s `NAME@OFFSET` or a
-    /// twin ``freeName(_:)`` makes (`.2`, `.3`, ...; not `.bak`).
-    private func heldCopy(of file: DurableFile, name: String, from offset: Int64, length: Int64) -> DurableFile? {
-        guard files.fileSystem.isDirectory(directory) == true, files.fileSystem.isSymbolicLink(directory) == false,
-              let names = try? files.fileSystem.listDirectory(directory) else { return nil }
+    /// byte, and its name: a regular file with no other name (a hard link planted from
+    /// elsewhere could change or go), under ``keepCopy(of:name:from:length:reason:)``'s
+    /// `NAME@OFFSET` or a twin ``freeName(_:in:taken:)`` makes (`.2`, `.3`, ...; not `.bak`).
+    private func heldCopy(in lost: LostDirectory, of file: DurableFile, name: String, from offset: Int64,
+                          length: Int64) -> (String, DurableFile)? {
+        guard let names = try? lost.names() else { return nil }
         let base = "\(name)@\(offset)"
         func isTwin(_ candidate: String) -> Bool {
             guard candidate.hasPrefix(base + ".") else { return false }
@@ -148,7 +145,7 @@ struct LostAndFound: Sendable {
             return String(n) == suffix
         }
         for candidate in names.sorted() where candidate == base || isTwin(candidate) {
-            guard let copy = try? DurableFile.open(directory + "/" + candidate, flags: O_RDONLY, fileSystem: files.fileSystem),
+            guard let copy = try? lost.open(candidate, flags: O_RDONLY),
                   (try? files.fileSystem.linkCount(copy.ref)) == 1,
                   (try? copy.size()) == length else { continue }
             var done: Int64 = 0, same = true
@@ -158,73 +155,84 @@ struct LostAndFound: Sendable {
                       a.count == count, a == b else { same = false; break }
                 done += Int64(count)
             }
-            if same { return copy }
+            if same { return (candidate, copy) }
         }
         return nil
     }
 
     /// Moves the directory entry `name` of the store (a file, or a link, never what it
-    /// points to) into `lost/`, with a line in the log. The rename never replaces
-    /// anything at its target (``FileSystem/renameExclusive(_:to:)``): a name taken
-    /// since `lost/` was listed, or a `lost/` swapped for a link to a folder that holds
-    /// that name, fails the rename rather than losing what is there; `lost/` is then
-    /// checked and listed again, a few times.
+    /// points to) into `lost/`, with a line in the log. The rename goes from the store's
+    /// directory to `lost/`, each by its descriptor, and never replaces anything at its
+    /// target (``FileSystem/renameExclusive(_:in:to:in:)``): a name taken since `lost/`
+    /// was listed fails the rename rather than losing what is there, and `lost/` is
+    /// listed again, a few times. Throws once the file is moved when `lost/` no longer
+    /// names the directory it went into (``LostDirectory/checkStillNamed()``).
     func moveAside(_ name: String, reason: String) throws {
+        let lost = try open()
         var attempt = 0
         while true {
-            try prepare()
-            let target = try freeName("\(name)@0")
+            let target = try freeName("\(name)@0", in: lost)
             do {
-                try files.fileSystem.checked("rename", files.path(name)) {
-                    try files.fileSystem.renameExclusive(files.path(name), to: directory + "/" + target)
-                }
+                try lost.moveIn(name, as: target)
                 break
             } catch let error as RouteLogError where error.errno == EEXIST && attempt < 3 {
                 attempt += 1
             }
         }
-        try files.syncDirectory()
+        try lost.sync()
+        try lost.syncStore()
         // The file is in lost/ now, and listed there (``entries()``) with or without its
         // line: a log that cannot take the line (not a regular file, a full disk) does
         // not make the move unreported to the caller.
-        try? note("\(name) moved whole: \(reason)")
+        try? note("\(name) moved whole: \(reason)", in: lost)
+        try lost.checkStillNamed()
     }
 
-    /// Appends one line to `lost/LOG` and makes it durable.
-    private func note(_ text: String) throws {
-        let path = directory + "/" + Self.logName
-        try keepLogOwn(path)
-        let log = try DurableFile.openOrCreate(path, fileSystem: files.fileSystem)
+    /// Appends one line to `lost/LOG` (opened with O_APPEND, never through a link) and
+    /// makes it durable.
+    private func note(_ text: String, in lost: LostDirectory) throws {
+        try keepLogOwn(in: lost)
+        let log = try lost.open(Self.logName, flags: O_RDWR | O_CREAT | O_APPEND)
         try files.protect(log)
         let line = Array("\(ISO8601DateFormatter().string(from: Date())) \(text)\n".utf8)
         try log.write(line, at: try log.size())
         try log.syncAll()
-        try files.fileSystem.checked("fsync directory", directory) { try files.fileSystem.syncDirectory(directory) }
+        try lost.sync()
     }
 
     /// Replaces a log that another name shares (the `lost/LOG` of a store copied with
     /// `cp -al`) by a copy of its own, so that this store's lines stay out of the other's
-    /// (LinkedFiles does the same for the segments). Whatever is at the copy's name (a
-    /// copy a crash cut short, or anything planted) is kept in `lost/` under a free name.
-    private func keepLogOwn(_ path: String) throws {
+    /// (LinkedFiles does the same for the segments): written as `LOG.tmp`, synced, and
+    /// renamed over `LOG`. Whatever is at the copy's name (a copy a crash cut short, or
+    /// anything planted) is kept in `lost/` under a free name, never replaced.
+    private func keepLogOwn(in lost: LostDirectory) throws {
         let fileSystem = files.fileSystem
-        guard let log = DurableFile.openIfRegular(path, fileSystem: fileSystem),
-              try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(log.ref) }) > 1 else { return }
-        let temporaryName = Self.logName + FormatConstants.temporarySuffix
-        let temporary = directory + "/" + temporaryName
-        if fileSystem.isSymbolicLink(temporary) != nil {
-            let target = directory + "/" + (try freeName(temporaryName + "@0"))
-            try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: target) }
+        guard let log = try? lost.open(Self.logName, flags: O_RDONLY),
+              try DurableFile.retrying("fstat", path: log.path, { try fileSystem.linkCount(log.ref) }) > 1 else { return }
+        let temporary = Self.logName + FormatConstants.temporarySuffix
+        let names = try lost.names()
+        if names.contains(temporary) {
+            try lost.rename(temporary, to: try freeName(temporary + "@0", in: lost, taken: names), replacing: false)
         }
-        try LinkedFiles(files: files).copy(log, over: path, through: temporary)
+        let copy = try lost.create(temporary)
+        do {
+            try files.protect(copy)
+            try copy.copy(from: log)
+            try copy.syncAll()
+            try lost.rename(temporary, to: Self.logName, replacing: true)
+        } catch {
+            try? lost.remove(temporary)
+            throw error
+        }
     }
 
-    /// What `lost/` holds, oldest note first; empty when there is no `lost/`.
+    /// What `lost/` holds, oldest note first; empty when there is no `lost/` (or a link
+    /// or anything but a directory is there).
     func entries() -> [Entry] {
-        guard files.fileSystem.isDirectory(directory) == true,
-              let names = try? files.fileSystem.listDirectory(directory) else { return [] }
+        guard let lost = try? LostDirectory.open(Self.directoryName, in: files.directory, fileSystem: files.fileSystem, making: false),
+              let names = try? lost.names() else { return [] }
         var notes: [String: String] = [:]
-        if let log = try? DurableFile.open(directory + "/" + Self.logName, flags: O_RDONLY, fileSystem: files.fileSystem),
+        if let log = try? lost.open(Self.logName, flags: O_RDONLY),
            let size = try? log.size(), size <= 1 << 20, let bytes = try? log.read(at: 0, count: Int(size)) {
             for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
                 let words = line.split(separator: " ", maxSplits: 2)
@@ -235,8 +243,7 @@ struct LostAndFound: Sendable {
             }
         }
         return names.filter { $0 != Self.logName }.sorted().map { name in
-            let size = (try? DurableFile.open(directory + "/" + name, flags: O_RDONLY, fileSystem: files.fileSystem))
-                .flatMap { try? $0.size() } ?? 0
+            let size = (try? lost.open(name, flags: O_RDONLY)).flatMap { try? $0.size() } ?? 0
             let base = name.split(separator: ".").count > 1 && name.hasSuffix(String(name.split(separator: ".").last!))
                 && Int(name.split(separator: ".").last!) != nil ? String(name[..<name.lastIndex(of: ".")!]) : name
             return Entry(name: name, bytes: size, note: notes[base] ?? notes[name])

@@ -22,10 +22,28 @@ struct StoreDirectoryGuard: ForwardingFileSystem {
     /// Checks `path` when it is in the store's directory (or is the directory).
     private func check(_ path: String) throws {
         guard path == directory || path.hasPrefix(directory + "/") else { return }
-        guard DirectoryIdentity(of: directory) == identity else {
-            throw RouteLogError(.io, "the store's directory was moved or replaced while the store was open; nothing "
-                                    + "more is written at this path: reopen the store where it now is", path: directory)
+        guard DirectoryIdentity(of: directory) == identity else { throw moved }
+    }
+
+    private var moved: RouteLogError {
+        RouteLogError(.io, "the store's directory was moved or replaced while the store was open; nothing "
+                          + "more is written at this path: reopen the store where it now is", path: directory)
+    }
+
+    /// The store's directory opened by its path is held to the locked one by the opened
+    /// descriptor itself (fstat), with no moment between the check and the call; what is
+    /// then done through the descriptor (``LostDirectory``) stays in it, and needs no check.
+    func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {
+        guard parent == nil else { return try base.openDirectory(name, in: parent, flags: flags) }
+        try check(name)
+        let opened = try base.openDirectory(name, in: nil, flags: flags)
+        if name == directory {
+            guard let held = base.identity(opened), DirectoryIdentity(device: held.device, inode: held.inode) == identity else {
+                base.closeDirectory(opened)
+                throw moved
+            }
         }
+        return opened
     }
 
     func open(_ path: String, flags: Int32, mode: UInt32) throws -> FileRef {
@@ -65,6 +83,6 @@ struct StoreDirectoryGuard: ForwardingFileSystem {
         return try base.listDirectory(path)
     }
 
-    // The other calls name an open file, or only ask (a wrong answer makes the next
+    // The other calls name an open file or directory, or only ask (a wrong answer makes the next
     // checked call fail): ForwardingFileSystem passes them to `base`.
 }

@@ -66,6 +66,27 @@ final class HookedFileSystem: ForwardingFileSystem, @unchecked Sendable {
         call("syncDirectory", path)
         try base.syncDirectory(path)
     }
+    // The same calls made in open directories, given the paths they name there.
+    func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef {
+        call(flags & O_CREAT != 0 ? "create" : "open", directory.path(name))
+        return try base.open(name, in: directory, flags: flags, mode: mode)
+    }
+    func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        call("rename", destination.path(target))
+        try base.rename(name, in: source, to: target, in: destination)
+    }
+    func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        call("rename", destination.path(target))
+        try base.renameExclusive(name, in: source, to: target, in: destination)
+    }
+    func unlink(_ name: String, in directory: DirectoryRef) throws {
+        call("unlink", directory.path(name))
+        try base.unlink(name, in: directory)
+    }
+    func syncDirectory(_ directory: DirectoryRef) throws {
+        call("syncDirectory", directory.path)
+        try base.syncDirectory(directory)
+    }
 }
 
 /// The background rewrite of the index (docs/recovery-and-compaction.md, "The index

@@ -34,6 +34,31 @@ final class AttackFileSystem: ForwardingFileSystem, @unchecked Sendable {
     func syncDirectory(_ path: String) throws { try call("syncDirectory", path); try base.syncDirectory(path) }
     func listDirectory(_ path: String) throws -> [String] { try call("list", path); return try base.listDirectory(path) }
     func isDirectory(_ path: String) -> Bool? { try? call("isDirectory", path); return base.isDirectory(path) }
+    // The same calls made in open directories, given the paths they name there.
+    func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef {
+        try call(flags & O_CREAT != 0 ? "create" : "open", directory.path(name))
+        return try base.open(name, in: directory, flags: flags, mode: mode)
+    }
+    func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try call("rename", destination.path(target))
+        try base.rename(name, in: source, to: target, in: destination)
+    }
+    func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try call("rename", destination.path(target))
+        try base.renameExclusive(name, in: source, to: target, in: destination)
+    }
+    func unlink(_ name: String, in directory: DirectoryRef) throws {
+        try call("unlink", directory.path(name))
+        try base.unlink(name, in: directory)
+    }
+    func syncDirectory(_ directory: DirectoryRef) throws {
+        try call("syncDirectory", directory.path)
+        try base.syncDirectory(directory)
+    }
+    func listDirectory(_ directory: DirectoryRef) throws -> [String] {
+        try call("list", directory.path)
+        return try base.listDirectory(directory)
+    }
 }
 
 /// Attacks on a backup's destination beyond the swaps of ``BackupDestinationSwapTests``:

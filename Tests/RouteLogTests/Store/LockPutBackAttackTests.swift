@@ -92,6 +92,19 @@ import Testing
             beforeRename.withLock { $0 }?(from, to)
             try base.renameExclusive(from, to: to)
         }
+        // The same calls made in open directories, given the paths they name there.
+        func unlink(_ name: String, in directory: DirectoryRef) throws {
+            beforeUnlink.withLock { $0 }?(directory.path(name))
+            try base.unlink(name, in: directory)
+        }
+        func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+            beforeRename.withLock { $0 }?(source.path(name), destination.path(target))
+            try base.rename(name, in: source, to: target, in: destination)
+        }
+        func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+            beforeRename.withLock { $0 }?(source.path(name), destination.path(target))
+            try base.renameExclusive(name, in: source, to: target, in: destination)
+        }
     }
 
     /// LOCK given a second name (`cp -al`), then at close the put-back sees its own file

@@ -94,7 +94,8 @@ final class DirectoryTrace: @unchecked Sendable {
                 log.append(.unlink(name: name))
             case .syncDirectory(let path):
                 if path == directory { log.append(.syncDirectory) }
-            case .read, .size, .makeDirectory, .listDirectory, .isDirectory, .lockExclusive, .unlock, .isLockHeld:
+            case .read, .size, .makeDirectory, .listDirectory, .isDirectory, .lockExclusive, .unlock, .isLockHeld,
+                 .openDirectory, .closeDirectory:
                 break
             }
         }

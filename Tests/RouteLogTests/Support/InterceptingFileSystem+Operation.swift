@@ -7,7 +7,7 @@ extension InterceptingFileSystem {
         case open, close, read = "pread", write = "pwrite", size = "fstat", truncate = "ftruncate"
         case syncData = "fdatasync", syncBarrier = "barrier fsync", syncAll = "fsync"
         case rename, unlink, makeDirectory = "mkdir", syncDirectory = "fsync directory"
-        case listDirectory = "readdir", isDirectory = "stat"
+        case listDirectory = "readdir", isDirectory = "stat", openDirectory = "open directory"
         case lockExclusive = "lock", unlock, isLockHeld = "lock query"
 
         /// Whether the call can report an error (close, unlock and isDirectory cannot).
@@ -15,7 +15,9 @@ extension InterceptingFileSystem {
     }
 
     /// One completed call and its arguments. Files are named by the ``FileRef`` the
-    /// open returned (descriptor and path).
+    /// open returned (descriptor and path). A call in an open directory is the call on
+    /// the path it names there (``DirectoryRef/path(_:)``): an openat is an `open`, a
+    /// renameat a `rename`, an fsync of the directory's descriptor a `syncDirectory`.
     enum Operation: Equatable, Sendable {
         case open(FileRef, flags: Int32)
         case close(FileRef)
@@ -37,6 +39,8 @@ extension InterceptingFileSystem {
         case lockExclusive(FileRef)
         case unlock(FileRef)
         case isLockHeld(FileRef)
+        case openDirectory(DirectoryRef)
+        case closeDirectory(DirectoryRef)
 
         var kind: Kind {
             switch self {
@@ -58,6 +62,8 @@ extension InterceptingFileSystem {
             case .lockExclusive: .lockExclusive
             case .unlock: .unlock
             case .isLockHeld: .isLockHeld
+            case .openDirectory: .openDirectory
+            case .closeDirectory: .close
             }
         }
     }

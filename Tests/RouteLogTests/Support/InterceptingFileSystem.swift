@@ -231,6 +231,68 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
         completed(.isLockHeld(file))
         return held
     }
+
+    // MARK: Calls in an open directory, counted and reported as the calls on the paths they name
+
+    func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {
+        try admit(.openDirectory, changing: false)
+        let directory = try base.openDirectory(name, in: parent, flags: flags)
+        completed(.openDirectory(directory))
+        return directory
+    }
+
+    func closeDirectory(_ directory: DirectoryRef) {
+        try? admit(.close, changing: false)
+        completed(.closeDirectory(directory))
+        base.closeDirectory(directory)
+    }
+
+    func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef {
+        try admit(.open, changing: flags & (O_CREAT | O_TRUNC) != 0)
+        let file = try base.open(name, in: directory, flags: flags, mode: mode)
+        completed(.open(file, flags: flags))
+        return file
+    }
+
+    func makeDirectory(_ name: String, in directory: DirectoryRef) throws {
+        try admit(.makeDirectory, changing: true)
+        try base.makeDirectory(name, in: directory)
+        completed(.makeDirectory(directory.path(name)))
+    }
+
+    func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try admit(.rename, changing: true)
+        try base.rename(name, in: source, to: target, in: destination)
+        completed(.rename(from: source.path(name), to: destination.path(target)))
+    }
+
+    func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        try admit(.rename, changing: true)
+        try base.renameExclusive(name, in: source, to: target, in: destination)
+        completed(.rename(from: source.path(name), to: destination.path(target)))
+    }
+
+    func unlink(_ name: String, in directory: DirectoryRef) throws {
+        try admit(.unlink, changing: true)
+        try base.unlink(name, in: directory)
+        completed(.unlink(directory.path(name)))
+    }
+
+    func listDirectory(_ directory: DirectoryRef) throws -> [String] {
+        try admit(.listDirectory, changing: false)
+        let names = try base.listDirectory(directory)
+        completed(.listDirectory(directory.path))
+        return names
+    }
+
+    func syncDirectory(_ directory: DirectoryRef) throws {
+        try sync(.syncDirectory, .syncDirectory(directory.path)) { try base.syncDirectory(directory) }
+    }
+
+    func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? {
+        base.identityOfName(name, in: directory)
+    }
+    func identity(_ directory: DirectoryRef) -> FileIdentity? { base.identity(directory) }
 }
 
 extension InterceptingFileSystem {

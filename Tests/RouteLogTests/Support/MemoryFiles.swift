@@ -82,4 +82,26 @@ struct MemoryFiles: FileSystem {
     func isSymbolicLink(_ path: String) -> Bool? { isDirectory(path).map { _ in false } }
     func lockDirectory(_ directory: FileRef) throws { throw Errno(code: EROFS) }
     func unlockDirectory(_ directory: FileRef) {}
+
+    // The one directory, opened (its descriptor is one below the files'), and the
+    // files in it by name; nothing can be made or changed there either.
+    func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {
+        let path = parent.map { $0.path(name) } ?? name
+        guard path == directory else { throw Errno(code: isDirectory(path) == nil ? ENOENT : ENOTDIR) }
+        return DirectoryRef(fd: Self.firstDescriptor - 1, path: path)
+    }
+    func closeDirectory(_ directory: DirectoryRef) {}
+    func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef {
+        try open(directory.path(name), flags: flags, mode: mode)
+    }
+    func listDirectory(_ directory: DirectoryRef) throws -> [String] { try listDirectory(directory.path) }
+    func makeDirectory(_ name: String, in directory: DirectoryRef) throws { throw Errno(code: EROFS) }
+    func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        throw Errno(code: EROFS)
+    }
+    func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+        throw Errno(code: EROFS)
+    }
+    func unlink(_ name: String, in directory: DirectoryRef) throws { throw Errno(code: EROFS) }
+    func syncDirectory(_ directory: DirectoryRef) throws { throw Errno(code: EROFS) }
 }
