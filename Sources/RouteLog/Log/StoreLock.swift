@@ -87,19 +87,14 @@ final class StoreLock: Sendable {
     /// Takes the lock or throws ``RouteLogError/Code/locked`` naming the holder's pid.
     static func acquire(in directory: String, fileSystem: any FileSystem,
                         protection: RouteStore.FileProtection = .completeUntilFirstUserAuthentication) throws -> StoreLock {
-        let directoryRef = try DurableFile.retrying("open", path: directory) {
-            try fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0)
-        }
         // Each descriptor is watched for fork() before it takes a lock (fork_release.c),
-        // and only a real one: a simulated file system's numbers may be anyone's.
-        let real = directoryIdentity(directoryRef.fd) != nil
+        // and only a real one: a simulated file system's numbers may be anyone's. The
+        // open and the registration run with fork() held off (openWatched).
+        var real = false
         var watched: [Int32] = []
         func watch(_ fd: Int32) throws {
             guard real else { return }
-            guard routelog_release_in_forked_child(fd) == 0 else {
-                throw RouteLogError(.io, "too many stores are open for writing in this process; close one first",
-                                    path: directory, errno: EMFILE)
-            }
+            guard routelog_release_in_forked_child(fd) == 0 else { throw tooManyWriters(directory) }
             watched.append(fd)
         }
         func unwatch(_ fd: Int32) {
@@ -107,17 +102,26 @@ final class StoreLock: Sendable {
             routelog_forget_for_forked_child(fd)
             watched.remove(at: i)
         }
+        var directoryRef: FileRef?
         var file: DurableFile?
         do {
-            try watch(directoryRef.fd)
-            try takeDirectoryLock(directoryRef, in: directory, fileSystem: fileSystem)
+            try openWatched({
+                directoryRef = try DurableFile.retrying("open", path: directory) {
+                    try fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0)
+                }
+            }, then: {
+                real = directoryIdentity(directoryRef!.fd) != nil
+                try watch(directoryRef!.fd)
+            })
+            try takeDirectoryLock(directoryRef!, in: directory, fileSystem: fileSystem)
             let path = path(in: directory)
-            do {
-                file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
-            } catch let error as RouteLogError where error.errno == ENOENT {
-                file = try DurableFile.create(path, fileSystem: fileSystem)
-            }
-            try watch(file!.ref.fd)
+            try openWatched({
+                do {
+                    file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
+                } catch let error as RouteLogError where error.errno == ENOENT {
+                    file = try DurableFile.create(path, fileSystem: fileSystem)
+                }
+            }, then: { try watch(file!.ref.fd) })
             // A LOCK that another name shares (a store copied with `cp -al`) is the other
             // store's lock and pid: this store gets a LOCK of its own, which the directory
             // lock lets no other writer of this store race.
@@ -125,8 +129,7 @@ final class StoreLock: Sendable {
                 try fileSystem.checked("unlink", path) { try fileSystem.unlink(path) }
                 unwatch(file!.ref.fd)
                 file = nil
-                file = try DurableFile.create(path, fileSystem: fileSystem)
-                try watch(file!.ref.fd)
+                try openWatched({ file = try DurableFile.create(path, fileSystem: fileSystem) }, then: { try watch(file!.ref.fd) })
             }
             try protection.apply(toDescriptor: file!.ref.fd, path: path)
             try takeFileLock(file!, in: directory, fileSystem: fileSystem)
@@ -140,17 +143,48 @@ final class StoreLock: Sendable {
             let contents = WriterMark.lockContents(pid: getpid(), mark: mark)
             try file!.write(contents, at: 0)
             try file!.truncate(to: Int64(contents.count))
-            return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real, mark: mark,
+            return StoreLock(file: file!, directory: directoryRef!, fileSystem: fileSystem, registeredForFork: real, mark: mark,
                              protection: protection)
         } catch {
             // Let go explicitly before the descriptors stop being watched and close.
             if let file { fileSystem.unlock(file.ref) }
-            fileSystem.unlockDirectory(directoryRef)
+            if let directoryRef { fileSystem.unlockDirectory(directoryRef) }
             for fd in watched { routelog_forget_for_forked_child(fd) }
             file = nil
-            fileSystem.close(directoryRef)
+            if let directoryRef { fileSystem.close(directoryRef) }
             throw error
         }
+    }
+
+    /// Opens a descriptor that is to take a lock (`open`), then registers it with
+    /// fork_release.c (`watch`), with fork() held off in every thread from before the
+    /// open until after the registration (fork_release.c, "the fork guard"). A child
+    /// forked in between would get the open description unregistered, and with it the
+    /// lock this process takes on it next: after this process died, the child would
+    /// still hold the store. Neither closure may fork, and both are kept short (a fork
+    /// waits for them).
+    private static func openWatched<Opened>(_ open: () throws -> Opened, then watch: (Opened) throws -> Void) throws -> Opened {
+        routelog_fork_guard_enter()
+        defer { routelog_fork_guard_leave() }
+        let opened = try open()
+        #if DEBUG
+        if testPauseBeforeForkRegistration > 0 { usleep(testPauseBeforeForkRegistration) }
+        #endif
+        try watch(opened)
+        return opened
+    }
+
+    #if DEBUG
+    /// Test-only, in debug builds: microseconds to pause between such an open and its
+    /// registration (ROUTELOG_TEST_PAUSE_BEFORE_FORK_REGISTRATION_US; none when unset),
+    /// so that a test's process forking in a loop meets that stretch every time
+    /// (`routelog-test-holder --open-while-forking`, ForkedHandleTests).
+    private static let testPauseBeforeForkRegistration: UInt32 =
+        getenv("ROUTELOG_TEST_PAUSE_BEFORE_FORK_REGISTRATION_US").flatMap { UInt32(String(cString: $0)) } ?? 0
+    #endif
+
+    private static func tooManyWriters(_ path: String) -> RouteLogError {
+        RouteLogError(.io, "too many stores are open for writing in this process; close one first", path: path, errno: EMFILE)
     }
 
     private static func takeDirectoryLock(_ ref: FileRef, in directory: String, fileSystem: any FileSystem) throws {
@@ -301,21 +335,17 @@ final class StoreLock: Sendable {
                         : "was in the place of the LOCK of the writer that held the store (pid \(owner))")
             }
             let created: DurableFile
+            var watched = false
             do {
-                created = try DurableFile.create(path, fileSystem: fileSystem)
+                created = try Self.openWatched({ try DurableFile.create(path, fileSystem: fileSystem) }, then: {
+                    watched = locking && registeredForFork && routelog_release_in_forked_child($0.ref.fd) == 0
+                })
             } catch let error as RouteLogError where error.errno == EEXIST && attempt < 3 {
                 attempt += 1  // planted again since it was moved aside
                 continue
             }
-            var watched = false
             do {
-                if locking && registeredForFork {
-                    guard routelog_release_in_forked_child(created.ref.fd) == 0 else {
-                        throw RouteLogError(.io, "too many stores are open for writing in this process; close one first",
-                                            path: path, errno: EMFILE)
-                    }
-                    watched = true
-                }
+                if locking && registeredForFork && !watched { throw Self.tooManyWriters(path) }
                 try protection.apply(toDescriptor: created.ref.fd, path: path)
                 if locking { try Self.takeFileLock(created, in: files.directory, fileSystem: fileSystem) }
                 try created.write(contents, at: 0)
