@@ -1,13 +1,27 @@
 // The descriptors that hold a writer's locks, let go of in a child made with fork().
 // A child inherits its parent's open file descriptions, and the store's locks belong
 // to those (an flock on the directory, an OFD lock on LOCK): a child that kept them
-// would keep the store locked after its parent closed it, or died. Right after the fork,
-// in the child, each registered descriptor is pointed at /dev/null instead: the child's
-// hold goes, the parent's stays, and the descriptor numbers stay in use, so the child's
-// own later close of them closes nothing else.
+// would keep the store locked after its parent died, whatever the child goes on doing.
+// Right after the fork, in the child, each registered descriptor is pointed at
+// /dev/null instead: the child's hold goes, the parent's stays, and the descriptor
+// numbers stay in use, so the child's own later close of them closes nothing else.
+//
+// The fork guard. A descriptor is registered right after it is opened, before it takes
+// its lock; a fork() by another thread between the open and the registration would
+// still hand the child the description, which the parent then locks. So the open and
+// the registration run as one guarded stretch (routelog_fork_guard_enter/leave), and
+// fork() waits, in a pthread_atfork prepare handler, until no thread is inside one;
+// meanwhile no thread enters one. Counters, not a mutex: the child's handler, which
+// lets the guard go there, may only make async-signal-safe calls. A guarded stretch
+// must never fork (fork() would wait for it); one that does anyway in the thread that
+// is inside it (a signal handler, say) is not waited for, so it cannot deadlock. A
+// stretch may allocate: glibc and Darwin's libSystem run these handlers before they
+// take their own locks for the fork (malloc's among them), so the forking thread holds
+// nothing a stretch waits for.
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 #include "CRouteLogSystem.h"
 
@@ -18,6 +32,30 @@ static _Atomic int slots[lock_slots];
 static pthread_once_t handler_installed = PTHREAD_ONCE_INIT;
 // Opened once, ahead: a child of a process whose descriptors ran out could open none.
 static int null_fd = -1;
+
+// Threads inside a guarded stretch (each counted once, however deep it nests), and
+// forks under way (their prepare handler ran, their parent handler not yet).
+static _Atomic int threads_inside;
+static _Atomic int forks_under_way;
+// How deep this thread is in guarded stretches.
+static _Thread_local int depth;
+
+static void pause_briefly(void) {
+    struct timespec pause = {0, 20000};
+    nanosleep(&pause, NULL);
+}
+
+// Runs in the forking thread before the fork: announce it (no thread enters a stretch
+// from now on), then wait for those inside to leave, all but this thread's own.
+static void hold_forks_until_no_one_is_inside(void) {
+    atomic_fetch_add(&forks_under_way, 1);
+    int own = depth > 0;
+    while (atomic_load(&threads_inside) > own) pause_briefly();
+}
+
+static void let_forks_go_in_parent(void) {
+    atomic_fetch_sub(&forks_under_way, 1);
+}
 
 // Runs in the child, before fork() returns there: only async-signal-safe calls.
 static void release_in_child(void) {
@@ -33,11 +71,33 @@ static void release_in_child(void) {
         }
         atomic_store(&slots[i], 0);
     }
+    // The child is this thread alone: the other threads' stretches and forks are not
+    // in it. (`depth` was read in the prepare handler: no lazy allocation here.)
+    atomic_store(&forks_under_way, 0);
+    atomic_store(&threads_inside, depth > 0);
 }
 
 static void install_handler(void) {
     null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    pthread_atfork(NULL, NULL, release_in_child);
+    pthread_atfork(hold_forks_until_no_one_is_inside, let_forks_go_in_parent, release_in_child);
+}
+
+void routelog_fork_guard_enter(void) {
+    pthread_once(&handler_installed, install_handler);
+    if (depth++ > 0) return;
+    while (1) {
+        atomic_fetch_add(&threads_inside, 1);
+        // Both counters are sequentially consistent: either the fork's handler sees
+        // this thread inside and waits, or this thread sees the fork and steps out.
+        if (atomic_load(&forks_under_way) == 0) return;
+        atomic_fetch_sub(&threads_inside, 1);
+        while (atomic_load(&forks_under_way) > 0) pause_briefly();
+    }
+}
+
+void routelog_fork_guard_leave(void) {
+    if (--depth > 0) return;
+    atomic_fetch_sub(&threads_inside, 1);
 }
 
 int routelog_release_in_forked_child(int fd) {

@@ -64,6 +64,65 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork-and-exi
     FileHandle.standardOutput.write(Data("child pid: \(child)\n".utf8))
     withExtendedLifetime(store) { exit(0) }
 }
+// With `--open-while-forking DIR COUNT`: makes COUNT stores in DIR (s0.routelog, ...),
+// then opens each for writing while another thread forks again and again (each child
+// holds whatever it inherited and sleeps for 60 s), prints "children: P P ..." and exits
+// without closing the stores, as a process that dies would. Each open pauses 2 ms
+// between opening a lock's descriptor and registering it for fork() (a debug build's
+// test-only pause), so that forks land there.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--open-while-forking", let count = Int(CommandLine.arguments[3]) {
+    setenv("ROUTELOG_TEST_PAUSE_BEFORE_FORK_REGISTRATION_US", "2000", 1)
+    let urls = (0..<count).map { URL(fileURLWithPath: CommandLine.arguments[2]).appendingPathComponent("s\($0).routelog") }
+    for url in urls { try RouteStore(at: url).close() }
+    // A child forked from a threaded process may make only async-signal-safe calls: no
+    // Swift generics either (making their metadata takes the runtime's locks, which
+    // another thread may hold at the fork). So what the children change is found here:
+    // /dev/null for their output, and the sockets to close (the one a test runner
+    // watches its child's end by is not theirs).
+    final class Forking: @unchecked Sendable {
+        let null = open("/dev/null", O_RDWR)
+        let sockets = UnsafeMutablePointer<Int32>.allocate(capacity: 256)
+        let socketCount: Int
+        // Written by the forking thread only, read once it stopped.
+        var children: [pid_t] = []
+        init() {
+            var count = 0
+            for fd in 3..<Int32(256) {
+                var info = stat()
+                if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK {
+                    sockets[count] = fd
+                    count += 1
+                }
+            }
+            socketCount = count
+        }
+    }
+    let forking = Forking()
+    let stop = DispatchSemaphore(value: 0), stopped = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        while stop.wait(timeout: .now()) == .timedOut && forking.children.count < 1000 {
+            let child = fork()
+            if child == 0 {
+                dup2(forking.null, 1)
+                dup2(forking.null, 2)
+                var i = 0
+                while i < forking.socketCount {
+                    close(forking.sockets[i])
+                    i += 1
+                }
+                sleep(60)
+                _exit(0)
+            }
+            if child > 0 { forking.children.append(child) }
+        }
+        stopped.signal()
+    }
+    let stores = try urls.map { try RouteStore(at: $0) }
+    stop.signal()
+    stopped.wait()
+    FileHandle.standardOutput.write(Data("children: \(forking.children.map(String.init).joined(separator: " "))\n".utf8))
+    withExtendedLifetime(stores) { exit(0) }
+}
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
     let url = URL(fileURLWithPath: CommandLine.arguments[2])
     let store = try RouteStore(at: url)
@@ -120,6 +179,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
 // never a store path: it would create a store of that name.
 guard CommandLine.arguments.count == 2, !CommandLine.arguments[1].hasPrefix("-") else {
     let usage = "usage: routelog-test-holder [--no-descriptors-left | --fork | --fork-and-exit] STORE\n"
+        + "       routelog-test-holder --open-while-forking DIR COUNT\n"
     let asked = CommandLine.arguments.count == 2 && ["--help", "-h"].contains(CommandLine.arguments[1])
     FileHandle(fileDescriptor: asked ? STDOUT_FILENO : STDERR_FILENO).write(Data(usage.utf8))
     exit(asked ? 0 : 2)

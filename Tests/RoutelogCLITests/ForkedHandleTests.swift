@@ -1,4 +1,5 @@
 import Foundation
+import RouteLog
 import Testing
 
 /// A child made with fork() inherits its parent's store handle, and with it the open
@@ -49,5 +50,32 @@ import Testing
         let compact = try CLI.run(["compact", store.path])
         #expect(compact.status == 0, "\(compact.stderr)")
         #expect(kill(child, 0) == 0, "the child should still be alive")
+    }
+
+    /// A process opens stores for writing while another of its threads forks again and
+    /// again, then dies with them open; its children live on: every store is free for
+    /// the next writer at once. (A child forked between a writer's open of a lock's
+    /// descriptor and its registration with fork_release.c would hold the store: fork()
+    /// waits for that stretch, which the holder's debug build widens to 2 ms so that
+    /// the forks meet it.)
+    @Test func childrenForkedWhileStoresOpenDoNotKeepThemLocked() throws {
+        let dir = ScratchDirectory()
+        let count = 20
+        let output = try CLI.runHolder(["--open-while-forking", dir.url.path, String(count)], firstLineOnly: true).output
+        let children = output.hasPrefix("children: ")
+            ? output.dropFirst(10).split(whereSeparator: \.isWhitespace).compactMap { Int32($0) } : []
+        defer { for child in children { kill(child, SIGKILL) } }
+        #expect(!children.isEmpty, "\(output)")
+        #expect(children.contains { kill($0, 0) == 0 }, "the children should still be alive")
+        var held: [String] = []
+        for n in 0..<count {
+            let url = dir.url.appendingPathComponent("s\(n).routelog")
+            do {
+                try RouteStore(at: url, options: .init(mode: .mustExist)).close()
+            } catch let error as RouteLogError where error.code == .locked {
+                held.append(url.lastPathComponent)
+            }
+        }
+        #expect(held.isEmpty, "stores still held by a child of the dead writer (\(children.count) children): \(held)")
     }
 }

@@ -372,6 +372,17 @@ int routelog_release_in_forked_child(int fd);
 /// Takes `fd` off that list; call before closing it.
 void routelog_forget_for_forked_child(int fd);
 
+/// Starts a stretch that fork() waits for, in every thread (fork_release.c, "the fork
+/// guard"): an open of a descriptor that is to hold a lock, and its registration with
+/// routelog_release_in_forked_child, run between this and routelog_fork_guard_leave, so
+/// that no child is forked holding the description unregistered. Waits while a fork is
+/// under way. Stretches nest. Nothing inside may fork, or wait for a thread that forks;
+/// keep it to the open, an fstat and the registration.
+void routelog_fork_guard_enter(void);
+
+/// Ends the stretch routelog_fork_guard_enter started.
+void routelog_fork_guard_leave(void);
+
 /// Makes written data of `fd` durable: fdatasync on Linux, F_FULLFSYNC on Darwin
 /// (falling back to fsync where the file system refuses it). Returns 0 or errno.
 int routelog_sync_data(int fd);

@@ -87,49 +87,67 @@ final class StoreLock: Sendable {
     /// Takes the lock or throws ``RouteLogError/Code/locked`` naming the holder's pid.
     static func acquire(in directory: String, fileSystem: any FileSystem,
                         protection: RouteStore.FileProtection = .completeUntilFirstUserAuthentication) throws -> StoreLock {
-        let directoryRef = try DurableFile.retrying("open", path: directory) {
-            try fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0)
-        }
         // Each descriptor is watched for fork() before it takes a lock (fork_release.c),
-        // and only a real one: a simulated file system's numbers may be anyone's.
-        let real = directoryIdentity(directoryRef.fd) != nil
+        // and only a real one: a simulated file system's numbers may be anyone's. The
+        // open and the registration run with fork() held off (openWatched).
+        var real = false
         var watched: [Int32] = []
         func watch(_ fd: Int32) throws {
             guard real else { return }
-            guard routelog_release_in_forked_child(fd) == 0 else {
-                throw RouteLogError(.io, "too many stores are open for writing in this process; close one first",
-                                    path: directory, errno: EMFILE)
-            }
+            guard routelog_release_in_forked_child(fd) == 0 else { throw tooManyWriters(directory) }
             watched.append(fd)
         }
-        func unwatch(_ fd: Int32) {
-            guard let i = watched.firstIndex(of: fd) else { return }
-            routelog_forget_for_forked_child(fd)
-            watched.remove(at: i)
-        }
+        var directoryRef: FileRef?
         var file: DurableFile?
         do {
-            try watch(directoryRef.fd)
-            try takeDirectoryLock(directoryRef, in: directory, fileSystem: fileSystem)
+            try openWatched({
+                directoryRef = try DurableFile.retrying("open", path: directory) {
+                    try fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0)
+                }
+            }, then: {
+                real = directoryIdentity(directoryRef!.fd) != nil
+                try watch(directoryRef!.fd)
+            })
+            try takeDirectoryLock(directoryRef!, in: directory, fileSystem: fileSystem)
             let path = path(in: directory)
-            do {
-                file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
-            } catch let error as RouteLogError where error.errno == ENOENT {
-                file = try DurableFile.create(path, fileSystem: fileSystem)
-            }
-            try watch(file!.ref.fd)
-            // A LOCK that another name shares (a store copied with `cp -al`) is the other
-            // store's lock and pid: this store gets a LOCK of its own, which the directory
-            // lock lets no other writer of this store race.
+            try openWatched({
+                do {
+                    file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
+                } catch let error as RouteLogError where error.errno == ENOENT {
+                    file = try DurableFile.create(path, fileSystem: fileSystem)
+                }
+            }, then: { try watch(file!.ref.fd) })
             if try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(file!.ref) }) > 1 {
-                try fileSystem.checked("unlink", path) { try fileSystem.unlink(path) }
-                unwatch(file!.ref.fd)
-                file = nil
-                file = try DurableFile.create(path, fileSystem: fileSystem)
-                try watch(file!.ref.fd)
+                // A LOCK that another name shares (a store copied with `cp -al`) is the
+                // other store's lock and pid: this store gets a LOCK of its own, put in
+                // place as a writer puts back a LOCK it lost (putBack), under the
+                // directory lock. This store's name of the shared file goes into lost/ by
+                // a rename, not an unlink: an unlink removes whatever is at the name when
+                // it runs, which may be a file another process renamed over LOCK since
+                // the look, and POSIX has no unlink "if the name still leads to this
+                // file"; a rename into lost/ keeps whatever it moves. (Moving it anywhere
+                // else first and unlinking it there only moves the window.) The shared
+                // file is neither written nor locked, and its other names lead to it as
+                // before. The cost: the other store's LOCK keeps a name in this store's
+                // lost/, so it still reads as shared there (its writer's pid unknown, as
+                // since the copy) until that store's writer puts a LOCK of its own in
+                // place the same way, at its next cut, close or open; the old file then
+                // has a name in each lost/. Two names of a few bytes, which the user may
+                // delete, against a file deleted that someone needed.
+                let shared = file!
+                let files = LogFiles(directory: directory, fileSystem: fileSystem, protection: protection)
+                file = try putBack([], replacing: shared, files: files, locking: true, cause: .sharedAtOpen, writer: getpid(),
+                                   protection: protection, watchForFork: real)
+                if real { watched.append(file!.ref.fd) }
+                // The shared file was never locked here: stop watching it, and let it close.
+                if let i = watched.firstIndex(of: shared.ref.fd) {
+                    routelog_forget_for_forked_child(shared.ref.fd)
+                    watched.remove(at: i)
+                }
+            } else {
+                try protection.apply(toDescriptor: file!.ref.fd, path: path)
+                try takeFileLock(file!, in: directory, fileSystem: fileSystem)
             }
-            try protection.apply(toDescriptor: file!.ref.fd, path: path)
-            try takeFileLock(file!, in: directory, fileSystem: fileSystem)
             // A clean close left its mark alone in LOCK: every cut of that writer was
             // announced, so what readers hold stands, and the mark is kept (they read on
             // instead of reading the store again). Anything else (a crashed writer's pid,
@@ -140,17 +158,48 @@ final class StoreLock: Sendable {
             let contents = WriterMark.lockContents(pid: getpid(), mark: mark)
             try file!.write(contents, at: 0)
             try file!.truncate(to: Int64(contents.count))
-            return StoreLock(file: file!, directory: directoryRef, fileSystem: fileSystem, registeredForFork: real, mark: mark,
+            return StoreLock(file: file!, directory: directoryRef!, fileSystem: fileSystem, registeredForFork: real, mark: mark,
                              protection: protection)
         } catch {
             // Let go explicitly before the descriptors stop being watched and close.
             if let file { fileSystem.unlock(file.ref) }
-            fileSystem.unlockDirectory(directoryRef)
+            if let directoryRef { fileSystem.unlockDirectory(directoryRef) }
             for fd in watched { routelog_forget_for_forked_child(fd) }
             file = nil
-            fileSystem.close(directoryRef)
+            if let directoryRef { fileSystem.close(directoryRef) }
             throw error
         }
+    }
+
+    /// Opens a descriptor that is to take a lock (`open`), then registers it with
+    /// fork_release.c (`watch`), with fork() held off in every thread from before the
+    /// open until after the registration (fork_release.c, "the fork guard"). A child
+    /// forked in between would get the open description unregistered, and with it the
+    /// lock this process takes on it next: after this process died, the child would
+    /// still hold the store. Neither closure may fork, and both are kept short (a fork
+    /// waits for them).
+    private static func openWatched<Opened>(_ open: () throws -> Opened, then watch: (Opened) throws -> Void) throws -> Opened {
+        routelog_fork_guard_enter()
+        defer { routelog_fork_guard_leave() }
+        let opened = try open()
+        #if DEBUG
+        if testPauseBeforeForkRegistration > 0 { usleep(testPauseBeforeForkRegistration) }
+        #endif
+        try watch(opened)
+        return opened
+    }
+
+    #if DEBUG
+    /// Test-only, in debug builds: microseconds to pause between such an open and its
+    /// registration (ROUTELOG_TEST_PAUSE_BEFORE_FORK_REGISTRATION_US; none when unset),
+    /// so that a test's process forking in a loop meets that stretch every time
+    /// (`routelog-test-holder --open-while-forking`, ForkedHandleTests).
+    private static let testPauseBeforeForkRegistration: UInt32 =
+        getenv("ROUTELOG_TEST_PAUSE_BEFORE_FORK_REGISTRATION_US").flatMap { UInt32(String(cString: $0)) } ?? 0
+    #endif
+
+    private static func tooManyWriters(_ path: String) -> RouteLogError {
+        RouteLogError(.io, "too many stores are open for writing in this process; close one first", path: path, errno: EMFILE)
     }
 
     private static func takeDirectoryLock(_ ref: FileRef, in directory: String, fileSystem: any FileSystem) throws {
@@ -274,17 +323,34 @@ final class StoreLock: Sendable {
         return ((try? fileSystem.linkCount(file.ref)) ?? 1) == 1
     }
 
-    /// Puts a new `LOCK` holding `contents` in place of whatever is at the name (`old`
-    /// being the file the writer holds), under
-    /// the directory lock (no other writer of this store can race it), and returns it,
-    /// locked when `locking` says so. Whatever is at the name (the writer's own file
-    /// under a second name, another file, a symbolic link, a FIFO, a directory) is moved
-    /// into `lost/` as it is, by a rename that never replaces anything there, never
-    /// followed or opened. The new file is made exclusively (O_EXCL, never through a
-    /// link) and then written: a reader looking meanwhile, or a crash, finds no `LOCK`
-    /// or an empty one (no mark: the next writer draws anew), never a mark that is not
-    /// the writer's. A failure moves the new file into `lost/` (best effort).
+    /// Why a new `LOCK` is put in place: the writer's own file is no longer `LOCK`'s
+    /// alone (found as it renews its mark or closes), or the `LOCK` an opening writer
+    /// found is shared with another name (a store copied with `cp -al`).
+    private enum PutBackCause {
+        case lost, sharedAtOpen
+    }
+
+    /// ``putBack(_:replacing:files:locking:cause:writer:protection:watchForFork:)`` for
+    /// this writer.
     private func putBack(_ contents: [UInt8], replacing old: DurableFile, files: LogFiles, locking: Bool) throws -> DurableFile {
+        try Self.putBack(contents, replacing: old, files: files, locking: locking, cause: .lost, writer: owner,
+                         protection: protection, watchForFork: registeredForFork)
+    }
+
+    /// Puts a new `LOCK` holding `contents` in place of whatever is at the name (`old`
+    /// being the file the writer holds or found there), under the directory lock (no
+    /// other writer of this store can race it), and returns it, locked when `locking`
+    /// says so (and then watched for fork() when `watchForFork` says so). Whatever is at
+    /// the name (the writer's own file under a second name, a file another store shares,
+    /// another file, a symbolic link, a FIFO, a directory) is moved into `lost/` as it
+    /// is, by a rename that never replaces anything there, never followed or opened.
+    /// The new file is made exclusively (O_EXCL, never through a link) and then
+    /// written: a reader looking meanwhile, or a crash, finds no `LOCK` or an empty one
+    /// (no mark: the next writer draws anew), never a mark that is not the writer's. A
+    /// failure moves the new file into `lost/` (best effort).
+    private static func putBack(_ contents: [UInt8], replacing old: DurableFile, files: LogFiles, locking: Bool,
+                                cause: PutBackCause, writer: pid_t, protection: RouteStore.FileProtection,
+                                watchForFork: Bool) throws -> DurableFile {
         let fileSystem = files.fileSystem
         let name = FormatConstants.lockName
         let path = files.path(name)
@@ -295,29 +361,30 @@ final class StoreLock: Sendable {
             // there at that instant: an unlink of the writer's own file under a second
             // name would delete anything renamed over it since it was looked at.
             if let there = fileSystem.identityOfName(path) {
-                try LostAndFound(files: files).moveAside(
-                    name, reason: there == own
-                        ? "a second name of the LOCK of the writer that held the store (pid \(owner)), which it replaced"
-                        : "was in the place of the LOCK of the writer that held the store (pid \(owner))")
+                let reason = switch (cause, there == own) {
+                case (.lost, true): "a second name of the LOCK of the writer that held the store (pid \(writer)), which it replaced"
+                case (.lost, false): "was in the place of the LOCK of the writer that held the store (pid \(writer))"
+                case (.sharedAtOpen, true):
+                    "this store's name of a LOCK another name shares (a store copied with cp -al): the other store's lock and pid, "
+                        + "left as they are; the writer that opened the store (pid \(writer)) took a LOCK of its own"
+                case (.sharedAtOpen, false): "was in the place of the LOCK of the writer that opened the store (pid \(writer))"
+                }
+                try LostAndFound(files: files).moveAside(name, reason: reason)
             }
             let created: DurableFile
+            var watched = false
             do {
-                created = try DurableFile.create(path, fileSystem: fileSystem)
+                created = try openWatched({ try DurableFile.create(path, fileSystem: fileSystem) }, then: {
+                    watched = locking && watchForFork && routelog_release_in_forked_child($0.ref.fd) == 0
+                })
             } catch let error as RouteLogError where error.errno == EEXIST && attempt < 3 {
                 attempt += 1  // planted again since it was moved aside
                 continue
             }
-            var watched = false
             do {
-                if locking && registeredForFork {
-                    guard routelog_release_in_forked_child(created.ref.fd) == 0 else {
-                        throw RouteLogError(.io, "too many stores are open for writing in this process; close one first",
-                                            path: path, errno: EMFILE)
-                    }
-                    watched = true
-                }
+                if locking && watchForFork && !watched { throw tooManyWriters(path) }
                 try protection.apply(toDescriptor: created.ref.fd, path: path)
-                if locking { try Self.takeFileLock(created, in: files.directory, fileSystem: fileSystem) }
+                if locking { try takeFileLock(created, in: files.directory, fileSystem: fileSystem) }
                 try created.write(contents, at: 0)
             } catch {
                 if locking { fileSystem.unlock(created.ref) }

@@ -269,8 +269,8 @@ import Testing
     }
 
     /// `cp -al` links LOCK and the files in `lost/` too: a writer of the copy takes a
-    /// LOCK of its own beside the original's writer, and writes its notes in a `lost/LOG`
-    /// of its own.
+    /// LOCK of its own beside the original's writer (its name of the shared one kept in
+    /// its `lost/`), and writes its notes in a `lost/LOG` of its own.
     @Test func aCopyMadeWithEveryLinkGetsItsOwnLockAndLostLog() throws {
         let dir = TemporaryDirectory()
         let a = dir.store("a.routelog"), b = dir.store("b.routelog")
@@ -299,10 +299,22 @@ import Testing
         #expect(RouteStore.writerProcess(at: b) == getpid())
         try writerB.close()
         #expect(RouteStore.writerProcess(at: b) == nil, "B's LOCK is its own: nobody holds B")
-        #expect(RouteStore.writerProcess(at: a) == getpid(), "A's writer still holds A")
+        // B's writer moved its name of the shared LOCK into B's lost/ (never unlinked):
+        // A's LOCK, still shared, names no pid until A's writer puts a LOCK of its own
+        // in place, as its close does.
+        #expect(RouteStore.writerProcess(at: a) == -1, "A's writer still holds A")
+        let sharedLOCK = b.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent("LOCK@0")
+        #expect(try Self.linkCount(sharedLOCK) == 2)
         try writerA.close()
+        #expect(RouteStore.writerProcess(at: a) == nil)
+        #expect(try Self.linkCount(a.appendingPathComponent(FormatConstants.lockName)) == 1, "A's LOCK is its own again")
+        #expect(try Self.linkCount(sharedLOCK) == 2, "the old LOCK, in both lost/ folders")
 
-        #expect(try Data(contentsOf: logA) == notesA, "B's note went into A's lost/LOG")
+        // A's log: its notes, and its own line about its LOCK; none of B's.
+        let addedToA = String(decoding: try Data(contentsOf: logA).dropFirst(notesA.count), as: UTF8.self)
+        #expect(try Data(contentsOf: logA).prefix(notesA.count) == notesA)
+        #expect(addedToA.split(separator: "\n").count == 1 && addedToA.contains("LOCK moved whole: a second name of the LOCK"),
+                "B's note went into A's lost/LOG: \(addedToA)")
         #expect(FileManager.default.fileExists(atPath: planted.deletingLastPathComponent().appendingPathComponent("LOG.tmp@0").path))
         let logB = b.appendingPathComponent(LostAndFound.directoryName).appendingPathComponent(LostAndFound.logName)
         let notesB = String(decoding: try Data(contentsOf: logB), as: UTF8.self)

@@ -203,9 +203,11 @@ import Testing
         let prober = Thread {
             while !stop.withLock({ $0 }) {
                 if let pid = RouteStore.writerProcess(at: url), pid != getpid(), pid != -1 { wrongPid.withLock { $0.append(pid) } }
-                let before = closing.withLock { $0 }
                 if let second = try? RouteStore(at: url, options: .init(mode: .mustExist, compaction: .manual)) {
-                    if !before { secondOpened.withLock { $0 += 1 } }
+                    // Looked at once the open returned: an open that began before the
+                    // writer's close and got the store once it was let go is no second
+                    // writer (a refused open tries the directory lock for a while).
+                    if !closing.withLock({ $0 }) { secondOpened.withLock { $0 += 1 } }
                     try? second.close()
                 }
             }
