@@ -20,6 +20,7 @@
 // nothing a stretch waits for.
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +39,7 @@ static int null_fd = -1;
 static _Atomic int threads_inside;
 static _Atomic int forks_under_way;
 // How deep this thread is in guarded stretches.
-static _Thread_local int depth;
+static _Thread_local volatile int depth;
 
 static void pause_briefly(void) {
     struct timespec pause = {0, 20000};
@@ -82,22 +83,55 @@ static void install_handler(void) {
     pthread_atfork(hold_forks_until_no_one_is_inside, let_forks_go_in_parent, release_in_child);
 }
 
+// A thread's count in threads_inside and its `depth` change together, with signals
+// blocked: a signal handler that forks (the prepare handler reads `depth` to know
+// whether the thread it runs in is counted) then finds the thread either counted with
+// depth > 0, or neither. Were a signal let in between (depth back to 0, the count not
+// yet taken away, say), the fork would wait for the very thread it interrupted, for
+// ever; or, the other way round, not wait for another thread's stretch, and leave the
+// child a count no thread of its own ever takes away.
+static void block_signals(sigset_t *old) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void restore_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+
 void routelog_fork_guard_enter(void) {
     pthread_once(&handler_installed, install_handler);
-    if (depth++ > 0) return;
+    if (depth > 0) {
+        depth++;
+        return;
+    }
     while (1) {
+        sigset_t old;
+        block_signals(&old);
         atomic_fetch_add(&threads_inside, 1);
         // Both counters are sequentially consistent: either the fork's handler sees
         // this thread inside and waits, or this thread sees the fork and steps out.
-        if (atomic_load(&forks_under_way) == 0) return;
+        if (atomic_load(&forks_under_way) == 0) {
+            depth = 1;
+            restore_signals(&old);
+            return;
+        }
         atomic_fetch_sub(&threads_inside, 1);
+        restore_signals(&old);
+        // Waiting with signals let in, and neither counted nor deep.
         while (atomic_load(&forks_under_way) > 0) pause_briefly();
     }
 }
 
 void routelog_fork_guard_leave(void) {
-    if (--depth > 0) return;
+    if (depth > 1) {
+        depth--;
+        return;
+    }
+    sigset_t old;
+    block_signals(&old);
     atomic_fetch_sub(&threads_inside, 1);
+    depth = 0;
+    restore_signals(&old);
 }
 
 int routelog_release_in_forked_child(int fd) {

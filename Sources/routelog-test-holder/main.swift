@@ -1,5 +1,6 @@
 import Foundation
 import RouteLog
+import CRouteLogSystem
 
 // Test-only: opens the store at the first argument for writing, prints "ready" once it
 // holds the writer's lock, and sleeps until killed, as an app with the store open would.
@@ -34,6 +35,60 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--no-descripto
     usleep(200_000)  // the quiet sync's timer fires meanwhile
     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     exit(0)
+}
+// With `--fork-in-signal-handler SECONDS`: a thread enters and leaves the fork guard
+// (fork_release.c, the stretch a writer opens a lock's descriptor in) again and again,
+// while this thread sends it SIGUSR1 every 100 µs, whose handler forks (the child exits at
+// once) and waits for the child; prints "no hang, S signals" after SECONDS, or "hung
+// after S signals" and exits 1 once the looping thread makes no progress for 3 s (a fork
+// in its handler waiting for the thread it interrupted).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork-in-signal-handler",
+   let seconds = Double(CommandLine.arguments[2]) {
+    // A test runner's blocked signals are inherited: SIGUSR1 is to come through.
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    sigprocmask(SIG_SETMASK, &noSignals, nil)
+    signal(SIGUSR1) { _ in
+        let child = fork()
+        if child == 0 { _exit(0) }
+        var status: Int32 = 0
+        if child > 0 { _ = waitpid(child, &status, 0) }
+    }
+    routelog_fork_guard_enter()  // the handlers registered before the thread starts
+    routelog_fork_guard_leave()
+    final class Looping: @unchecked Sendable {
+        let progress = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        let thread = UnsafeMutablePointer<pthread_t>.allocate(capacity: 1)
+        let started = DispatchSemaphore(value: 0)
+        init() { progress.initialize(to: 0) }
+    }
+    let looping = Looping()
+    Thread.detachNewThread {
+        looping.thread.initialize(to: pthread_self())
+        looping.started.signal()
+        while true {
+            routelog_fork_guard_enter()
+            routelog_fork_guard_leave()
+            looping.progress.pointee &+= 1
+        }
+    }
+    looping.started.wait()
+    let start = Date()
+    var signals = 0, last = -1, lastChange = Date()
+    while Date().timeIntervalSince(start) < seconds {
+        pthread_kill(looping.thread.pointee, SIGUSR1)
+        signals += 1
+        usleep(100)
+        let now = looping.progress.pointee
+        if now != last {
+            (last, lastChange) = (now, Date())
+        } else if Date().timeIntervalSince(lastChange) > 3 {
+            FileHandle.standardOutput.write(Data("hung after \(signals) signals\n".utf8))
+            _exit(1)
+        }
+    }
+    FileHandle.standardOutput.write(Data("no hang, \(signals) signals\n".utf8))
+    _exit(0)
 }
 // With `--fork STORE`: opens the store, saves a route, then forks. The child, which has
 // the parent's handle, tries to save, delete and compact through it and closes it; each
@@ -180,6 +235,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork" {
 guard CommandLine.arguments.count == 2, !CommandLine.arguments[1].hasPrefix("-") else {
     let usage = "usage: routelog-test-holder [--no-descriptors-left | --fork | --fork-and-exit] STORE\n"
         + "       routelog-test-holder --open-while-forking DIR COUNT\n"
+        + "       routelog-test-holder --fork-in-signal-handler SECONDS\n"
     let asked = CommandLine.arguments.count == 2 && ["--help", "-h"].contains(CommandLine.arguments[1])
     FileHandle(fileDescriptor: asked ? STDOUT_FILENO : STDERR_FILENO).write(Data(usage.utf8))
     exit(asked ? 0 : 2)

@@ -78,4 +78,14 @@ import Testing
         }
         #expect(held.isEmpty, "stores still held by a child of the dead writer (\(children.count) children): \(held)")
     }
+
+    /// A fork from a signal handler, in a thread at any point of entering or leaving the
+    /// fork guard (fork_release.c): the fork is not to wait for the very thread it
+    /// interrupted. (It did when the signal came between `depth` going to 0 and the
+    /// thread's count going: the handler read the thread as outside and waited for the
+    /// count to fall, which only that thread could do.)
+    @Test func aForkFromASignalHandlerAtTheGuardsEdgesDoesNotHang() throws {
+        let run = try CLI.runHolder(["--fork-in-signal-handler", "10"])
+        #expect(run.output.hasPrefix("no hang"), "\(run.output) (\(run.ending))")
+    }
 }
