@@ -189,10 +189,25 @@ struct LostAndFound: Sendable {
     }
 
     /// Appends one line to `lost/LOG` (opened with O_APPEND, never through a link) and
-    /// makes it durable.
+    /// makes it durable. The line goes only into a file that has no other name: the
+    /// name may lead to another file since ``keepLogOwn(in:)`` looked (a hard link of a
+    /// file outside the store renamed over it), so the opened file is looked at again,
+    /// and made a copy of this store's own when it is shared.
     private func note(_ text: String, in lost: LostDirectory) throws {
-        try keepLogOwn(in: lost)
-        let log = try lost.open(Self.logName, flags: O_RDWR | O_CREAT | O_APPEND)
+        var attempt = 0
+        var log: DurableFile
+        while true {
+            try keepLogOwn(in: lost)
+            log = try lost.open(Self.logName, flags: O_RDWR | O_CREAT | O_APPEND)
+            let opened = log
+            let names = try DurableFile.retrying("fstat", path: log.path) { try files.fileSystem.linkCount(opened.ref) }
+            if names == 1 { break }
+            guard attempt < 3 else {
+                throw RouteLogError(.io, "\(Self.logName) in \(lost.name)/ was given another name each time RouteLog made it a copy "
+                                        + "of the store's own; nothing was written to it: try again", path: log.path)
+            }
+            attempt += 1
+        }
         try files.protect(log)
         let line = Array("\(ISO8601DateFormatter().string(from: Date())) \(text)\n".utf8)
         try log.write(line, at: try log.size())
