@@ -218,8 +218,10 @@ struct LostAndFound: Sendable {
     /// Replaces a log that another name shares (the `lost/LOG` of a store copied with
     /// `cp -al`) by a copy of its own, so that this store's lines stay out of the other's
     /// (LinkedFiles does the same for the segments): written as `LOG.tmp`, synced, and
-    /// renamed over `LOG`. Whatever is at the copy's name (a copy a crash cut short, or
-    /// anything planted) is kept in `lost/` under a free name, never replaced.
+    /// renamed to `LOG` once the shared file is renamed to `LOG@0` (or a free twin of
+    /// it), where it keeps a name. Whatever is at the copy's name (a copy a crash cut
+    /// short, or anything planted), and whatever is renamed over `LOG` meanwhile, is
+    /// kept in `lost/` under a free name, never replaced.
     private func keepLogOwn(in lost: LostDirectory) throws {
         let fileSystem = files.fileSystem
         guard let log = try? lost.open(Self.logName, flags: O_RDONLY),
@@ -234,7 +236,21 @@ struct LostAndFound: Sendable {
             try files.protect(copy)
             try copy.copy(from: log)
             try copy.syncAll()
-            try lost.rename(temporary, to: Self.logName, replacing: true)
+            // The shared file keeps a name here (it is another store's log too), and
+            // whatever is at LOG by now (a file renamed over it since the look) goes aside
+            // with it: each rename replaces nothing, so no file is deleted on the way.
+            var attempt = 0
+            while true {
+                do {
+                    do {
+                        try lost.rename(Self.logName, to: try freeName(Self.logName + "@0", in: lost), replacing: false)
+                    } catch let error as RouteLogError where error.errno == ENOENT {}  // nothing at LOG any more
+                    try lost.rename(temporary, to: Self.logName, replacing: false)
+                    break
+                } catch let error as RouteLogError where error.errno == EEXIST && attempt < 3 {
+                    attempt += 1
+                }
+            }
         } catch {
             try? lost.remove(temporary)
             throw error

@@ -26,6 +26,63 @@ import Testing
             }
             return try base.open(name, in: directory, flags: flags, mode: mode)
         }
+
+        /// Right before the writer's copy of a shared `LOG` takes the name, `beforeCopyTakesLOG` runs once.
+        let beforeCopyTakesLOG = StateLock<(@Sendable () -> Void)?>(nil)
+
+        func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+            if name == LostAndFound.logName + FormatConstants.temporarySuffix, target == LostAndFound.logName {
+                beforeCopyTakesLOG.withLock { body in
+                    defer { body = nil }
+                    return body
+                }?()
+            }
+            try base.renameExclusive(name, in: source, to: target, in: destination)
+        }
+
+        func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
+            if name == LostAndFound.logName + FormatConstants.temporarySuffix, target == LostAndFound.logName {
+                beforeCopyTakesLOG.withLock { body in
+                    defer { body = nil }
+                    return body
+                }?()
+            }
+            try base.rename(name, in: source, to: target, in: destination)
+        }
+    }
+
+    /// A file of one name renamed over a shared `lost/LOG` while the writer makes the
+    /// store's own copy of it, right before the copy takes the name: that file, the
+    /// shared one and the store's lines are all kept; nothing at `LOG` is replaced.
+    @Test func aFileRenamedOverASharedLogBeforeTheCopyTakesItsNameIsKept() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.store()
+        let lost = store.appendingPathComponent(LostAndFound.directoryName)
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+        let sharedBytes = Data("2026-01-01T00:00:00Z seg-00000002.rlseg offset 8 length 4: both stores'\n".utf8)
+        let outside = dir.url.appendingPathComponent("other-store-LOG")
+        try sharedBytes.write(to: outside)
+        #expect(link(outside.path, lost.appendingPathComponent("LOG").path) == 0)
+        let plantedBytes = Data("a file of one name, renamed over LOG\n".utf8)
+        let planted = dir.url.appendingPathComponent("planted")
+        try plantedBytes.write(to: planted)
+
+        let fs = SwapBeforeAppend()
+        fs.beforeCopyTakesLOG.withLock {
+            $0 = { [lost = lost.path, planted = planted.path] in _ = Glibc.rename(planted, lost + "/LOG") }
+        }
+        let lostAndFound = LostAndFound(files: LogFiles(directory: store.path, fileSystem: fs))
+        try lostAndFound.ensureNoted(name: "seg-00000001.rlseg", from: 20, length: 300, reason: "a test")
+        #expect(fs.beforeCopyTakesLOG.withLock { $0 } == nil, "the copy never took the name")
+        let held = try FileManager.default.contentsOfDirectory(atPath: lost.path).compactMap {
+            FileManager.default.contents(atPath: lost.appendingPathComponent($0).path)
+        }
+        #expect(held.contains(plantedBytes), "the file renamed over LOG was deleted")
+        #expect(FileManager.default.contents(atPath: outside.path) == sharedBytes, "the other store's log changed")
+        let log = try #require(FileManager.default.contents(atPath: lost.appendingPathComponent("LOG").path))
+        #expect(log.starts(with: sharedBytes) && String(decoding: log, as: UTF8.self).contains("seg-00000001.rlseg offset 20 length 300: a test"))
+        var info = stat()
+        #expect(lstat(lost.appendingPathComponent("LOG").path, &info) == 0 && info.st_nlink == 1)
     }
 
     @Test func aLogRelinkedToAnOutsideFileBeforeTheAppendGetsNoLine() throws {
