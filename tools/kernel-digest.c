@@ -791,6 +791,41 @@ static void check_bytes(void) {
     report("contains_bytes, sync_prefix", &d);
 }
 
+// The steps of segments of walks with hostile lengths and times: NaN, infinities, the
+// absent pattern, signed zeros, the -1 of a step left to the caller (the sums stop at
+// it; the caller's part is played by skipping it), times that stand still or go back.
+static void check_step_sums(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 600 };
+    double times[n], lengths[n], twin[n];
+    static const double speeds[] = {0.3, 0, -1, 1e300};
+    for (int round = 0; round < 400; round++) {
+        double t = uniform(-1e9, 1e9);
+        for (int i = 0; i < n; i++) {
+            t += below(10) == 0 ? sometimes_hostile(uniform(-2, 2), 3) : uniform(0, 2);
+            times[i] = below(50) == 0 ? sometimes_hostile(t, 2) : t;
+            lengths[i] = below(30) == 0 ? -1 : sometimes_hostile(uniform(0, 3), 12);
+        }
+        memcpy(twin, lengths, sizeof lengths);
+        size_t from = 1 + below(8), to = from + (round < 40 ? (size_t)(round % 20) : below(n - from));
+        double minimum_speed = speeds[round % 4];
+        double sums[2] = {0, 0}, twin_sums[2] = {0, 0};
+        if (round % 5 == 0) sums[0] = twin_sums[0] = -0.0, sums[1] = twin_sums[1] = uniform(0, 10);
+        for (size_t i = from; i < to;) {
+            size_t stop = routelog_sum_steps(times, lengths, i, to, minimum_speed, &sums[0], &sums[1]);
+            size_t twin_stop = routelog_sum_steps_portable(times, twin, i, to, minimum_speed, &twin_sums[0], &twin_sums[1]);
+            if (stop != twin_stop || memcmp(sums, twin_sums, sizeof sums) != 0) fail("step sums: the two paths differ", d.calls);
+            mix_u64(&d, stop);
+            i = stop + 1;
+        }
+        if (memcmp(lengths, twin, sizeof lengths) != 0) fail("step sums: the two paths leave different lengths", d.calls);
+        mix(&d, sums, sizeof sums);
+        mix(&d, lengths, sizeof lengths);
+        d.calls++;
+    }
+    report("step_sums", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -808,5 +843,6 @@ int main(void) {
     check_build_points();  // after the others, so that its draws leave their inputs as they were
     check_value_outside();  // added later: after every earlier kernel, for the same reason
     check_running_sums();  // the same
+    check_step_sums();  // the same
     return 0;
 }

@@ -71,6 +71,7 @@ int routelog_farthest_point_is_wide(void);
 /// The same index without AVX2 (for tests).
 size_t routelog_farthest_point_portable(const double *x, const double *y, size_t a, size_t b);
 
+
 /// 1 when the `needle_count` bytes at `needle` occur in the `haystack_count` bytes at
 /// `haystack` (always for an empty needle), else 0.
 int routelog_contains_bytes(const void *haystack, size_t haystack_count, const void *needle, size_t needle_count);
@@ -182,6 +183,22 @@ int routelog_short_step_lengths_is_wide(void);
 
 /// The same lengths without AVX2 (for tests).
 void routelog_short_step_lengths_portable(const double *lat, const double *lon, size_t count, double *lengths);
+
+/// Adds the steps from..<to of a segment (step i from point i - 1 to point i, from >= 1)
+/// to a route's sums, as a save measures them, in order: lengths[i] (from
+/// routelog_short_step_lengths, or measured by the caller) to *distance when it is
+/// finite, and the seconds times[i] - times[i - 1] to *moving when the step is finite,
+/// the seconds positive and lengths[i] >= minimum_speed * seconds; +0 otherwise. Leaves
+/// NaN in lengths[i] for a length that is not finite. Stops at the first negative length
+/// (a step routelog_short_step_lengths left to the caller), unread, and returns its
+/// index; returns `to` when there is none. Four steps at a time with AVX2 when the
+/// processor has it, the same sums and lengths either way.
+size_t routelog_sum_steps(const double *times, double *lengths, size_t from, size_t to, double minimum_speed,
+                          double *distance, double *moving);
+
+/// The same without AVX2 (for tests).
+size_t routelog_sum_steps_portable(const double *times, double *lengths, size_t from, size_t to, double minimum_speed,
+                                   double *distance, double *moving);
 
 /// Exact division by a column's divisor (Codec/V2/ResidualModel.swift, ExactDivision):
 /// shift is its trailing zero bits, odd_inverse the inverse of its odd part modulo 2^64,
