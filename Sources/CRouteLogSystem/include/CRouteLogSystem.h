@@ -71,6 +71,18 @@ int routelog_farthest_point_is_wide(void);
 /// The same index without AVX2 (for tests).
 size_t routelog_farthest_point_portable(const double *x, const double *y, size_t a, size_t b);
 
+/// The preview's plane (format-spec.md, "Derived fields"), for i < count: y[i] is
+/// lat[i] * metres_per_degree; x[i] is a running longitude times lon_scale, the running
+/// longitude starting at lon[0] and adding each step lon[i] - lon[i - 1], less 360 when
+/// it is more than 180 and plus 360 when it is less than -180 (the longitudes unwrapped
+/// across the antimeridian). Four points at a time with AVX2 when the processor has it,
+/// where the running longitude is provably each point's own; the same bits either way.
+void routelog_project_on_plane(const double *lat, const double *lon, size_t count, double lon_scale,
+                               double metres_per_degree, double *x, double *y);
+
+/// The same without AVX2 (for tests).
+void routelog_project_on_plane_portable(const double *lat, const double *lon, size_t count, double lon_scale,
+                                        double metres_per_degree, double *x, double *y);
 
 /// 1 when the `needle_count` bytes at `needle` occur in the `haystack_count` bytes at
 /// `haystack` (always for an empty needle), else 0.
