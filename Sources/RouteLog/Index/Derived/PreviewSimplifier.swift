@@ -105,34 +105,120 @@ struct PreviewSimplifier {
     func keep(maxPoints: Int = .max, tolerance: Double, work: inout Int) -> (indices: [Int], error: Double) {
         let n = plane.count
         guard n > 2 else { return (Array(0..<n), 0) }
-        var kept = [0, n - 1]
-        var dropped = 0.0
-        // Pending spans, each with its farthest point; the largest is split next. A
-        // linear scan of a few dozen spans is cheaper than a heap at these sizes, and
-        // with no point limit the spans are split depth first.
-        var spans: [(a: Int, b: Int, index: Int, distance: Double)] = []
-        func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
-            work += max(0, b - a - 1)
-            return self.farthest(a, b)
-        }
-        if let f = farthest(0, n - 1) { spans.append((0, n - 1, f.index, f.distance)) }
-        while !spans.isEmpty {
-            let pick = maxPoints == .max ? spans.count - 1 : spans.indices.max { spans[$0].distance < spans[$1].distance }!
-            let span = spans[pick]
-            if span.distance < tolerance || kept.count >= maxPoints {
-                if maxPoints == .max {
-                    dropped = max(dropped, span.distance)
-                    spans.remove(at: pick)
-                    continue
-                }
-                return (kept.sorted(), max(dropped, spans.map(\.distance).max() ?? 0))
+        let limited = maxPoints != .max
+        // Pending spans, each with its farthest point: with a point limit the largest is
+        // split next (the first found of the largest), else the last found (depth first).
+        var spans = PendingSpans(largestFirst: limited, capacity: limited ? Swift.min(maxPoints, n) + 1 : 64)
+        // The kept points as bits, read out in order at the end: sorting them cost a
+        // save more than choosing them.
+        var kept = [UInt64](repeating: 0, count: (n + 63) / 64)
+        kept[0] |= 1
+        kept[(n - 1) >> 6] |= 1 << UInt64((n - 1) & 63)
+        var keptCount = 2, error = 0.0
+        if let span = pending(0, n - 1, &work) { spans.push(span) }
+        while let span = spans.next {
+            if span.distance < tolerance || keptCount >= maxPoints {
+                // The farthest point left out: with a limit, this span's (the largest);
+                // without, the largest of the spans dropped one by one.
+                error = Swift.max(error, span.distance)
+                if limited { break }
+                spans.removeNext()
+                continue
             }
-            spans.remove(at: pick)
-            kept.append(span.index)
-            if let f = farthest(span.a, span.index) { spans.append((span.a, span.index, f.index, f.distance)) }
-            if let f = farthest(span.index, span.b) { spans.append((span.index, span.b, f.index, f.distance)) }
+            spans.removeNext()
+            kept[span.index >> 6] |= 1 << UInt64(span.index & 63)
+            keptCount += 1
+            if let left = pending(span.a, span.index, &work) { spans.push(left) }
+            if let right = pending(span.index, span.b, &work) { spans.push(right) }
         }
-        return (kept.sorted(), dropped)
+        let indices = [Int](unsafeUninitializedCapacity: keptCount) { out, count in
+            for w in kept.indices {
+                var word = kept[w]
+                while word != 0 {
+                    out[count] = w << 6 | word.trailingZeroBitCount
+                    count += 1
+                    word &= word &- 1
+                }
+            }
+        }
+        return (indices, error)
+    }
+
+    /// The span from `a` to `b` with its farthest point, nil when it has no point
+    /// inside; adds the points its scan looks at to `work`.
+    private func pending(_ a: Int, _ b: Int, _ work: inout Int) -> PendingSpan? {
+        work += Swift.max(0, b - a - 1)
+        guard let f = farthest(a, b) else { return nil }
+        return PendingSpan(a: a, b: b, index: f.index, distance: f.distance, found: 0)
+    }
+}
+
+/// A span waiting to be split: its ends and its farthest point, and when it was found.
+private struct PendingSpan {
+    let a: Int, b: Int, index: Int
+    let distance: Double
+    var found: Int
+
+    /// True when this span is split before `other`: it is larger, or as large and found
+    /// first. (Distances are never NaN: ``PreviewSimplifier/farthest(_:_:)`` gives 0 for
+    /// any that is not finite.)
+    @inline(__always)
+    func precedes(_ other: PendingSpan) -> Bool {
+        distance > other.distance || (distance == other.distance && found < other.found)
+    }
+}
+
+/// The spans waiting to be split: a binary heap, largest first (a preview splits 62
+/// times among up to 64 spans: a scan of them all for the largest cost a save more than
+/// the heap), or a stack.
+private struct PendingSpans {
+    private var heap: [PendingSpan] = []
+    private let largestFirst: Bool
+    private var found = 0
+
+    init(largestFirst: Bool, capacity: Int) {
+        self.largestFirst = largestFirst
+        heap.reserveCapacity(capacity)
+    }
+
+    /// The span to split next.
+    var next: PendingSpan? { largestFirst ? heap.first : heap.last }
+
+    mutating func push(_ span: PendingSpan) {
+        var span = span
+        span.found = found
+        found += 1
+        guard largestFirst else { return heap.append(span) }
+        // Up from the end while it precedes its parent.
+        var i = heap.count
+        heap.append(span)
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard span.precedes(heap[parent]) else { break }
+            heap[i] = heap[parent]
+            i = parent
+        }
+        heap[i] = span
+    }
+
+    mutating func removeNext() {
+        guard largestFirst else {
+            heap.removeLast()
+            return
+        }
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        // The last one down from the top while a child precedes it.
+        var i = 0
+        while true {
+            var child = 2 * i + 1
+            guard child < heap.count else { break }
+            if child + 1 < heap.count && heap[child + 1].precedes(heap[child]) { child += 1 }
+            guard heap[child].precedes(last) else { break }
+            heap[i] = heap[child]
+            i = child
+        }
+        heap[i] = last
     }
 }
 
