@@ -887,6 +887,52 @@ static void check_plane(void) {
     report("project_on_plane", &d);
 }
 
+// Tracks of stored coordinates through cells of every level, with cell bounds at the
+// ends of Int64 (the outer rows and columns), empty and inverted bounds, and points on
+// and one past each bound, at every offset around the eight-point loop.
+static void check_cell_scan(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 500 };
+    int64_t lat[n], lon[n];
+    for (int round = 0; round < 400; round++) {
+        int64_t a = (int64_t)below(1800000001) - 900000000, o = (int64_t)below(3600000001) - 1800000000;
+        int64_t size = (int64_t)1 << below(31);
+        int64_t lat_low = a - (int64_t)below((uint64_t)size), lat_high = lat_low + size;
+        int64_t lon_low = o - (int64_t)below((uint64_t)size), lon_high = lon_low + size;
+        switch (round % 8) {
+        case 0: lat_low = INT64_MIN; break;
+        case 1: lat_high = INT64_MAX, lon_low = INT64_MIN; break;
+        case 2: lon_high = lon_low; break;  // empty
+        case 3: lat_high = lat_low - 1; break;  // inverted: nothing inside
+        case 4: lat_low = INT64_MIN, lat_high = INT64_MAX, lon_low = INT64_MIN, lon_high = INT64_MAX; break;
+        default: break;
+        }
+        static const int64_t edges[] = {INT64_MIN, INT64_MAX, 0, -1, 1};
+        for (int i = 0; i < n; i++) {
+            if (below(8) != 0) a += (int64_t)below(2001) - 1000, o += (int64_t)below(2001) - 1000;
+            lat[i] = a, lon[i] = o;
+            switch (below(60)) {
+            case 0: lat[i] = below(2) ? lat_low : lat_high; break;
+            case 1: lon[i] = (int64_t)((uint64_t)(below(2) ? lon_low : lon_high) - 1); break;  // wrapping at the ends
+            case 2: lat[i] = edges[below(5)]; break;
+            case 3: lon[i] = edges[below(5)]; break;
+            default: break;
+            }
+        }
+        size_t count = round < 40 ? (size_t)(round % 20) : n - below(9);
+        for (size_t from = 0; from <= count;) {
+            size_t i = routelog_first_outside_cell(lat, lon, from, count, lat_low, lat_high, lon_low, lon_high);
+            if (i != routelog_first_outside_cell_portable(lat, lon, from, count, lat_low, lat_high, lon_low, lon_high)) {
+                fail("cell scan: the two paths differ", d.calls);
+            }
+            mix_u64(&d, i);
+            from = i + 1 + below(3);
+        }
+        d.calls++;
+    }
+    report("first_outside_cell", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -906,5 +952,6 @@ int main(void) {
     check_running_sums();  // the same
     check_step_sums();  // the same
     check_plane();  // the same
+    check_cell_scan();  // the same
     return 0;
 }

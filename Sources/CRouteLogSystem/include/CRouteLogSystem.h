@@ -84,6 +84,17 @@ void routelog_project_on_plane(const double *lat, const double *lon, size_t coun
 void routelog_project_on_plane_portable(const double *lat, const double *lon, size_t count, double lon_scale,
                                         double metres_per_degree, double *x, double *y);
 
+/// The first i in from..<count whose lat[i] is outside lat_low..<lat_high or lon[i]
+/// outside lon_low..<lon_high (a grid cell's bounds; with low > high no point is
+/// inside), or count when every one is inside. Eight points at a time with AVX2 when
+/// the processor has it, the same index either way.
+size_t routelog_first_outside_cell(const int64_t *lat, const int64_t *lon, size_t from, size_t count, int64_t lat_low,
+                                   int64_t lat_high, int64_t lon_low, int64_t lon_high);
+
+/// The same without AVX2 (for tests).
+size_t routelog_first_outside_cell_portable(const int64_t *lat, const int64_t *lon, size_t from, size_t count,
+                                            int64_t lat_low, int64_t lat_high, int64_t lon_low, int64_t lon_high);
+
 /// 1 when the `needle_count` bytes at `needle` occur in the `haystack_count` bytes at
 /// `haystack` (always for an empty needle), else 0.
 int routelog_contains_bytes(const void *haystack, size_t haystack_count, const void *needle, size_t needle_count);
