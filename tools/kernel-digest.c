@@ -933,6 +933,61 @@ static void check_cell_scan(void) {
     report("first_outside_cell", &d);
 }
 
+// Altitudes that wander by a fraction of the threshold (most change nothing, as a walk's
+// do) or jump, with hostile values, first values among them, thresholds of every kind,
+// and the altitudes added in pieces, so that a climb goes on from where a call left it.
+static void check_climb(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 600 };
+    double altitudes[n];
+    static const double thresholds[] = {3, 0, -1, 1e-300, __builtin_inf(), __builtin_nan("")};
+    for (int round = 0; round < 400; round++) {
+        double h = uniform(-500, 9000), stride = round % 5 == 0 ? 4 : 0.3;
+        for (int i = 0; i < n; i++) {
+            h += uniform(-stride, stride);
+            altitudes[i] = sometimes_hostile(h, round % 3 == 0 ? 8 : 200);
+        }
+        if (round % 7 == 0) altitudes[0] = sometimes_hostile(h, 1);
+        double threshold = round % 2 ? 3 : thresholds[below(6)];
+        size_t count = round < 40 ? (size_t)(round % 20) : n - below(9);
+        routelog_climb climb = {0, 0, 0, 0, 0}, twin = climb;
+        size_t from = 0;
+        do {
+            size_t to = round % 4 == 0 ? count : from + below(count - from + 1);
+            routelog_climb_add(&climb, altitudes, from, to, threshold, absent_bits);
+            routelog_climb_add_portable(&twin, altitudes, from, to, threshold, absent_bits);
+            if (memcmp(&climb, &twin, sizeof climb) != 0) fail("climb: the two paths differ", d.calls);
+            from = to;
+        } while (from < count);
+        mix(&d, &climb, sizeof climb);
+        d.calls++;
+    }
+    report("climb_add", &d);
+}
+
+// Speeds with zeros of both signs, equal values, hostile values and starts of -1 and of
+// both zeros, every count around the four lanes.
+static void check_largest(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 300 };
+    double values[n];
+    static const double starts[] = {-1, 0, -0.0};
+    static const double zeros[] = {0, -0.0, -1, __builtin_inf(), -__builtin_inf()};
+    for (int round = 0; round < 600; round++) {
+        size_t count = round < 40 ? (size_t)(round % 20) : below(n);
+        for (size_t i = 0; i < count; i++) {
+            values[i] = round % 3 == 0 ? zeros[below(5)] : sometimes_hostile((double)below(40) / 4, 4);
+        }
+        double start = starts[round % 3];
+        double largest = routelog_largest_finite(values, count, start);
+        double twin = routelog_largest_finite_portable(values, count, start);
+        if (memcmp(&largest, &twin, sizeof largest) != 0) fail("largest: the two paths differ", d.calls);
+        mix(&d, &largest, sizeof largest);
+        d.calls++;
+    }
+    report("largest_finite", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -953,5 +1008,7 @@ int main(void) {
     check_step_sums();  // the same
     check_plane();  // the same
     check_cell_scan();  // the same
+    check_climb();  // the same
+    check_largest();  // the same
     return 0;
 }

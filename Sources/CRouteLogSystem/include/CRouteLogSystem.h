@@ -95,6 +95,35 @@ size_t routelog_first_outside_cell(const int64_t *lat, const int64_t *lon, size_
 size_t routelog_first_outside_cell_portable(const int64_t *lat, const int64_t *lon, size_t from, size_t count,
                                             int64_t lat_low, int64_t lat_high, int64_t lon_low, int64_t lon_high);
 
+/// A climb and descent measured with a hysteresis (RouteStats' elevation gain and loss),
+/// as far as the altitudes added so far: the first altitude starts it (started, the
+/// reference); each later finite one that is `threshold` past the reference, or past it
+/// at all in the direction followed (1 climbing, -1 descending, 0 not yet known), adds
+/// its change to climbed (or subtracts it from descended) and becomes the reference.
+typedef struct {
+    double reference, climbed, descended;
+    int started, direction;
+} routelog_climb;
+
+/// Adds altitudes[from..<to] to `climb` in order, leaving out those whose bits are
+/// absent_bits. Skips four altitudes at a time that change nothing with AVX2 when the
+/// processor has it; the same climb either way.
+void routelog_climb_add(routelog_climb *climb, const double *altitudes, size_t from, size_t to, double threshold,
+                        uint64_t absent_bits);
+
+/// The same without AVX2 (for tests).
+void routelog_climb_add_portable(routelog_climb *climb, const double *altitudes, size_t from, size_t to,
+                                 double threshold, uint64_t absent_bits);
+
+/// The largest of start and the finite values[0..<count], as a loop of
+/// `largest = value >= largest ? value : largest` over them in order gives it (the later
+/// of equal values, which tells only 0 from -0). Four values at a time with AVX2 when the
+/// processor has it, the same bits either way.
+double routelog_largest_finite(const double *values, size_t count, double start);
+
+/// The same without AVX2 (for tests).
+double routelog_largest_finite_portable(const double *values, size_t count, double start);
+
 /// 1 when the `needle_count` bytes at `needle` occur in the `haystack_count` bytes at
 /// `haystack` (always for an empty needle), else 0.
 int routelog_contains_bytes(const void *haystack, size_t haystack_count, const void *needle, size_t needle_count);
