@@ -988,6 +988,50 @@ static void check_largest(void) {
     report("largest_finite", &d);
 }
 
+// Spans whose points project exactly onto the chord's ends (dot 0, -0 or exactly
+// length2), just inside and outside them, and chords of every size: squared lengths
+// that are subnormal, the smallest normal, huge, infinite or NaN.
+static void check_farthest_ends(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 200 };
+    double x[n], y[n];
+    static const double scales[] = {1, 1e-160, 0x1p-511, 0x1p-512, 1e-300, 1e150, 1e200, 3};
+    for (int round = 0; round < 400; round++) {
+        double s = scales[round % 8], ax = uniform(-5, 5) * s, ay = uniform(-5, 5) * s;
+        double dx = round % 3 == 0 ? 0 : uniform(-5, 5) * s, dy = round % 5 == 0 ? 0 : uniform(-5, 5) * s;
+        if (round % 8 == 7) dx = (double)below(5) - 2, dy = (double)below(5) - 2;  // small integers: exact products
+        size_t count = 9 + below(n - 9);
+        x[0] = ax, y[0] = ay, x[count - 1] = ax + dx, y[count - 1] = ay + dy;
+        for (size_t i = 1; i + 1 < count; i++) {
+            // Perpendicular to the chord from an end (dot 0 or length2), along it, or past it.
+            double t = (double)below(7) - 3, u = uniform(-3, 3);
+            // Every third round only points perpendicular at the ends, which then win.
+            switch (round % 3 == 1 ? below(2) : below(6)) {
+            case 0: x[i] = ax - dy * u, y[i] = ay + dx * u; break;
+            case 1: x[i] = ax + dx - dy * u, y[i] = ay + dy + dx * u; break;
+            case 2: x[i] = ax + dx * t, y[i] = ay + dy * t; break;
+            case 3: x[i] = sometimes_hostile(ax + dx * u, 20), y[i] = ay + dy * u; break;
+            default: x[i] = ax + dx * uniform(-0.1, 1.1) - dy * u, y[i] = ay + dy * uniform(-0.1, 1.1) + dx * u;
+            }
+        }
+        if (round % 4 == 3) {
+            // A chord along x of 3, 5 or 7 times a power of 2 and points straight above or
+            // below its ends: dot is exactly 0 or length2, and the keys for the ends and
+            // the squared cross products round differently. A few heights, so that
+            // points at both ends tie and the first must win.
+            static const double heights[] = {0.1, -0.1, 0.7, -0.7, 1.3, 0.30000000000000004};
+            double unit = round % 8 == 3 ? 1 : 0x1p-20, length = (double)(3 + 2 * below(3)) * unit;
+            x[0] = 0, y[0] = 0, x[count - 1] = length, y[count - 1] = 0;
+            for (size_t i = 1; i + 1 < count; i++) x[i] = below(2) ? length : 0, y[i] = heights[below(6)] * unit;
+        }
+        size_t best = routelog_farthest_point(x, y, 0, count - 1);
+        if (best != routelog_farthest_point_portable(x, y, 0, count - 1)) fail("farthest at the ends: the two paths differ", d.calls);
+        mix_u64(&d, best);
+        d.calls++;
+    }
+    report("farthest_point_ends", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -1010,5 +1054,6 @@ int main(void) {
     check_cell_scan();  // the same
     check_climb();  // the same
     check_largest();  // the same
+    check_farthest_ends();  // the same
     return 0;
 }
