@@ -791,6 +791,247 @@ static void check_bytes(void) {
     report("contains_bytes, sync_prefix", &d);
 }
 
+// The steps of segments of walks with hostile lengths and times: NaN, infinities, the
+// absent pattern, signed zeros, the -1 of a step left to the caller (the sums stop at
+// it; the caller's part is played by skipping it), times that stand still or go back.
+static void check_step_sums(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 600 };
+    double times[n], lengths[n], twin[n];
+    static const double speeds[] = {0.3, 0, -1, 1e300};
+    for (int round = 0; round < 400; round++) {
+        double t = uniform(-1e9, 1e9);
+        for (int i = 0; i < n; i++) {
+            t += below(10) == 0 ? sometimes_hostile(uniform(-2, 2), 3) : uniform(0, 2);
+            times[i] = below(50) == 0 ? sometimes_hostile(t, 2) : t;
+            lengths[i] = below(30) == 0 ? -1 : sometimes_hostile(uniform(0, 3), 12);
+        }
+        memcpy(twin, lengths, sizeof lengths);
+        size_t from = 1 + below(8), to = from + (round < 40 ? (size_t)(round % 20) : below(n - from));
+        double minimum_speed = speeds[round % 4];
+        double sums[2] = {0, 0}, twin_sums[2] = {0, 0};
+        if (round % 5 == 0) sums[0] = twin_sums[0] = -0.0, sums[1] = twin_sums[1] = uniform(0, 10);
+        for (size_t i = from; i < to;) {
+            size_t stop = routelog_sum_steps(times, lengths, i, to, minimum_speed, &sums[0], &sums[1]);
+            size_t twin_stop = routelog_sum_steps_portable(times, twin, i, to, minimum_speed, &twin_sums[0], &twin_sums[1]);
+            if (stop != twin_stop || memcmp(sums, twin_sums, sizeof sums) != 0) fail("step sums: the two paths differ", d.calls);
+            mix_u64(&d, stop);
+            i = stop + 1;
+        }
+        if (memcmp(lengths, twin, sizeof lengths) != 0) fail("step sums: the two paths leave different lengths", d.calls);
+        mix(&d, sums, sizeof sums);
+        mix(&d, lengths, sizeof lengths);
+        d.calls++;
+    }
+    report("step_sums", &d);
+}
+
+// Doubles with every NaN as one: the plane's NaNs (from NaN or infinite coordinates)
+// take their payload from whichever operand a compiler put first, and never matter: a
+// NaN key ranks last and a NaN distance counts as 0.
+static void mix_doubles_nan_as_one(digest *d, const double *values, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        uint64_t bits = 0x7FF8000000000000ull;
+        if (values[i] == values[i]) memcpy(&bits, &values[i], 8);
+        mix_u64(d, bits);
+    }
+}
+
+static int same_doubles_nan_as_one(const double *a, const double *b, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if (a[i] != a[i] && b[i] != b[i]) continue;
+        if (memcmp(&a[i], &b[i], 8) != 0) return 0;
+    }
+    return 1;
+}
+
+// Walks in degrees that cross the antimeridian and the prime meridian (where a step is
+// not always exact), stand still, take steps of exactly 180 and just past it, and now and
+// then meet a hostile value; every count around the four-point loop and its tail.
+static void check_plane(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 700 };
+    double lat[n], lon[n], x[n], y[n], twin_x[n], twin_y[n];
+    static const double steps[] = {180, -180, 180.00000000000003, -179.99999999999997, 360, 0, 1e-300, -0.0};
+    for (int round = 0; round < 300; round++) {
+        double a = uniform(-90, 90), o = round % 3 == 0 ? uniform(-1e-3, 1e-3) : uniform(-180, 180);
+        double scale = round % 7 == 0 ? uniform(-1e9, 1e9) : uniform(0, 111194.9), metres = 111194.92664455873;
+        // Two rounds in three walk as a track does, with a rare jump, so that the four-point
+        // path is taken and left; the third jumps often.
+        uint64_t jumps = round % 3 == 0 ? 6 : 400;
+        for (int i = 0; i < n; i++) {
+            if (below(jumps) == 0) {
+                switch (below(3)) {
+                case 0: o += steps[below(8)]; break;
+                case 1: o = below(2) ? 179.9999999 : -179.9999999; break;
+                default: o = uniform(-1e-4, 1e-4);  // across the prime meridian
+                }
+            } else if (below(8) != 0) {  // or standing still
+                o += uniform(-2e-4, 2e-4), a += uniform(-1e-4, 1e-4);
+            }
+            if (o > 180) o -= 360;
+            if (o < -180) o += 360;
+            lat[i] = sometimes_hostile(a, 300);
+            lon[i] = sometimes_hostile(o, round % 2 ? 300 : 100000);
+        }
+        size_t count = round < 40 ? (size_t)(round % 20) : n - below(9);
+        routelog_project_on_plane(lat, lon, count, scale, metres, x, y);
+        routelog_project_on_plane_portable(lat, lon, count, scale, metres, twin_x, twin_y);
+        if (!same_doubles_nan_as_one(x, twin_x, count) || !same_doubles_nan_as_one(y, twin_y, count)) {
+            fail("plane: the two paths differ", d.calls);
+        }
+        mix_doubles_nan_as_one(&d, x, count);
+        mix_doubles_nan_as_one(&d, y, count);
+        d.calls++;
+    }
+    report("project_on_plane", &d);
+}
+
+// Tracks of stored coordinates through cells of every level, with cell bounds at the
+// ends of Int64 (the outer rows and columns), empty and inverted bounds, and points on
+// and one past each bound, at every offset around the eight-point loop.
+static void check_cell_scan(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 500 };
+    int64_t lat[n], lon[n];
+    for (int round = 0; round < 400; round++) {
+        int64_t a = (int64_t)below(1800000001) - 900000000, o = (int64_t)below(3600000001) - 1800000000;
+        int64_t size = (int64_t)1 << below(31);
+        int64_t lat_low = a - (int64_t)below((uint64_t)size), lat_high = lat_low + size;
+        int64_t lon_low = o - (int64_t)below((uint64_t)size), lon_high = lon_low + size;
+        switch (round % 8) {
+        case 0: lat_low = INT64_MIN; break;
+        case 1: lat_high = INT64_MAX, lon_low = INT64_MIN; break;
+        case 2: lon_high = lon_low; break;  // empty
+        case 3: lat_high = lat_low - 1; break;  // inverted: nothing inside
+        case 4: lat_low = INT64_MIN, lat_high = INT64_MAX, lon_low = INT64_MIN, lon_high = INT64_MAX; break;
+        default: break;
+        }
+        static const int64_t edges[] = {INT64_MIN, INT64_MAX, 0, -1, 1};
+        for (int i = 0; i < n; i++) {
+            if (below(8) != 0) a += (int64_t)below(2001) - 1000, o += (int64_t)below(2001) - 1000;
+            lat[i] = a, lon[i] = o;
+            switch (below(60)) {
+            case 0: lat[i] = below(2) ? lat_low : lat_high; break;
+            case 1: lon[i] = (int64_t)((uint64_t)(below(2) ? lon_low : lon_high) - 1); break;  // wrapping at the ends
+            case 2: lat[i] = edges[below(5)]; break;
+            case 3: lon[i] = edges[below(5)]; break;
+            default: break;
+            }
+        }
+        size_t count = round < 40 ? (size_t)(round % 20) : n - below(9);
+        for (size_t from = 0; from <= count;) {
+            size_t i = routelog_first_outside_cell(lat, lon, from, count, lat_low, lat_high, lon_low, lon_high);
+            if (i != routelog_first_outside_cell_portable(lat, lon, from, count, lat_low, lat_high, lon_low, lon_high)) {
+                fail("cell scan: the two paths differ", d.calls);
+            }
+            mix_u64(&d, i);
+            from = i + 1 + below(3);
+        }
+        d.calls++;
+    }
+    report("first_outside_cell", &d);
+}
+
+// Altitudes that wander by a fraction of the threshold (most change nothing, as a walk's
+// do) or jump, with hostile values, first values among them, thresholds of every kind,
+// and the altitudes added in pieces, so that a climb goes on from where a call left it.
+static void check_climb(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 600 };
+    double altitudes[n];
+    static const double thresholds[] = {3, 0, -1, 1e-300, __builtin_inf(), __builtin_nan("")};
+    for (int round = 0; round < 400; round++) {
+        double h = uniform(-500, 9000), stride = round % 5 == 0 ? 4 : 0.3;
+        for (int i = 0; i < n; i++) {
+            h += uniform(-stride, stride);
+            altitudes[i] = sometimes_hostile(h, round % 3 == 0 ? 8 : 200);
+        }
+        if (round % 7 == 0) altitudes[0] = sometimes_hostile(h, 1);
+        double threshold = round % 2 ? 3 : thresholds[below(6)];
+        size_t count = round < 40 ? (size_t)(round % 20) : n - below(9);
+        routelog_climb climb = {0, 0, 0, 0, 0}, twin = climb;
+        size_t from = 0;
+        do {
+            size_t to = round % 4 == 0 ? count : from + below(count - from + 1);
+            routelog_climb_add(&climb, altitudes, from, to, threshold, absent_bits);
+            routelog_climb_add_portable(&twin, altitudes, from, to, threshold, absent_bits);
+            if (memcmp(&climb, &twin, sizeof climb) != 0) fail("climb: the two paths differ", d.calls);
+            from = to;
+        } while (from < count);
+        mix(&d, &climb, sizeof climb);
+        d.calls++;
+    }
+    report("climb_add", &d);
+}
+
+// Speeds with zeros of both signs, equal values, hostile values and starts of -1 and of
+// both zeros, every count around the four lanes.
+static void check_largest(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 300 };
+    double values[n];
+    static const double starts[] = {-1, 0, -0.0};
+    static const double zeros[] = {0, -0.0, -1, __builtin_inf(), -__builtin_inf()};
+    for (int round = 0; round < 600; round++) {
+        size_t count = round < 40 ? (size_t)(round % 20) : below(n);
+        for (size_t i = 0; i < count; i++) {
+            values[i] = round % 3 == 0 ? zeros[below(5)] : sometimes_hostile((double)below(40) / 4, 4);
+        }
+        double start = starts[round % 3];
+        double largest = routelog_largest_finite(values, count, start);
+        double twin = routelog_largest_finite_portable(values, count, start);
+        if (memcmp(&largest, &twin, sizeof largest) != 0) fail("largest: the two paths differ", d.calls);
+        mix(&d, &largest, sizeof largest);
+        d.calls++;
+    }
+    report("largest_finite", &d);
+}
+
+// Spans whose points project exactly onto the chord's ends (dot 0, -0 or exactly
+// length2), just inside and outside them, and chords of every size: squared lengths
+// that are subnormal, the smallest normal, huge, infinite or NaN.
+static void check_farthest_ends(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 200 };
+    double x[n], y[n];
+    static const double scales[] = {1, 1e-160, 0x1p-511, 0x1p-512, 1e-300, 1e150, 1e200, 3};
+    for (int round = 0; round < 400; round++) {
+        double s = scales[round % 8], ax = uniform(-5, 5) * s, ay = uniform(-5, 5) * s;
+        double dx = round % 3 == 0 ? 0 : uniform(-5, 5) * s, dy = round % 5 == 0 ? 0 : uniform(-5, 5) * s;
+        if (round % 8 == 7) dx = (double)below(5) - 2, dy = (double)below(5) - 2;  // small integers: exact products
+        size_t count = 9 + below(n - 9);
+        x[0] = ax, y[0] = ay, x[count - 1] = ax + dx, y[count - 1] = ay + dy;
+        for (size_t i = 1; i + 1 < count; i++) {
+            // Perpendicular to the chord from an end (dot 0 or length2), along it, or past it.
+            double t = (double)below(7) - 3, u = uniform(-3, 3);
+            // Every third round only points perpendicular at the ends, which then win.
+            switch (round % 3 == 1 ? below(2) : below(6)) {
+            case 0: x[i] = ax - dy * u, y[i] = ay + dx * u; break;
+            case 1: x[i] = ax + dx - dy * u, y[i] = ay + dy + dx * u; break;
+            case 2: x[i] = ax + dx * t, y[i] = ay + dy * t; break;
+            case 3: x[i] = sometimes_hostile(ax + dx * u, 20), y[i] = ay + dy * u; break;
+            default: x[i] = ax + dx * uniform(-0.1, 1.1) - dy * u, y[i] = ay + dy * uniform(-0.1, 1.1) + dx * u;
+            }
+        }
+        if (round % 4 == 3) {
+            // A chord along x of 3, 5 or 7 times a power of 2 and points straight above or
+            // below its ends: dot is exactly 0 or length2, and the keys for the ends and
+            // the squared cross products round differently. A few heights, so that
+            // points at both ends tie and the first must win.
+            static const double heights[] = {0.1, -0.1, 0.7, -0.7, 1.3, 0.30000000000000004};
+            double unit = round % 8 == 3 ? 1 : 0x1p-20, length = (double)(3 + 2 * below(3)) * unit;
+            x[0] = 0, y[0] = 0, x[count - 1] = length, y[count - 1] = 0;
+            for (size_t i = 1; i + 1 < count; i++) x[i] = below(2) ? length : 0, y[i] = heights[below(6)] * unit;
+        }
+        size_t best = routelog_farthest_point(x, y, 0, count - 1);
+        if (best != routelog_farthest_point_portable(x, y, 0, count - 1)) fail("farthest at the ends: the two paths differ", d.calls);
+        mix_u64(&d, best);
+        d.calls++;
+    }
+    report("farthest_point_ends", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -808,5 +1049,11 @@ int main(void) {
     check_build_points();  // after the others, so that its draws leave their inputs as they were
     check_value_outside();  // added later: after every earlier kernel, for the same reason
     check_running_sums();  // the same
+    check_step_sums();  // the same
+    check_plane();  // the same
+    check_cell_scan();  // the same
+    check_climb();  // the same
+    check_largest();  // the same
+    check_farthest_ends();  // the same
     return 0;
 }

@@ -6,6 +6,8 @@
 // the same IEEE keys four points at a time, the cross product for every point and the
 // distances to the ends only for four points where one of them is nearest an end, one
 // chosen per lane, so the result is the same index on every processor.
+#include <string.h>
+
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
 
@@ -67,10 +69,21 @@ size_t routelog_farthest_point_portable(const double *x, const double *y, size_t
 __attribute__((target("avx2")))
 static size_t farthest_avx2(const double *x, const double *y, size_t a, size_t b) {
     chord c = chord_of(x, y, a, b);
-    if (c.length2 == 0 || b - a - 1 < 8) return routelog_farthest_point_portable(x, y, a, b);
-    const __m256d ax = _mm256_set1_pd(c.ax), ay = _mm256_set1_pd(c.ay), bx = _mm256_set1_pd(c.bx),
-                  by = _mm256_set1_pd(c.by), dx = _mm256_set1_pd(c.dx), dy = _mm256_set1_pd(c.dy),
-                  length2 = _mm256_set1_pd(c.length2), zero = _mm256_setzero_pd();
+    // A chord whose squared length is 0, subnormal or NaN goes the scalar way (the test
+    // below of the points nearest an end counts on a normal length2).
+    if (!(c.length2 >= 0x1p-1022) || b - a - 1 < 8) return routelog_farthest_point_portable(x, y, a, b);
+    const __m256d ax = _mm256_set1_pd(c.ax), ay = _mm256_set1_pd(c.ay), dx = _mm256_set1_pd(c.dx),
+                  dy = _mm256_set1_pd(c.dy);
+    // A point is nearest an end when dot <= 0 or dot >= length2: one integer comparison
+    // a lane. A double's bits as a signed integer are at most 0 exactly when it is <= 0
+    // (a sign bit, or +0), and for doubles >= 0 they are in the doubles' order; so dot is
+    // outside (0, length2) exactly when bits(dot) - 1, as unsigned, is at least
+    // bits(length2) - 1, which a signed comparison tells with both sides moved by 2^63.
+    // A NaN dot passes too, and the masks below leave its lane alone, as key_of does.
+    uint64_t length_bits;
+    memcpy(&length_bits, &c.length2, sizeof length_bits);
+    const __m256i moved_one = _mm256_set1_epi64x((long long)(1 + (1ULL << 63))),
+                  inside_below = _mm256_set1_epi64x((long long)((length_bits - 2) ^ (1ULL << 63)));
     __m256d keys = _mm256_set1_pd(-1);
     __m256i index = _mm256_set_epi64x((long long)(a + 4), (long long)(a + 3), (long long)(a + 2), (long long)(a + 1));
     __m256i best = index;
@@ -84,9 +97,11 @@ static size_t farthest_avx2(const double *x, const double *y, size_t a, size_t b
         __m256d k = _mm256_mul_pd(cross, cross);
         // Most points of a span project inside its chord: the keys of the points nearest
         // an end are computed only for four points that have one (the same keys).
-        __m256d past_b = _mm256_cmp_pd(dot, length2, _CMP_GE_OQ), before_a = _mm256_cmp_pd(dot, zero, _CMP_LE_OQ);
-        if (_mm256_movemask_pd(_mm256_or_pd(past_b, before_a)) != 0) {
-            __m256d jx = _mm256_sub_pd(px, bx), jy = _mm256_sub_pd(py, by);
+        __m256i near_end = _mm256_cmpgt_epi64(_mm256_sub_epi64(_mm256_castpd_si256(dot), moved_one), inside_below);
+        if (!_mm256_testz_si256(near_end, near_end)) {
+            const __m256d length2 = _mm256_set1_pd(c.length2);
+            __m256d past_b = _mm256_cmp_pd(dot, length2, _CMP_GE_OQ), before_a = _mm256_cmp_pd(dot, _mm256_setzero_pd(), _CMP_LE_OQ);
+            __m256d jx = _mm256_sub_pd(px, _mm256_set1_pd(c.bx)), jy = _mm256_sub_pd(py, _mm256_set1_pd(c.by));
             __m256d near_a = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(ix, ix), _mm256_mul_pd(iy, iy)), length2);
             __m256d near_b = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(jx, jx), _mm256_mul_pd(jy, jy)), length2);
             k = _mm256_blendv_pd(k, near_b, past_b);

@@ -71,6 +71,59 @@ int routelog_farthest_point_is_wide(void);
 /// The same index without AVX2 (for tests).
 size_t routelog_farthest_point_portable(const double *x, const double *y, size_t a, size_t b);
 
+/// The preview's plane (format-spec.md, "Derived fields"), for i < count: y[i] is
+/// lat[i] * metres_per_degree; x[i] is a running longitude times lon_scale, the running
+/// longitude starting at lon[0] and adding each step lon[i] - lon[i - 1], less 360 when
+/// it is more than 180 and plus 360 when it is less than -180 (the longitudes unwrapped
+/// across the antimeridian). Four points at a time with AVX2 when the processor has it,
+/// where the running longitude is provably each point's own; the same bits either way.
+void routelog_project_on_plane(const double *lat, const double *lon, size_t count, double lon_scale,
+                               double metres_per_degree, double *x, double *y);
+
+/// The same without AVX2 (for tests).
+void routelog_project_on_plane_portable(const double *lat, const double *lon, size_t count, double lon_scale,
+                                        double metres_per_degree, double *x, double *y);
+
+/// The first i in from..<count whose lat[i] is outside lat_low..<lat_high or lon[i]
+/// outside lon_low..<lon_high (a grid cell's bounds; with low > high no point is
+/// inside), or count when every one is inside. Eight points at a time with AVX2 when
+/// the processor has it, the same index either way.
+size_t routelog_first_outside_cell(const int64_t *lat, const int64_t *lon, size_t from, size_t count, int64_t lat_low,
+                                   int64_t lat_high, int64_t lon_low, int64_t lon_high);
+
+/// The same without AVX2 (for tests).
+size_t routelog_first_outside_cell_portable(const int64_t *lat, const int64_t *lon, size_t from, size_t count,
+                                            int64_t lat_low, int64_t lat_high, int64_t lon_low, int64_t lon_high);
+
+/// A climb and descent measured with a hysteresis (RouteStats' elevation gain and loss),
+/// as far as the altitudes added so far: the first altitude starts it (started, the
+/// reference); each later finite one that is `threshold` past the reference, or past it
+/// at all in the direction followed (1 climbing, -1 descending, 0 not yet known), adds
+/// its change to climbed (or subtracts it from descended) and becomes the reference.
+typedef struct {
+    double reference, climbed, descended;
+    int started, direction;
+} routelog_climb;
+
+/// Adds altitudes[from..<to] to `climb` in order, leaving out those whose bits are
+/// absent_bits. Skips four altitudes at a time that change nothing with AVX2 when the
+/// processor has it; the same climb either way.
+void routelog_climb_add(routelog_climb *climb, const double *altitudes, size_t from, size_t to, double threshold,
+                        uint64_t absent_bits);
+
+/// The same without AVX2 (for tests).
+void routelog_climb_add_portable(routelog_climb *climb, const double *altitudes, size_t from, size_t to,
+                                 double threshold, uint64_t absent_bits);
+
+/// The largest of start and the finite values[0..<count], as a loop of
+/// `largest = value >= largest ? value : largest` over them in order gives it (the later
+/// of equal values, which tells only 0 from -0). Four values at a time with AVX2 when the
+/// processor has it, the same bits either way.
+double routelog_largest_finite(const double *values, size_t count, double start);
+
+/// The same without AVX2 (for tests).
+double routelog_largest_finite_portable(const double *values, size_t count, double start);
+
 /// 1 when the `needle_count` bytes at `needle` occur in the `haystack_count` bytes at
 /// `haystack` (always for an empty needle), else 0.
 int routelog_contains_bytes(const void *haystack, size_t haystack_count, const void *needle, size_t needle_count);
@@ -182,6 +235,22 @@ int routelog_short_step_lengths_is_wide(void);
 
 /// The same lengths without AVX2 (for tests).
 void routelog_short_step_lengths_portable(const double *lat, const double *lon, size_t count, double *lengths);
+
+/// Adds the steps from..<to of a segment (step i from point i - 1 to point i, from >= 1)
+/// to a route's sums, as a save measures them, in order: lengths[i] (from
+/// routelog_short_step_lengths, or measured by the caller) to *distance when it is
+/// finite, and the seconds times[i] - times[i - 1] to *moving when the step is finite,
+/// the seconds positive and lengths[i] >= minimum_speed * seconds; +0 otherwise. Leaves
+/// NaN in lengths[i] for a length that is not finite. Stops at the first negative length
+/// (a step routelog_short_step_lengths left to the caller), unread, and returns its
+/// index; returns `to` when there is none. Four steps at a time with AVX2 when the
+/// processor has it, the same sums and lengths either way.
+size_t routelog_sum_steps(const double *times, double *lengths, size_t from, size_t to, double minimum_speed,
+                          double *distance, double *moving);
+
+/// The same without AVX2 (for tests).
+size_t routelog_sum_steps_portable(const double *times, double *lengths, size_t from, size_t to, double minimum_speed,
+                                   double *distance, double *moving);
 
 /// Exact division by a column's divisor (Codec/V2/ResidualModel.swift, ExactDivision):
 /// shift is its trailing zero bits, odd_inverse the inverse of its odd part modulo 2^64,

@@ -32,49 +32,51 @@ struct RouteStatistics: Equatable, Sendable {
         let lengths = track.lengths
         routelog_short_step_lengths(lat, lon, n, lengths)
         lengths[0] = .nan
-        for i in 1..<n {
-            if breaks.isBreak(i) {  // the step into a segment start is not travelled
-                lengths[i] = .nan
-                continue
+        // Each segment's steps are added by routelog_sum_steps, in order (four steps'
+        // terms at a time where the processor can; a loop here cost about 30
+        // instructions a step): it stops at each step that is not short, which is
+        // measured and added here, and goes on after it.
+        var i = 1
+        while i < n {
+            let end = Swift.min(breaks.next, n)
+            while i < end {
+                i = routelog_sum_steps(time, lengths, i, end, minimumSpeed, &distance, &moving)
+                guard i < end else { break }
+                let length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i])
+                let seconds = time[i] - time[i - 1]
+                // Adding +0 leaves a sum of non-negative terms as it was, to the bit.
+                let finite = length.isFinite
+                lengths[i] = finite ? length : .nan
+                distance += finite ? length : 0
+                moving += finite && RouteMetrics.isMoving(length, seconds, minimumSpeed) ? seconds : 0
+                i += 1
             }
-            var length = lengths[i]
-            if length < 0 { length = Geodesic.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
-            let seconds = time[i] - time[i - 1]
-            // Sums without a branch on the data: whether a step moved is as good as
-            // random in a walk with pauses, and the branch waited on the square root.
-            // Adding +0 leaves a sum of non-negative terms as it was, to the bit.
-            let finite = length.isFinite
-            lengths[i] = finite ? length : .nan
-            distance += finite ? length : 0
-            moving += finite && RouteMetrics.isMoving(length, seconds, minimumSpeed) ? seconds : 0
+            guard end < n else { break }
+            lengths[end] = .nan  // the step into a segment start is not travelled
+            breaks.advance(past: end)
+            i = end + 1
         }
         self.distance = distance
         movingTime = moving
     }
 }
 
-/// Walks a route's segment starts with a cursor, point by point.
+/// Walks a route's segment starts with a cursor, in increasing order of the points.
 private struct SegmentBreaks {
     private let starts: [Int]
     private var cursor = 0
-    /// The next start after the points seen (Int.max when none is left).
-    private var next = Int.max
+    /// The next start after the points passed (Int.max when none is left): the first
+    /// point after them that starts a segment.
+    private(set) var next = Int.max
 
     init(_ starts: [Int]) {
         self.starts = starts
         advance(past: 0)
     }
 
-    private mutating func advance(past index: Int) {
+    /// Passes every point up to `index`.
+    mutating func advance(past index: Int) {
         while cursor < starts.count && starts[cursor] <= index { cursor += 1 }
         next = cursor < starts.count ? starts[cursor] : .max
-    }
-
-    /// True when point `index` starts a segment. Indices must come in increasing order.
-    @inline(__always)
-    mutating func isBreak(_ index: Int) -> Bool {
-        guard index == next else { return false }
-        advance(past: index)
-        return true
     }
 }

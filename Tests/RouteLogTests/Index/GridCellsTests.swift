@@ -1,3 +1,4 @@
+import CRouteLogSystem
 import Testing
 @testable import RouteLog
 
@@ -98,6 +99,75 @@ import Testing
         let levels = tracks.map { Self.cells($0.lat, $0.lon)?.level }
         #expect(levels.contains(nil))
         #expect(levels.contains { $0 != nil && $0! < GridCells.preferredLevel })
+    }
+
+    /// `routelog_first_outside_cell`, which skips the points inside the last point's
+    /// cell, finds the first point outside bounds as `Range.contains` does, on the vector
+    /// path and the portable one: bounds at the ends of Int64 (the outer rows and
+    /// columns), empty bounds, points on and one past each bound, at every offset around
+    /// the eight-point loop; and the cells of tracks of 0 to 20 points that cross a
+    /// cell's edge at every such offset are those of every point.
+    @Test func cellScanFindsTheFirstPointOutside() {
+        var g = SeededGenerator(state: 0xCE11)
+        for round in 0..<3_000 {
+            let n = round < 400 ? round % 40 : Int.random(in: 0...300, using: &g)
+            var low = (lat: Int64.random(in: -900_000_000...900_000_000, using: &g),
+                       lon: Int64.random(in: -1_800_000_000...1_800_000_000, using: &g))
+            let size = Int64(1) << Int64.random(in: 0...31, using: &g)
+            var high = (lat: low.lat + size, lon: low.lon + size)
+            switch round % 6 {
+            case 0: low.lat = .min
+            case 1: (high.lat, low.lon) = (.max, .min)
+            case 2: high.lon = low.lon  // empty
+            case 3: (low, high) = ((.min, .min), (.max, .max))
+            default: break
+            }
+            let edges: [Int64] = [.min, .max, 0, -1, 1, low.lat, high.lat, low.lat &- 1, high.lat &- 1, low.lon, high.lon,
+                                  low.lon &- 1, high.lon &- 1]
+            var lat = low.lat / 2 + high.lat / 2, lon = low.lon / 2 + high.lon / 2
+            let latitudes = (0..<n).map { _ in
+                lat &+= Int64.random(in: -1_000...1_000, using: &g)
+                return Int.random(in: 0..<30, using: &g) == 0 ? edges.randomElement(using: &g)! : lat
+            }
+            let longitudes = (0..<n).map { _ in
+                lon &+= Int64.random(in: -1_000...1_000, using: &g)
+                return Int.random(in: 0..<30, using: &g) == 0 ? edges.randomElement(using: &g)! : lon
+            }
+            let from = Int.random(in: 0...n, using: &g)
+            let expected = (from..<n).first {
+                !((low.lat..<high.lat).contains(latitudes[$0]) && (low.lon..<high.lon).contains(longitudes[$0]))
+            } ?? n
+            for wide in [true, false] {
+                let scan = wide ? routelog_first_outside_cell : routelog_first_outside_cell_portable
+                let found = withExactlySizedInt64Buffers(latitudes, longitudes) { lat, lon in
+                    scan(lat, lon, from, n, low.lat, high.lat, low.lon, high.lon)
+                }
+                #expect(found == expected, "round \(round) (\(wide ? "vector" : "portable")): from \(from) of \(n)")
+            }
+        }
+        let edge = GridCells.latitudes(ofRow: 5_000, level: 13).lowerBound
+        let edgeLon = GridCells.longitudes(ofColumn: 9_000, level: 13).lowerBound
+        for n in 0...20 {
+            for crossing in 0..<max(1, n) {
+                let lat = (0..<n).map { edge - 1 + ($0 >= crossing ? 1 : 0) }
+                let lon = (0..<n).map { edgeLon + Int64($0 % 3) - ($0 == n - 1 ? 2 : 0) }
+                #expect(Self.cells(lat, lon) == Self.reference(lat, lon), "\(n) points crossing at \(crossing)")
+            }
+        }
+    }
+
+    /// Calls `body` with copies of `a` and `b` in allocations of exactly their size, so
+    /// that a read past either is caught under AddressSanitizer.
+    func withExactlySizedInt64Buffers<R>(_ a: [Int64], _ b: [Int64], _ body: (UnsafePointer<Int64>, UnsafePointer<Int64>) -> R) -> R {
+        let pa = UnsafeMutablePointer<Int64>.allocate(capacity: max(1, a.count))
+        let pb = UnsafeMutablePointer<Int64>.allocate(capacity: max(1, b.count))
+        defer {
+            pa.deallocate()
+            pb.deallocate()
+        }
+        pa.initialize(from: a, count: a.count)
+        pb.initialize(from: b, count: b.count)
+        return body(pa, pb)
     }
 
     /// The format allows level 16, whose ids reach 2^33 (row × 2^17 + column): more than

@@ -72,6 +72,30 @@ import RouteLogSamples
         }
     }
 
+    /// Points straight above or below the chord's ends (dot exactly 0 or length2, where
+    /// the vector path tells the points nearest an end by their bits), a few heights so
+    /// that points at both ends tie, along chords of 3, 5 and 7 times powers of 2; and
+    /// chords whose squared length is subnormal, the smallest normal, huge or infinite.
+    @Test func pointsAtTheEndsOfTheChordAndChordsOfEverySize() {
+        var g = SeededGenerator(state: 0xE4D5)
+        let heights = [0.1, -0.1, 0.7, -0.7, 1.3, 0.30000000000000004, 0, -0.0]
+        for round in 0..<600 {
+            let n = Int.random(in: 3...60, using: &g)
+            let unit = [1, 0x1p-20, 0x1p-500, 0x1p500][round % 4]
+            let length = Double([3, 5, 7][round % 3]) * unit
+            var x = (0..<n).map { _ in Bool.random(using: &g) ? length : 0 }
+            var y = (0..<n).map { _ in heights.randomElement(using: &g)! * unit }
+            (x[0], y[0], x[n - 1], y[n - 1]) = (0, 0, length, 0)
+            Self.check(x, y, 0, n - 1, "round \(round), above the ends")
+            // The same points about a chord of another size, and turned.
+            let scale = [1e-160, 0x1p-511, 0x1p-512, 1e-300, 1e150, 1e200, 3][round % 7]
+            x = x.map { $0 * scale / unit }
+            y = y.map { $0 * scale / unit }
+            Self.check(x, y, 0, n - 1, "round \(round), scale \(scale)")
+            Self.check(y, x, 0, n - 1, "round \(round), scale \(scale), turned")
+        }
+    }
+
     /// The planes the preview scans in a save: whole walks, every split a preview makes.
     @Test func walksGiveThePreviewTheyGaveBefore() throws {
         for seed in 1...4 {

@@ -14,7 +14,14 @@ struct PreviewSimplifier {
     /// longitudes unwrapped across the antimeridian): good to a fraction of a percent
     /// over the few kilometres between two kept points.
     init(_ coordinates: [Coordinate]) {
-        self.init(count: coordinates.count, latitude: { coordinates[$0].latitude }, longitude: { coordinates[$0].longitude })
+        let n = coordinates.count
+        let degrees = ScratchMemory.take(Double.self, count: 2 * n)
+        defer { ScratchMemory.give(degrees, count: 2 * n) }
+        for (i, coordinate) in coordinates.enumerated() {
+            degrees[i] = coordinate.latitude
+            degrees[n + i] = coordinate.longitude
+        }
+        self.init(degrees: degrees, count: n)
     }
 
     /// The same plane for stored coordinates (1e-7 degree), with no `Coordinate` array
@@ -31,11 +38,11 @@ struct PreviewSimplifier {
             routelog_divide_integers(lat, n, FormatConstants.degreeScale, degrees)
             routelog_divide_integers(lon, n, FormatConstants.degreeScale, degrees + n)
         }
-        self.init(count: n, latitude: { degrees[$0] }, longitude: { degrees[n + $0] })
+        self.init(degrees: degrees, count: n)
     }
 
-    @inline(__always)
-    private init(count: Int, latitude: (Int) -> Double, longitude: (Int) -> Double) {
+    /// The plane of `count` latitudes at `degrees` and as many longitudes after them.
+    private init(degrees: UnsafeMutablePointer<Double>, count: Int) {
         plane = Plane(count: count)
         guard count > 0 else { return }
         let metresPerDegree = 6_371_008.8 * Double.pi / 180
@@ -43,29 +50,21 @@ struct PreviewSimplifier {
         // other (about 3 µs for 3,600 points).
         var sums = (0.0, 0.0, 0.0, 0.0), i = 0
         while i + 4 <= count {
-            sums.0 += latitude(i)
-            sums.1 += latitude(i + 1)
-            sums.2 += latitude(i + 2)
-            sums.3 += latitude(i + 3)
+            sums.0 += degrees[i]
+            sums.1 += degrees[i + 1]
+            sums.2 += degrees[i + 2]
+            sums.3 += degrees[i + 3]
             i += 4
         }
         while i < count {
-            sums.0 += latitude(i)
+            sums.0 += degrees[i]
             i += 1
         }
         let meanLat = ((sums.0 + sums.1) + (sums.2 + sums.3)) / Double(count)
         let lonScale = metresPerDegree * cos(meanLat * .pi / 180)
-        let x = plane.x, y = plane.y
-        var lon = longitude(0), previous = lon
-        for i in 0..<count {
-            let longitude = longitude(i)
-            var step = longitude - previous
-            if step > 180 { step -= 360 } else if step < -180 { step += 360 }
-            lon += step
-            previous = longitude
-            x[i] = lon * lonScale
-            y[i] = latitude(i) * metresPerDegree
-        }
+        // Four points at a time where the processor can: a loop here, with the running
+        // longitude's unwrapping, cost about 19 instructions a point.
+        routelog_project_on_plane(degrees, degrees + count, count, lonScale, metresPerDegree, plane.x, plane.y)
     }
 
     /// Distance in metres from point `i` to the segment from `a` to `b`.
@@ -106,34 +105,120 @@ struct PreviewSimplifier {
     func keep(maxPoints: Int = .max, tolerance: Double, work: inout Int) -> (indices: [Int], error: Double) {
         let n = plane.count
         guard n > 2 else { return (Array(0..<n), 0) }
-        var kept = [0, n - 1]
-        var dropped = 0.0
-        // Pending spans, each with its farthest point; the largest is split next. A
-        // linear scan of a few dozen spans is cheaper than a heap at these sizes, and
-        // with no point limit the spans are split depth first.
-        var spans: [(a: Int, b: Int, index: Int, distance: Double)] = []
-        func farthest(_ a: Int, _ b: Int) -> (index: Int, distance: Double)? {
-            work += max(0, b - a - 1)
-            return self.farthest(a, b)
-        }
-        if let f = farthest(0, n - 1) { spans.append((0, n - 1, f.index, f.distance)) }
-        while !spans.isEmpty {
-            let pick = maxPoints == .max ? spans.count - 1 : spans.indices.max { spans[$0].distance < spans[$1].distance }!
-            let span = spans[pick]
-            if span.distance < tolerance || kept.count >= maxPoints {
-                if maxPoints == .max {
-                    dropped = max(dropped, span.distance)
-                    spans.remove(at: pick)
-                    continue
-                }
-                return (kept.sorted(), max(dropped, spans.map(\.distance).max() ?? 0))
+        let limited = maxPoints != .max
+        // Pending spans, each with its farthest point: with a point limit the largest is
+        // split next (the first found of the largest), else the last found (depth first).
+        var spans = PendingSpans(largestFirst: limited, capacity: limited ? Swift.min(maxPoints, n) + 1 : 64)
+        // The kept points as bits, read out in order at the end: sorting them cost a
+        // save more than choosing them.
+        var kept = [UInt64](repeating: 0, count: (n + 63) / 64)
+        kept[0] |= 1
+        kept[(n - 1) >> 6] |= 1 << UInt64((n - 1) & 63)
+        var keptCount = 2, error = 0.0
+        if let span = pending(0, n - 1, &work) { spans.push(span) }
+        while let span = spans.next {
+            if span.distance < tolerance || keptCount >= maxPoints {
+                // The farthest point left out: with a limit, this span's (the largest);
+                // without, the largest of the spans dropped one by one.
+                error = Swift.max(error, span.distance)
+                if limited { break }
+                spans.removeNext()
+                continue
             }
-            spans.remove(at: pick)
-            kept.append(span.index)
-            if let f = farthest(span.a, span.index) { spans.append((span.a, span.index, f.index, f.distance)) }
-            if let f = farthest(span.index, span.b) { spans.append((span.index, span.b, f.index, f.distance)) }
+            spans.removeNext()
+            kept[span.index >> 6] |= 1 << UInt64(span.index & 63)
+            keptCount += 1
+            if let left = pending(span.a, span.index, &work) { spans.push(left) }
+            if let right = pending(span.index, span.b, &work) { spans.push(right) }
         }
-        return (kept.sorted(), dropped)
+        let indices = [Int](unsafeUninitializedCapacity: keptCount) { out, count in
+            for w in kept.indices {
+                var word = kept[w]
+                while word != 0 {
+                    out[count] = w << 6 | word.trailingZeroBitCount
+                    count += 1
+                    word &= word &- 1
+                }
+            }
+        }
+        return (indices, error)
+    }
+
+    /// The span from `a` to `b` with its farthest point, nil when it has no point
+    /// inside; adds the points its scan looks at to `work`.
+    private func pending(_ a: Int, _ b: Int, _ work: inout Int) -> PendingSpan? {
+        work += Swift.max(0, b - a - 1)
+        guard let f = farthest(a, b) else { return nil }
+        return PendingSpan(a: a, b: b, index: f.index, distance: f.distance, found: 0)
+    }
+}
+
+/// A span waiting to be split: its ends and its farthest point, and when it was found.
+private struct PendingSpan {
+    let a: Int, b: Int, index: Int
+    let distance: Double
+    var found: Int
+
+    /// True when this span is split before `other`: it is larger, or as large and found
+    /// first. (Distances are never NaN: ``PreviewSimplifier/farthest(_:_:)`` gives 0 for
+    /// any that is not finite.)
+    @inline(__always)
+    func precedes(_ other: PendingSpan) -> Bool {
+        distance > other.distance || (distance == other.distance && found < other.found)
+    }
+}
+
+/// The spans waiting to be split: a binary heap, largest first (a preview splits 62
+/// times among up to 64 spans: a scan of them all for the largest cost a save more than
+/// the heap), or a stack.
+private struct PendingSpans {
+    private var heap: [PendingSpan] = []
+    private let largestFirst: Bool
+    private var found = 0
+
+    init(largestFirst: Bool, capacity: Int) {
+        self.largestFirst = largestFirst
+        heap.reserveCapacity(capacity)
+    }
+
+    /// The span to split next.
+    var next: PendingSpan? { largestFirst ? heap.first : heap.last }
+
+    mutating func push(_ span: PendingSpan) {
+        var span = span
+        span.found = found
+        found += 1
+        guard largestFirst else { return heap.append(span) }
+        // Up from the end while it precedes its parent.
+        var i = heap.count
+        heap.append(span)
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard span.precedes(heap[parent]) else { break }
+            heap[i] = heap[parent]
+            i = parent
+        }
+        heap[i] = span
+    }
+
+    mutating func removeNext() {
+        guard largestFirst else {
+            heap.removeLast()
+            return
+        }
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        // The last one down from the top while a child precedes it.
+        var i = 0
+        while true {
+            var child = 2 * i + 1
+            guard child < heap.count else { break }
+            if child + 1 < heap.count && heap[child + 1].precedes(heap[child]) { child += 1 }
+            guard heap[child].precedes(last) else { break }
+            heap[i] = heap[child]
+            i = child
+        }
+        heap[i] = last
     }
 }
 
