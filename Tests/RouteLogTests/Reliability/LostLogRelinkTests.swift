@@ -30,23 +30,21 @@ import Testing
         /// Right before the writer's copy of a shared `LOG` takes the name, `beforeCopyTakesLOG` runs once.
         let beforeCopyTakesLOG = StateLock<(@Sendable () -> Void)?>(nil)
 
+        private func renaming(_ name: String, to target: String) {
+            guard name == LostAndFound.logName + FormatConstants.temporarySuffix, target == LostAndFound.logName else { return }
+            beforeCopyTakesLOG.withLock { body in
+                defer { body = nil }
+                return body
+            }?()
+        }
+
         func renameExclusive(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
-            if name == LostAndFound.logName + FormatConstants.temporarySuffix, target == LostAndFound.logName {
-                beforeCopyTakesLOG.withLock { body in
-                    defer { body = nil }
-                    return body
-                }?()
-            }
+            renaming(name, to: target)
             try base.renameExclusive(name, in: source, to: target, in: destination)
         }
 
         func rename(_ name: String, in source: DirectoryRef, to target: String, in destination: DirectoryRef) throws {
-            if name == LostAndFound.logName + FormatConstants.temporarySuffix, target == LostAndFound.logName {
-                beforeCopyTakesLOG.withLock { body in
-                    defer { body = nil }
-                    return body
-                }?()
-            }
+            renaming(name, to: target)
             try base.rename(name, in: source, to: target, in: destination)
         }
     }
