@@ -11,7 +11,11 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #if defined(__linux__)
+#include <sys/random.h>
 #include <sys/syscall.h>
+#endif
+#if defined(__APPLE__)
+#include <stdlib.h>
 #endif
 
 #if defined(__GLIBC__)
@@ -21,6 +25,29 @@
 void routelog_give_back_freed_memory(void) {
 #if defined(__GLIBC__)
     malloc_trim(0);
+#endif
+}
+
+int routelog_random_bytes(void *buffer, size_t count) {
+#if defined(__APPLE__)
+    arc4random_buf(buffer, count);
+    return 0;
+#elif defined(__linux__)
+    // getrandom gives up to 256 bytes whole once the pool is ready; a signal can cut a
+    // larger request short.
+    unsigned char *p = buffer;
+    while (count > 0) {
+        ssize_t n = getrandom(p, count, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        p += n, count -= (size_t)n;
+    }
+    return 0;
+#else
+    (void)buffer, (void)count;
+    return ENOSYS;
 #endif
 }
 

@@ -411,6 +411,11 @@ size_t routelog_decode_run_stream_portable(routelog_run_stream *stream, int64_t 
 /// nothing elsewhere (Apple's allocator returns freed large blocks itself).
 void routelog_give_back_freed_memory(void);
 
+/// Fills `count` bytes at `buffer` from the system's generator of secure random bytes
+/// (getrandom on Linux, arc4random_buf on Darwin) in one call where it can. Returns 0,
+/// or errno when the system gave none (the caller falls back to its own generator).
+int routelog_random_bytes(void *buffer, size_t count);
+
 /// Takes an exclusive, non-blocking lock on the whole file `fd`. The lock belongs to
 /// the open file description (OFD lock on Linux, flock elsewhere), so two opens in one
 /// process conflict too, and closing another descriptor of the file does not drop it.

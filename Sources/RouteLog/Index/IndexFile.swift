@@ -21,8 +21,10 @@ struct IndexFile: Sendable {
     /// since: what a rewrite would gather into runs (see ``RouteStore/close()``).
     private(set) var singleRecords: Int
 
-    /// Events of buffered saves, waiting for their segment's sync.
+    /// Events of buffered saves, waiting for their segment's sync, and their metadata
+    /// as their records hold it, where known.
     private var held: [LogEvent] = []
+    private var heldMetadata: [ArraySlice<UInt8>?] = []
 
     /// Records appended between syncs: the index is synced every this many, and at close.
     /// Buffered saves are held for at most this many, then synced (segment, then index).
@@ -39,13 +41,16 @@ struct IndexFile: Sendable {
 
     /// Appends the index records of `events`, in order, in one write: events whose
     /// segment records are synced (and every event held before them). Syncs every
-    /// ``syncInterval`` records.
-    mutating func append(_ events: [LogEvent]) {
+    /// ``syncInterval`` records. `encodedMetadata` is empty or, for each event, its
+    /// metadata as its record holds it, where known (see ``records(_:encodedMetadata:storedMetadata:)``).
+    mutating func append(_ events: [LogEvent], encodedMetadata: [ArraySlice<UInt8>?] = []) {
         guard !broken, let file else { return }
-        let events = held.isEmpty ? events : held + events
+        let given = Self.aligned(encodedMetadata, with: events)
+        let (events, metadata) = held.isEmpty ? (events, given) : (held + events, heldMetadata + given)
         held = []
+        heldMetadata = []
         guard !events.isEmpty else { return }
-        let (bytes, singles) = Self.records(events)
+        let (bytes, singles) = Self.records(events, encodedMetadata: metadata)
         do {
             try file.write(bytes, at: end)
             end += Int64(bytes.count)
@@ -60,9 +65,17 @@ struct IndexFile: Sendable {
 
     /// Holds the events of buffered saves until their segment is synced (the writer
     /// syncs once ``syncInterval`` changes are buffered).
-    mutating func hold(_ events: [LogEvent]) {
+    mutating func hold(_ events: [LogEvent], encodedMetadata: [ArraySlice<UInt8>?] = []) {
         guard !broken, file != nil else { return }
         held += events
+        heldMetadata += Self.aligned(encodedMetadata, with: events)
+    }
+
+    /// One entry for each event: `encodedMetadata`'s, or none known.
+    private static func aligned(_ encodedMetadata: [ArraySlice<UInt8>?], with events: [LogEvent]) -> [ArraySlice<UInt8>?] {
+        guard !encodedMetadata.isEmpty else { return Array(repeating: nil, count: events.count) }
+        precondition(encodedMetadata.count == events.count, "one metadata entry for each event")
+        return encodedMetadata
     }
 
     /// Writes the held events, their segment records being synced now.
@@ -91,19 +104,25 @@ struct IndexFile: Sendable {
     /// (format-spec.md, "Index records"), which open in a fixed-width pass, each of at
     /// most ``FormatConstants/maxIndexPutRunEntries`` puts and
     /// ``IndexPutRun/maxPayloadBytes`` bytes; the other events one record each.
-    /// `storedMetadata` gives a route's current metadata as stored, where known (the
-    /// index's own bytes): a run, an edit or a finish holds them as they are instead of
-    /// encoding the metadata again.
-    static func records(_ events: [LogEvent], storedMetadata: (RouteID) -> ArraySlice<UInt8>? = { _ in nil })
+    /// `encodedMetadata` is empty or, for each event, its own metadata as its segment
+    /// record holds it, where known (a save's record, made a moment ago): those bytes go
+    /// in as they are. Otherwise `storedMetadata` gives a route's current metadata as
+    /// stored, where known (the index's own bytes): a run, an edit or a finish holds
+    /// them as they are, once checked to be the event's, instead of encoding the
+    /// metadata again.
+    static func records(_ events: [LogEvent], encodedMetadata: [ArraySlice<UInt8>?] = [],
+                        storedMetadata: (RouteID) -> ArraySlice<UInt8>? = { _ in nil })
         -> (bytes: [UInt8], singleRecords: Int)
     {
+        let own = aligned(encodedMetadata, with: events)
         var bytes: [UInt8] = []
         var singles = 0
         /// A put's, an edit's or a finished recording's metadata as stored, when the
         /// route's current metadata is that event's: encoded again, metadata of invalid
         /// UTF-8 (which a segment may hold) grows past its limits and the index would
         /// not open.
-        func keptMetadata(of event: LogEvent) -> ArraySlice<UInt8>? {
+        func keptMetadata(of event: LogEvent, at position: Int) -> ArraySlice<UInt8>? {
+            if let bytes = own[position] { return bytes }
             switch event {
             case .put(let id, _, let metadata, _), .edit(let id, let metadata, _), .recordingFinish(let id, _, let metadata, _):
                 guard let stored = storedMetadata(id), StoredMetadata(MetadataView(checked: stored)) == metadata else { return nil }
@@ -113,30 +132,32 @@ struct IndexFile: Sendable {
             }
         }
         var run = IndexPutRun.Builder()
-        /// The run's first put, written as an IndexPut when it stays alone.
-        var first: LogEvent?
-        func append(_ event: LogEvent) {
+        /// The run's first put and its place, written as an IndexPut when it stays alone.
+        var first: (event: LogEvent, position: Int)?
+        func append(_ event: LogEvent, at position: Int) {
             singles += 1
-            let record = event.indexRecord(encodedMetadata: keptMetadata(of: event))
+            let record = event.indexRecord(encodedMetadata: keptMetadata(of: event, at: position))
             bytes += RecordFrame.encode(type: record.type, payload: record.payload)
         }
-        func flushRun(before next: LogEvent?) {
+        func flushRun(before next: (event: LogEvent, position: Int)?) {
             if run.count > 1 {
                 bytes += RecordFrame.encode(type: .indexPutRun, payload: run.payload())
             } else if let first {
-                append(first)
+                append(first.event, at: first.position)
             }
             run = IndexPutRun.Builder()
             first = nil
-            if let next { append(next) }
+            if let next { append(next.event, at: next.position) }
         }
-        for event in events {
+        for (position, event) in events.enumerated() {
             guard case .put(let id, let shape, let metadata, let location) = event else {
-                flushRun(before: event)
+                flushRun(before: (event, position))
                 continue
             }
             let encoded: [UInt8]
-            if let stored = storedMetadata(id) {
+            if let bytes = own[position] {
+                encoded = Array(bytes)
+            } else if let stored = storedMetadata(id) {
                 encoded = Array(stored)
             } else {
                 var w = ByteWriter(capacity: 96)
@@ -146,7 +167,7 @@ struct IndexFile: Sendable {
             if run.count > 0, run.payloadSize + IndexPutRun.entrySize + encoded.count > IndexPutRun.maxPayloadBytes {
                 flushRun(before: nil)
             }
-            if run.count == 0 { first = event }
+            if run.count == 0 { first = (event, position) }
             run.add(id: id, location: location, shape: shape, encodedMetadata: encoded)
             if run.count == FormatConstants.maxIndexPutRunEntries { flushRun(before: nil) }
         }

@@ -6,9 +6,10 @@ import CRouteLogSystem
 /// through `idOf`, so the table costs 5 to 10 bytes a route where a dictionary from id
 /// to row costs about 31.
 ///
-/// The hash multiplies the id by an odd number drawn at random for each table and keeps
-/// the top bits (multiply-shift): ids that count up spread evenly, and ids chosen to
-/// collide (a forged index) cannot know the multiplier to make the probes long. A slot
+/// The hash multiplies the id by an odd number of its own for each table, unknown
+/// outside the process (``HashMultipliers``), and keeps the top bits (multiply-shift):
+/// ids that count up spread evenly, and ids chosen to collide (a forged index) cannot
+/// know the multiplier to make the probes long. A slot
 /// keeps the next 8 bits of the hash beside the row number (while the table has at most
 /// 2^24 slots), so a probe reads another route's row, a likely cache miss, only once in
 /// 256 slots it passes.
@@ -23,8 +24,7 @@ struct RowSlots: Sendable {
     init() {
         bits = 4
         slots = Array(repeating: 0, count: 1 << bits)
-        var random = SystemRandomNumberGenerator()
-        multiplier = random.next() | 1
+        multiplier = HashMultipliers.next()
     }
 
     private var mask: Int { (1 << bits) - 1 }

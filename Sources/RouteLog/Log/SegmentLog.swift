@@ -38,14 +38,13 @@ struct SegmentLog: Sendable {
         let segment = active
         var locations: [RecordLocation] = []
         locations.reserveCapacity(frames.count)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(frames.reduce(0) { $0 + $1.count })
         var offset = segment.end
         for frame in frames {
             locations.append(RecordLocation(segment: segment.number, offset: offset, length: frame.count))
             offset += Int64(frame.count)
-            bytes += frame
         }
+        // One write: a single record (most saves) as it is, several joined first.
+        let bytes = frames.count == 1 ? frames[0] : Array(frames.joined())
         do {
             try segment.file.write(bytes, at: segment.end)
         } catch {

@@ -2,7 +2,14 @@
 struct RouteRecord {
     var id: RouteID
     var shape: RouteShape
-    var metadata: StoredMetadata
+    var metadata: StoredMetadata {
+        didSet { metadataBytes = nil }
+    }
+    /// `metadata` as written, when the record was made from values (a save, a
+    /// compaction's copy): the payload's size and the payload use it rather than each
+    /// writing the metadata again (its derived fields are most of a save's record
+    /// outside the points).
+    private(set) var metadataBytes: [UInt8]?
     var splits: [Split]
     var segmentStarts: [Int]
     /// The encoded point block (the codec's output), kept encoded so that compaction
@@ -14,7 +21,7 @@ struct RouteRecord {
         var w = ByteWriter(capacity: payloadSize)
         w.u64(id.rawValue)
         shape.write(to: &w)
-        metadata.write(to: &w)
+        if let metadataBytes { w.append(contentsOf: metadataBytes) } else { metadata.write(to: &w) }
         RouteLayout(splits: splits, segmentStarts: segmentStarts).write(to: &w)
         w.append(contentsOf: pointBlock)
         return w.bytes
@@ -24,9 +31,14 @@ struct RouteRecord {
     var payloadSize: Int {
         var layout = ByteWriter(capacity: 16 + splits.count * 8 + segmentStarts.count * 3)
         RouteLayout(splits: splits, segmentStarts: segmentStarts).write(to: &layout)
+        return 8 + FormatConstants.routeShapeSize + metadataSize + layout.bytes.count + pointBlock.count
+    }
+
+    private var metadataSize: Int {
+        if let metadataBytes { return metadataBytes.count }
         var meta = ByteWriter(capacity: 32)
         metadata.write(to: &meta)
-        return 8 + FormatConstants.routeShapeSize + meta.bytes.count + layout.bytes.count + pointBlock.count
+        return meta.bytes.count
     }
 
     init(id: RouteID, shape: RouteShape, metadata: StoredMetadata, splits: [Split],
@@ -34,6 +46,9 @@ struct RouteRecord {
         self.id = id
         self.shape = shape
         self.metadata = metadata
+        var meta = ByteWriter(capacity: 96)
+        metadata.write(to: &meta)
+        metadataBytes = meta.bytes
         self.splits = splits
         self.segmentStarts = segmentStarts
         self.pointBlock = pointBlock

@@ -35,6 +35,7 @@ struct EncodedRoute: Sendable {
         var record = self.record
         record.id = id
         let shape = record.shape, metadata = record.metadata
-        return PreparedRecord(type: .routePut, payload: record.payload()) { .put(id, shape, metadata, $0) }
+        return PreparedRecord(type: .routePut, payload: record.payload(), event: { .put(id, shape, metadata, $0) },
+                              encodedMetadata: record.metadataBytes?[...])
     }
 }

@@ -244,7 +244,8 @@ public final class RouteStore: Sendable {
                 let events = try writer!.append(accepted.map(\.records))
                 writer!.nextRouteID = max(writer!.nextRouteID, view.nextRouteID)
                 writer!.attachedRecordings = view.attachedRecordings
-                publish(events.flatMap { $0 }, writer: writer!)
+                publish(events.flatMap { $0 }, encodedMetadata: accepted.flatMap { $0.records.map(\.encodedMetadata) },
+                        writer: writer!)
                 quietSync.noteChange(self)
                 for (k, entry) in accepted.enumerated() { results[entry.ticket] = .success(events[k]) }
             } catch {
@@ -256,14 +257,15 @@ public final class RouteStore: Sendable {
         }
     }
 
-    /// Makes durable changes visible to readers.
-    private func publish(_ events: [LogEvent], writer: StoreWriter) {
+    /// Makes durable changes visible to readers; `encodedMetadata` holds each event's
+    /// metadata as its record does, where known.
+    private func publish(_ events: [LogEvent], encodedMetadata: [ArraySlice<UInt8>?], writer: StoreWriter) {
         let (segments, generation, indexNumber, indexBytes) = (writer.log.segments, writer.manifest.current.generation,
                                                                writer.index.number, writer.index.end)
         let indexSingleRecords = writer.index.singleRecords
         let writes = StoreStatistics.Writes(changes: writer.changes, groups: writer.groups, dataSyncs: writer.log.dataSyncs)
         state.withLock { s in
-            for event in events { s.index.apply(event) }
+            for (event, metadata) in zip(events, encodedMetadata) { s.index.apply(event, encodedMetadata: metadata) }
             (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = (segments, generation, indexNumber, indexBytes)
             s.indexSingleRecords = indexSingleRecords
             s.writes = writes

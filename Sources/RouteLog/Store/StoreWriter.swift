@@ -40,6 +40,7 @@ struct StoreWriter: Sendable {
         let locations = try log.append(frames, durability: options.durability)
         var next = locations.makeIterator()
         let events = batches.map { batch in batch.map { $0.event(next.next()!) } }
+        let metadata = batches.flatMap { batch in batch.map(\.encodedMetadata) }
         if options.durability == .buffered {
             // Not yet on disk: their index records wait for the segment's sync, which
             // comes once 1,024 records are buffered. The changes are answered whatever
@@ -48,7 +49,7 @@ struct StoreWriter: Sendable {
             // answered records unsynced (a large batch or group): then they fail with it,
             // and their records are cut off the segment again (best effort).
             let appended = events.flatMap { $0 }
-            index.hold(appended)
+            index.hold(appended, encodedMetadata: metadata)
             bufferedSinceSync += appended.count
             if bufferedSinceSync >= IndexFile.syncInterval {
                 let pending = bufferedSinceSync
@@ -63,7 +64,7 @@ struct StoreWriter: Sendable {
                 }
             }
         } else {
-            index.append(events.flatMap { $0 })
+            index.append(events.flatMap { $0 }, encodedMetadata: metadata)
         }
         groups += 1
         changes += batches.count

@@ -4,6 +4,9 @@ struct PreparedRecord: Sendable {
     let type: FormatConstants.RecordType
     let payload: [UInt8]
     let event: @Sendable (RecordLocation) -> LogEvent
+    /// The event's metadata exactly as `payload` holds it, when the change has it at
+    /// hand (a save): the indexes take these bytes instead of writing the metadata again.
+    var encodedMetadata: ArraySlice<UInt8>? = nil
 }
 
 /// What a change is checked against when its turn comes in the writer: the committed
@@ -62,7 +65,7 @@ struct WriteView {
         for record in records {
             let event = record.event(.pending)
             seed(event.id)
-            scratch.apply(event)
+            scratch.apply(event, encodedMetadata: record.encodedMetadata)
         }
     }
 }

@@ -22,24 +22,25 @@ final class CodePlan {
     /// 0 exactly for the value 0), counted into `tokenCounts` (``valueTokens`` entries)
     /// as they were made.
     init(tokens: UnsafeBufferPointer<UInt8>, tokenCounts: UnsafeBufferPointer<UInt32>) {
-        var counts = [UInt32](repeating: 0, count: HuffmanCode.symbolCount)
-        for t in 0..<V2.valueTokens { counts[t] = tokenCounts[t] }
-        let zeros = Int(counts[0])
-        // Zero runs pay only when zeros are common; counting runs needs another pass
-        // over the tokens (`routelog_count_zero_runs`, C: 64 tokens a step, from the
-        // edges of a mask of their zeros), the scan that writing them goes through too.
-        let tryRuns = zeros * 16 >= tokens.count
-        if tryRuns, let t = tokens.baseAddress {
-            counts.withUnsafeMutableBufferPointer { c in
-                routelog_count_zero_runs(t, tokens.count, c.baseAddress! + V2.valueTokens)
+        let choice = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: HuffmanCode.symbolCount) { counts in
+            counts.initialize(repeating: 0)
+            for t in 0..<V2.valueTokens { counts[t] = tokenCounts[t] }
+            let zeros = Int(counts[0])
+            // Zero runs pay only when zeros are common; counting runs needs another pass
+            // over the tokens (`routelog_count_zero_runs`, C: 64 tokens a step, from the
+            // edges of a mask of their zeros), the scan that writing them goes through too.
+            let tryRuns = zeros * 16 >= tokens.count
+            if tryRuns, let t = tokens.baseAddress {
+                routelog_count_zero_runs(t, tokens.count, counts.baseAddress! + V2.valueTokens)
             }
-        }
-        let plain = Self.build(counts, withRuns: false)
-        var choice = (runs: false, code: plain.code)
-        if tryRuns {
-            counts[0] = 0
-            let withRuns = Self.build(counts, withRuns: true)
-            if withRuns.bits < plain.bits { choice = (true, withRuns.code) }
+            let plain = Self.build(UnsafeBufferPointer(counts), withRuns: false)
+            var choice = (runs: false, code: plain.code)
+            if tryRuns {
+                counts[0] = 0
+                let withRuns = Self.build(UnsafeBufferPointer(counts), withRuns: true)
+                if withRuns.bits < plain.bits { choice = (true, withRuns.code) }
+            }
+            return choice
         }
         runs = choice.runs
         code = choice.code
@@ -85,14 +86,12 @@ final class CodePlan {
 
     /// A code for `counts` (run tokens ignored unless `withRuns`) and the bits it would
     /// write: codes, extra bits and the lengths table.
-    private static func build(_ counts: [UInt32], withRuns: Bool) -> (code: HuffmanCode, bits: Int) {
+    private static func build(_ counts: UnsafeBufferPointer<UInt32>, withRuns: Bool) -> (code: HuffmanCode, bits: Int) {
         var code = HuffmanCode()
         let used = withRuns ? HuffmanCode.symbolCount : V2.valueTokens
-        counts.withUnsafeBufferPointer { c in
-            code.lengths.withUnsafeMutableBufferPointer { lengths in
-                HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: c[0..<used]), limit: V2.writtenCodeLength,
-                                     into: lengths)
-            }
+        code.lengths.withUnsafeMutableBufferPointer { lengths in
+            HuffmanLengths.build(weights: UnsafeBufferPointer(rebasing: counts[0..<used]), limit: V2.writtenCodeLength,
+                                 into: lengths)
         }
         var bits = 0
         for symbol in 0..<used where counts[symbol] > 0 {

@@ -10,31 +10,45 @@ enum HuffmanLengths {
     /// 0). A single used token gets length 1.
     static func build(weights: UnsafeBufferPointer<UInt32>, limit: Int, into lengths: UnsafeMutableBufferPointer<UInt8>) {
         precondition(weights.count <= lengths.count && limit >= 9)
-        for t in 0..<lengths.count { lengths[t] = 0 }
-        // Sort keys: weight in the high bits, token in the low 16, so ties order by token.
-        var keys: [UInt64] = []
-        keys.reserveCapacity(weights.count)
-        for t in 0..<weights.count where weights[t] > 0 { keys.append(UInt64(weights[t]) << 16 | UInt64(t)) }
-        guard keys.count > 1 else {
-            if let only = keys.first { lengths[Int(only & 0xFFFF)] = 1 }
-            return
-        }
-        while true {
-            keys.sort()
-            var depths = keys.map { Int($0 >> 16) }
-            minimumRedundancy(&depths)
-            if depths[0] <= limit {  // the lightest token has the longest code
-                for (i, key) in keys.enumerated() { lengths[Int(key & 0xFFFF)] = UInt8(depths[i]) }
+        lengths.update(repeating: 0)
+        // Shaped for speed: every column of every save builds one or two codes, and
+        // arrays for the keys and depths of each were a third of the build's time.
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(1, weights.count)) { keyStorage in
+            // Sort keys: weight in the high bits, token in the low 16, so ties order by token.
+            var n = 0
+            for t in 0..<weights.count where weights[t] > 0 {
+                keyStorage[n] = UInt64(weights[t]) << 16 | UInt64(t)
+                n += 1
+            }
+            guard n > 1 else {
+                if n == 1 { lengths[Int(keyStorage[0] & 0xFFFF)] = 1 }
                 return
             }
-            keys = keys.map { key in (((key >> 16) + 1) >> 1) << 16 | (key & 0xFFFF) }
+            var keys = UnsafeMutableBufferPointer(rebasing: keyStorage[0..<n])
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { depths in
+                while true {
+                    keys.sort()
+                    for i in 0..<n { depths[i] = Int(keys[i] >> 16) }
+                    minimumRedundancy(depths)
+                    if depths[0] <= limit {  // the lightest token has the longest code
+                        for i in 0..<n { lengths[Int(keys[i] & 0xFFFF)] = UInt8(depths[i]) }
+                        return
+                    }
+                    for i in 0..<n { keys[i] = (((keys[i] >> 16) + 1) >> 1) << 16 | (keys[i] & 0xFFFF) }
+                }
+            }
         }
+    }
+
+    /// Replaces ascending weights `a` by their code lengths (see the buffer's version).
+    static func minimumRedundancy(_ a: inout [Int]) {
+        a.withUnsafeMutableBufferPointer { minimumRedundancy($0) }
     }
 
     /// Replaces ascending weights `a` by their code lengths (Moffat and Katajainen):
     /// pass 1 pairs weights into internal nodes, storing parent indices; pass 2 turns
     /// parents into internal depths; pass 3 gives each leaf its depth.
-    static func minimumRedundancy(_ a: inout [Int]) {
+    static func minimumRedundancy(_ a: UnsafeMutableBufferPointer<Int>) {
         let n = a.count
         guard n > 1 else {
             if n == 1 { a[0] = 0 }
