@@ -1032,6 +1032,65 @@ static void check_farthest_ends(void) {
     report("farthest_point_ends", &d);
 }
 
+// routelog_tokenize_differences: the residuals of a column's values of each order, and
+// their tokens, in one pass; the same u, tokens, counts and exactness as the residuals
+// worked out here and tokenized by routelog_tokenize_residuals (both paths of each).
+static void check_token_differences(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { most = 700 };
+    int64_t *values = malloc((most + 2) * 8);
+    uint64_t *u = malloc(most * 8), *mine = malloc(most * 8), *twin = malloc(most * 8);
+    uint8_t *tokens = malloc(most), *mine_tokens = malloc(most), *twin_tokens = malloc(most);
+    uint32_t counts[1024], mine_counts[1024], twin_counts[1024];
+    for (int round = 0; round < 600; round++) {
+        int order = (int)below(3);
+        size_t k = round % 4 == 0 ? below(40) : below(most);
+        size_t m = k + (size_t)order;
+        for (size_t i = 0; i < m; i++) {
+            switch (round % 4) {
+            case 0: values[i] = geometric(62); break;
+            case 1: values[i] = (i ? values[i - 1] : geometric(40)) + geometric(10); break;
+            case 2: values[i] = (int64_t)next_random(); break;  // differences that wrap
+            default: values[i] = (int64_t)below(7) * 1000003;
+            }
+        }
+        int64_t bias = round % 5 == 0 ? (int64_t)next_random() : geometric(6);
+        routelog_exact_division division, *by = 0;
+        if (round % 2) {
+            uint64_t odd = 2 * below(60) + 1, inverse = odd;
+            for (int step = 0; step < 5; step++) inverse *= 2 - odd * inverse;
+            division.shift = (int64_t)below(12);
+            division.odd_inverse = (int64_t)inverse;
+            int64_t divisor = (int64_t)(odd << division.shift);
+            division.smallest = INT64_MIN / divisor, division.largest = INT64_MAX / divisor;
+            by = &division;
+            // Multiples of the divisor but now and then (the bias then keeps them so).
+            for (size_t i = 0; i < m; i++) {
+                if (below(40) != 0) values[i] = (values[i] >> 20) * divisor;
+            }
+            bias = below(3) == 0 ? bias : 0;
+        }
+        for (size_t j = 0; j < k; j++) {
+            const uint64_t *w = (const uint64_t *)values;
+            uint64_t r = order == 0 ? w[j] : order == 1 ? w[j + 1] - w[j] : (w[j + 2] - w[j + 1]) - (w[j + 1] - w[j]);
+            u[j] = r - (uint64_t)bias;
+        }
+        int exact = routelog_tokenize_residuals(u, k, by, tokens, counts);
+        int mine_exact = routelog_tokenize_differences(values, order, bias, k, by, mine, mine_tokens, mine_counts);
+        int twin_exact = routelog_tokenize_differences_portable(values, order, bias, k, by, twin, twin_tokens, twin_counts);
+        if (exact != mine_exact || exact != twin_exact) fail("token differences: exactness differs", d.calls);
+        if (exact && (memcmp(u, mine, k * 8) || memcmp(tokens, mine_tokens, k) || memcmp(counts, mine_counts, 256 * 4) ||
+                      memcmp(u, twin, k * 8) || memcmp(tokens, twin_tokens, k) || memcmp(counts, twin_counts, 256 * 4))) {
+            fail("token differences: not the tokens of the residuals", d.calls);
+        }
+        mix_u64(&d, (uint64_t)exact);
+        if (exact) mix(&d, mine, k * 8), mix(&d, mine_tokens, k), mix(&d, mine_counts, 256 * 4);
+        d.calls++;
+    }
+    free(values), free(u), free(mine), free(twin), free(tokens), free(mine_tokens), free(twin_tokens);
+    report("tokenize_differences", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -1055,5 +1114,6 @@ int main(void) {
     check_climb();  // the same
     check_largest();  // the same
     check_farthest_ends();  // the same
+    check_token_differences();  // the same
     return 0;
 }

@@ -39,16 +39,32 @@ static inline __attribute__((always_inline)) int64_t quotient(const routelog_exa
     return q;
 }
 
+// Residual j minus the bias, as ColumnEncoderV2 defines it (wrapping): with order -1,
+// u[j] itself (the residuals are there already); with order 0, 1 or 2, the value, the
+// first or the second difference of `values` at j.
+static inline __attribute__((always_inline)) int64_t residual_at(const uint64_t *u, const uint64_t *values, size_t j,
+                                                                 int order, uint64_t bias) {
+    switch (order) {
+    case -1: return (int64_t)u[j];
+    case 0: return (int64_t)(values[j] - bias);
+    case 1: return (int64_t)((values[j + 1] - values[j]) - bias);
+    default: return (int64_t)(((values[j + 2] - values[j + 1]) - (values[j + 1] - values[j])) - bias);
+    }
+}
+
 // Four values an iteration, each counted into a histogram of its own (added up at the
 // end): consecutive values often share a token, and adding to one counter back to back
 // waits on the previous store every time.
-static inline __attribute__((always_inline)) int tokenize(uint64_t *u, size_t k,
-                                                          const routelog_exact_division *division,
-                                                          uint8_t *tokens, uint32_t *counts) {
+static inline __attribute__((always_inline)) int tokenize_from(uint64_t *u, const uint64_t *values, int order,
+                                                               uint64_t bias, size_t k,
+                                                               const routelog_exact_division *division,
+                                                               uint8_t *tokens, uint32_t *counts) {
     uint32_t *h0 = counts, *h1 = counts + VALUE_TOKENS, *h2 = counts + 2 * VALUE_TOKENS, *h3 = counts + 3 * VALUE_TOKENS;
     for (size_t t = 0; t < 4 * VALUE_TOKENS; t++) counts[t] = 0;
     int exact = 1;
-#define ROUTELOG_U(j) zigzag(division ? quotient(division, (int64_t)u[j], &exact) : (int64_t)u[j])
+#define ROUTELOG_U(j)                                                                                   \
+    zigzag(division ? quotient(division, residual_at(u, values, j, order, bias), &exact)               \
+                    : residual_at(u, values, j, order, bias))
     size_t j = 0;
     for (; j + 4 <= k; j += 4) {
         uint64_t u0 = ROUTELOG_U(j), u1 = ROUTELOG_U(j + 1), u2 = ROUTELOG_U(j + 2), u3 = ROUTELOG_U(j + 3);
@@ -69,9 +85,20 @@ static inline __attribute__((always_inline)) int tokenize(uint64_t *u, size_t k,
     return exact;
 }
 
-static int tokenize_any(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
-                        uint32_t *counts) {
-    return division ? tokenize(u, k, division, tokens, counts) : tokenize(u, k, 0, tokens, counts);
+// tokenize_from compiled for each order (so no loop tests it) and for a divisor or none.
+#define ROUTELOG_FOR_EACH_ORDER(kernel, ...)                                                           \
+    switch (order) {                                                                                   \
+    case -1: return division ? kernel(-1, division, 1, __VA_ARGS__) : kernel(-1, 0, 0, __VA_ARGS__);  \
+    case 0: return division ? kernel(0, division, 1, __VA_ARGS__) : kernel(0, 0, 0, __VA_ARGS__);     \
+    case 1: return division ? kernel(1, division, 1, __VA_ARGS__) : kernel(1, 0, 0, __VA_ARGS__);     \
+    default: return division ? kernel(2, division, 1, __VA_ARGS__) : kernel(2, 0, 0, __VA_ARGS__);    \
+    }
+#define ROUTELOG_SCALAR_TOKENIZE(o, d, divided, u, values, bias, k, tokens, counts) \
+    tokenize_from(u, values, o, bias, k, d, tokens, counts)
+
+static int tokenize_any(uint64_t *u, const uint64_t *values, int order, uint64_t bias, size_t k,
+                        const routelog_exact_division *division, uint8_t *tokens, uint32_t *counts) {
+    ROUTELOG_FOR_EACH_ORDER(ROUTELOG_SCALAR_TOKENIZE, u, values, bias, k, tokens, counts)
 }
 
 // Bits of zigzag(r - bias) for each order's residuals r at values[from..<to], added to
@@ -95,7 +122,13 @@ static inline __attribute__((always_inline)) void order_costs(const int64_t *v, 
 
 int routelog_tokenize_residuals_portable(uint64_t *u, size_t k, const routelog_exact_division *division,
                                          uint8_t *tokens, uint32_t *counts) {
-    return tokenize_any(u, k, division, tokens, counts);
+    return tokenize_any(u, 0, -1, 0, k, division, tokens, counts);
+}
+
+int routelog_tokenize_differences_portable(const int64_t *values, int order, int64_t bias, size_t k,
+                                           const routelog_exact_division *division, uint64_t *u, uint8_t *tokens,
+                                           uint32_t *counts) {
+    return tokenize_any(u, (const uint64_t *)values, order, (uint64_t)bias, k, division, tokens, counts);
 }
 
 void routelog_order_costs_portable(const int64_t *values, size_t from, size_t to, const int64_t *biases,
@@ -105,9 +138,9 @@ void routelog_order_costs_portable(const int64_t *values, size_t from, size_t to
 
 #if defined(__x86_64__)
 __attribute__((target("lzcnt,bmi,bmi2")))
-static int tokenize_lzcnt(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
-                          uint32_t *counts) {
-    return division ? tokenize(u, k, division, tokens, counts) : tokenize(u, k, 0, tokens, counts);
+static int tokenize_lzcnt(uint64_t *u, const uint64_t *values, int order, uint64_t bias, size_t k,
+                          const routelog_exact_division *division, uint8_t *tokens, uint32_t *counts) {
+    ROUTELOG_FOR_EACH_ORDER(ROUTELOG_SCALAR_TOKENIZE, u, values, bias, k, tokens, counts)
 }
 
 __attribute__((target("lzcnt,bmi,bmi2")))
@@ -136,8 +169,9 @@ static void order_costs_lzcnt(const int64_t *values, size_t from, size_t to, con
 // an arithmetic shift of 64-bit lanes (a logical one, with the sign's bits put back
 // above) nor their product (three 32-bit products, the low 64 bits of x × inverse).
 __attribute__((target("avx2,lzcnt,bmi,bmi2"), always_inline))
-static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exact_division *division,
-                                       uint8_t *tokens, uint32_t *counts, const int divided) {
+static inline int tokenize_avx2_kernel(uint64_t *u, const uint64_t *values, const int order, uint64_t residual_bias, size_t k,
+                                       const routelog_exact_division *division, uint8_t *tokens, uint32_t *counts,
+                                       const int divided) {
     uint32_t *h0 = counts, *h1 = counts + VALUE_TOKENS, *h2 = counts + 2 * VALUE_TOKENS, *h3 = counts + 3 * VALUE_TOKENS;
     for (size_t t = 0; t < 4 * VALUE_TOKENS; t++) counts[t] = 0;
     const __m256i zero = _mm256_setzero_si256(), two_52 = _mm256_set1_epi64x(0x4330000000000000);
@@ -148,6 +182,7 @@ static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exa
     // the second's) to where the two 128-bit halves, ORed, have them in order.
     const __m256i pack = _mm256_setr_epi8(0, 4, -1, -1, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
                                           -1, -1, 0, 4, -1, -1, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i vbias = _mm256_set1_epi64x((long long)residual_bias);
     __m256i low_bits = zero, inverse = zero, inverse_high = zero, smallest = zero, largest = zero, inexact = zero;
     __m128i shift = _mm_setzero_si128(), sign_shift = _mm_setzero_si128();
     if (divided) {
@@ -163,7 +198,24 @@ static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exa
     for (; j < eights; j += 8) {
         __m256i z[2];
         for (int half = 0; half < 2; half++) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(u + j + 4 * half));
+            // The residuals from the values, four a step (three overlapping loads for the
+            // second differences), where a separate pass wrote them to u and this one
+            // read them back.
+            __m256i v;
+            if (order < 0) {
+                v = _mm256_loadu_si256((const __m256i *)(u + j + 4 * half));
+            } else {
+                const uint64_t *s = values + j + 4 * half;
+                __m256i a = _mm256_loadu_si256((const __m256i *)s);
+                if (order == 0) {
+                    v = a;
+                } else {
+                    __m256i b = _mm256_loadu_si256((const __m256i *)(s + 1)), d = _mm256_sub_epi64(b, a);
+                    v = order == 1 ? d
+                                   : _mm256_sub_epi64(_mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(s + 2)), b), d);
+                }
+                v = _mm256_sub_epi64(v, vbias);
+            }
             if (divided) {
                 inexact = _mm256_or_si256(inexact, _mm256_and_si256(v, low_bits));
                 __m256i negative = _mm256_cmpgt_epi64(zero, v);
@@ -199,7 +251,8 @@ static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exa
     }
     if (divided && !_mm256_testz_si256(inexact, inexact)) exact = 0;
     for (; j < k; j++) {
-        uint64_t v = zigzag(divided ? quotient(division, (int64_t)u[j], &exact) : (int64_t)u[j]);
+        int64_t r = residual_at(u, values, j, order, residual_bias);
+        uint64_t v = zigzag(divided ? quotient(division, r, &exact) : r);
         unsigned t = token_of(v);
         u[j] = v;
         tokens[j] = (uint8_t)t;
@@ -209,18 +262,31 @@ static inline int tokenize_avx2_kernel(uint64_t *u, size_t k, const routelog_exa
     return exact;
 }
 
+#define ROUTELOG_AVX2_TOKENIZE(o, d, divided, u, values, bias, k, tokens, counts) \
+    tokenize_avx2_kernel(u, values, o, bias, k, d, tokens, counts, divided)
+
 __attribute__((target("avx2,lzcnt,bmi,bmi2")))
-static int tokenize_avx2(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
-                         uint32_t *counts) {
-    return division ? tokenize_avx2_kernel(u, k, division, tokens, counts, 1)
-                    : tokenize_avx2_kernel(u, k, 0, tokens, counts, 0);
+static int tokenize_avx2(uint64_t *u, const uint64_t *values, int order, uint64_t bias, size_t k,
+                         const routelog_exact_division *division, uint8_t *tokens, uint32_t *counts) {
+    ROUTELOG_FOR_EACH_ORDER(ROUTELOG_AVX2_TOKENIZE, u, values, bias, k, tokens, counts)
+}
+
+static int tokenize_best(uint64_t *u, const uint64_t *values, int order, uint64_t bias, size_t k,
+                         const routelog_exact_division *division, uint8_t *tokens, uint32_t *counts) {
+    if (routelog_has_avx2() && routelog_has_bmi2()) return tokenize_avx2(u, values, order, bias, k, division, tokens, counts);
+    return routelog_has_bmi2() ? tokenize_lzcnt(u, values, order, bias, k, division, tokens, counts)
+                               : tokenize_any(u, values, order, bias, k, division, tokens, counts);
 }
 
 int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
                                 uint32_t *counts) {
-    if (routelog_has_avx2() && routelog_has_bmi2()) return tokenize_avx2(u, k, division, tokens, counts);
-    return routelog_has_bmi2() ? tokenize_lzcnt(u, k, division, tokens, counts)
-                               : tokenize_any(u, k, division, tokens, counts);
+    return tokenize_best(u, 0, -1, 0, k, division, tokens, counts);
+}
+
+int routelog_tokenize_differences(const int64_t *values, int order, int64_t bias, size_t k,
+                                  const routelog_exact_division *division, uint64_t *u, uint8_t *tokens,
+                                  uint32_t *counts) {
+    return tokenize_best(u, (const uint64_t *)values, order, (uint64_t)bias, k, division, tokens, counts);
 }
 
 // Bits of four zigzagged values below 2^52, 0 for 0: the exponent of each as a double,
@@ -279,7 +345,13 @@ void routelog_order_costs(const int64_t *values, size_t from, size_t to, const i
 #else
 int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_division *division, uint8_t *tokens,
                                 uint32_t *counts) {
-    return tokenize_any(u, k, division, tokens, counts);
+    return tokenize_any(u, 0, -1, 0, k, division, tokens, counts);
+}
+
+int routelog_tokenize_differences(const int64_t *values, int order, int64_t bias, size_t k,
+                                  const routelog_exact_division *division, uint64_t *u, uint8_t *tokens,
+                                  uint32_t *counts) {
+    return tokenize_any(u, (const uint64_t *)values, order, (uint64_t)bias, k, division, tokens, counts);
 }
 
 void routelog_order_costs(const int64_t *values, size_t from, size_t to, const int64_t *biases, int64_t *costs) {

@@ -273,6 +273,21 @@ int routelog_tokenize_residuals(uint64_t *u, size_t k, const routelog_exact_divi
 int routelog_tokenize_residuals_portable(uint64_t *u, size_t k, const routelog_exact_division *division,
                                          uint8_t *tokens, uint32_t *counts);
 
+/// The same for the residuals of `values` of `order` 0, 1 or 2 (the values, their first
+/// or their second differences, wrapping), each minus `bias`: residual j is worked out
+/// from values[j...j + order] and its u written to u[j], for j < k (values holds k +
+/// order values). What a save's column encoder does, in one pass where writing the
+/// residuals to u and tokenizing them there took two; u, tokens and counts are what
+/// routelog_tokenize_residuals gives for those residuals.
+int routelog_tokenize_differences(const int64_t *values, int order, int64_t bias, size_t k,
+                                  const routelog_exact_division *division, uint64_t *u, uint8_t *tokens,
+                                  uint32_t *counts);
+
+/// The same without AVX2 or LZCNT (for tests).
+int routelog_tokenize_differences_portable(const int64_t *values, int order, int64_t bias, size_t k,
+                                           const routelog_exact_division *division, uint64_t *u, uint8_t *tokens,
+                                           uint32_t *counts);
+
 /// Adds to costs[order] the bits of zigzag(r - biases[order]) for the residuals r of
 /// orders 0, 1 and 2 at values[from..<to] (from >= 2: the two values before it start
 /// the differences), wrapping: how a save compares a column's orders.

@@ -3,7 +3,7 @@ import Testing
 @testable import RouteLog
 import RouteLogSamples
 
-/// The version 2 encoder's residual pass (ColumnEncoderV2.computeResiduals, two passes)
+/// The version 2 encoder's residual pass (ColumnEncoderV2.computeResiduals, one pass in C)
 /// and its exact division (ExactDivision.quotient, masking shifts) attacked with
 /// divisors: ExactDivision against plain integer division for divisors from 1 to
 /// Int64.max (every shift from 0 to 62) on multiples at the edges of the quotient's

@@ -80,27 +80,20 @@ struct ColumnEncoderV2 {
     /// token counted into `counts`; false when some residual is not a multiple of the
     /// divisor (the samples missed it).
     ///
-    /// Two passes, each shaped for speed: the differences alone first (a loop the
-    /// compiler turns into vector subtractions), then `routelog_tokenize_residuals` (C:
-    /// the token needs the place of the top bit, one instruction where the processor has
-    /// LZCNT) for what needs a table and a counter. Together they had more live values
-    /// than registers, and the loop spilled.
+    /// One pass, in C (`routelog_tokenize_differences`): the differences, four at a time
+    /// from overlapping loads, and the token, which needs the place of the top bit (one
+    /// instruction where the processor has LZCNT, four values at a time with AVX2).
+    /// Written to `residuals` by a Swift loop first, they took a pass of their own and
+    /// were read back.
     private func computeResiduals(_ v: UnsafeBufferPointer<Int64>, _ model: inout ResidualModel) -> Bool {
-        let u = residuals, bias = UInt64(bitPattern: model.bias), order = model.order, k = v.count - order
+        let order = model.order, k = v.count - order
         guard k > 0, let start = v.baseAddress else { return true }
-        // Wrapping differences are the same bits on UInt64 as on Int64.
-        start.withMemoryRebound(to: UInt64.self, capacity: v.count) { w in
-            switch order {
-            case 0: for j in 0..<k { u[j] = w[j] &- bias }
-            case 1: for j in 0..<k { u[j] = (w[j + 1] &- w[j]) &- bias }
-            default: for j in 0..<k { u[j] = ((w[j + 2] &- w[j + 1]) &- (w[j + 1] &- w[j])) &- bias }
-            }
-        }
+        precondition((0...2).contains(order), "the format has orders 0, 1 and 2")
         guard model.divisor != 1 else {
-            return routelog_tokenize_residuals(u, k, nil, tokenBytes, counts) == 1
+            return routelog_tokenize_differences(start, Int32(order), model.bias, k, nil, residuals, tokenBytes, counts) == 1
         }
         var division = ExactDivision(model.divisor).spec
-        return routelog_tokenize_residuals(u, k, &division, tokenBytes, counts) == 1
+        return routelog_tokenize_differences(start, Int32(order), model.bias, k, &division, residuals, tokenBytes, counts) == 1
     }
 
     /// Residual i into stream i mod `count`, each stream in its own region of the scratch
