@@ -58,7 +58,7 @@ struct LinkedFiles {
         let temporaryName = name + FormatConstants.temporarySuffix
         let temporary = files.path(temporaryName)
         if fileSystem.isSymbolicLink(temporary) != nil {
-            if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try holdsPrefix(of: shared, leftover) {
+            if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try leftover.isPrefix(of: shared) {
                 try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
             } else {
                 try LostAndFound(files: files).moveAside(temporaryName, reason: "was in the way of a copy of \(name) of this store's own")
@@ -132,18 +132,5 @@ struct LinkedFiles {
         } else if fileSystem.isSymbolicLink(temporary) != nil {
             try LostAndFound(files: files).moveAside(temporaryName, reason: "was at \(name) when this store's copy of it took its place")
         }
-    }
-
-    /// True when `leftover`'s bytes are the first bytes of `file`, a megabyte at a time.
-    private func holdsPrefix(of file: DurableFile, _ leftover: DurableFile) throws -> Bool {
-        let size = try leftover.size()
-        guard size <= (try file.size()) else { return false }
-        var done: Int64 = 0
-        while done < size {
-            let count = Int(min(size - done, 1 << 20))
-            guard try leftover.read(at: done, count: count) == file.read(at: done, count: count) else { return false }
-            done += Int64(count)
-        }
-        return true
     }
 }
