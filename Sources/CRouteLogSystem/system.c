@@ -186,6 +186,22 @@ int routelog_rename_exclusive(const char *from, const char *to) {
     return routelog_renameat_exclusive(AT_FDCWD, from, AT_FDCWD, to);
 }
 
+int routelog_rename_exchange(const char *a, const char *b) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    // RENAME_EXCHANGE (2). EINVAL: this file system has no exchange; ENOSYS: the kernel
+    // (before 3.15) has no renameat2.
+    if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 2) == 0) return 0;
+    return errno == EINVAL || errno == ENOSYS ? ENOTSUP : errno;
+#elif defined(__APPLE__) && defined(RENAME_SWAP)
+    if (renamex_np(a, b, RENAME_SWAP) == 0) return 0;
+    return errno == EINVAL ? ENOTSUP : errno;
+#else
+    (void)a;
+    (void)b;
+    return ENOTSUP;
+#endif
+}
+
 int routelog_renameat_exclusive(int from_dir, const char *from, int to_dir, const char *to) {
 #if defined(__linux__) && defined(SYS_renameat2)
     // RENAME_NOREPLACE (1): the check and the rename are one step.

@@ -81,6 +81,13 @@ final class MemoryFileSystem: FileSystem, @unchecked Sendable {
         guard files[name(to)] == nil else { throw Errno(code: EEXIST) }
         try rename(from, to: to)
     }
+    func exchange(_ a: String, with b: String) throws {
+        guard let first = files[name(a)], let second = files[name(b)] else { throw Errno(code: ENOENT) }
+        (files[name(a)], files[name(b)]) = (second, first)
+        for (fd, n) in descriptors {
+            if n == name(a) { descriptors[fd] = name(b) } else if n == name(b) { descriptors[fd] = name(a) }
+        }
+    }
     func unlink(_ path: String) throws {
         guard files.removeValue(forKey: name(path)) != nil else { throw Errno(code: ENOENT) }
     }

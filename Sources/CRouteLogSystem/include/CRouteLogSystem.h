@@ -494,6 +494,13 @@ int routelog_sync_barrier(int fd);
 /// 0 or errno.
 int routelog_rename_exclusive(const char *from, const char *to);
 
+/// Swaps the files at `a` and `b` in one step, both of which must exist: each name then
+/// leads to what the other led to, and at no moment does either lead to nothing
+/// (renameat2's RENAME_EXCHANGE on Linux, renamex_np's RENAME_SWAP on Darwin). Returns
+/// 0 or errno: ENOTSUP where the system or the file system cannot swap (no look-then-
+/// rename stand-in here: that is the caller's to choose).
+int routelog_rename_exchange(const char *a, const char *b);
+
 // Descriptor-relative calls: the store's lost/ is used through one descriptor of it
 // (LostAndFound), so that a link or another directory put at its path meanwhile leads
 // nothing elsewhere.

@@ -20,7 +20,8 @@ public struct RouteLogError: Error, Sendable, Equatable, Codable, CustomStringCo
         case invalidArgument
         /// No route (or recording) with that id, or no store at that path.
         case notFound
-        /// Another process holds the store for writing. ``pid`` names it.
+        /// Another process holds the store for writing (``pid`` names it), or another
+        /// export holds an export's directory longer than the export waits.
         case locked
         /// The store was written by a newer RouteLog format than this library reads.
         case unsupportedVersion

@@ -53,6 +53,9 @@ protocol FileSystem: Sendable {
     func rename(_ from: String, to: String) throws
     /// rename that never replaces what is at `to` (EEXIST then).
     func renameExclusive(_ from: String, to: String) throws
+    /// Swaps the files at `a` and `b` (both there) in one step: renameat2's
+    /// RENAME_EXCHANGE, Darwin's RENAME_SWAP; ENOTSUP where the file system cannot.
+    func exchange(_ a: String, with b: String) throws
     func unlink(_ path: String) throws
     func makeDirectory(_ path: String) throws
     /// Opens the directory and fsyncs it, so that creations, renames and unlinks in it
@@ -195,6 +198,11 @@ struct PosixFileSystem: FileSystem {
 
     func renameExclusive(_ from: String, to: String) throws {
         let result = routelog_rename_exclusive(from, to)
+        guard result == 0 else { throw Errno(code: result) }
+    }
+
+    func exchange(_ a: String, with b: String) throws {
+        let result = routelog_rename_exchange(a, b)
         guard result == 0 else { throw Errno(code: result) }
     }
 

@@ -21,6 +21,7 @@ extension ForwardingFileSystem {
     func syncAll(_ file: FileRef) throws { try base.syncAll(file) }
     func rename(_ from: String, to: String) throws { try base.rename(from, to: to) }
     func renameExclusive(_ from: String, to: String) throws { try base.renameExclusive(from, to: to) }
+    func exchange(_ a: String, with b: String) throws { try base.exchange(a, with: b) }
     func unlink(_ path: String) throws { try base.unlink(path) }
     func makeDirectory(_ path: String) throws { try base.makeDirectory(path) }
     func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Store files that another name also leads to (hard links: a store copied with
 /// `cp -al`, a backup made with `rsync --link-dest`, a directory of links made by hand).
 /// A writer changes two of its store files in place: it appends to and cuts the last
@@ -8,8 +14,9 @@
 /// which give a store its own file the same way.
 ///
 /// So before a writer writes them, when the last segment or the index has more than one
-/// link, each is replaced by a copy of its own: copied whole, synced, and renamed over
-/// its name, leaving the file the other names lead to exactly as it was. The index is
+/// link, each is replaced by a copy of its own: copied whole, synced, and swapped with
+/// the file at its name, leaving the file the other names lead to exactly as it was
+/// (and anything else found at the name in `lost/`). The index is
 /// copied first: another store's writer appends a record to the segment before its
 /// entry to the index, so every entry of the copy names a record the segment's copy,
 /// made after, holds; and the copy still vouches for the records it names, so damage
@@ -51,44 +58,79 @@ struct LinkedFiles {
         let temporaryName = name + FormatConstants.temporarySuffix
         let temporary = files.path(temporaryName)
         if fileSystem.isSymbolicLink(temporary) != nil {
-            if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try holdsPrefix(of: shared, leftover) {
+            if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try leftover.isPrefix(of: shared) {
                 try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
             } else {
                 try LostAndFound(files: files).moveAside(temporaryName, reason: "was in the way of a copy of \(name) of this store's own")
             }
         }
         guard try linkCount(shared) > 1 else { return false }
-        try copy(shared, over: path, through: temporary)
+        try copy(shared, named: name)
         try files.syncDirectory()
         return true
     }
 
-    /// Writes a copy of `shared` at `temporary` (a new name), syncs it, and renames it
-    /// over `path`; a copy that fails is removed.
-    func copy(_ shared: DurableFile, over path: String, through temporary: String) throws {
+    /// Writes a copy of `shared` (the store file `name`) at the name with `.tmp` (free by
+    /// now), syncs it, and puts it in place (``putInPlace(_:replacing:)``); a copy that
+    /// fails is removed.
+    func copy(_ shared: DurableFile, named name: String) throws {
         let fileSystem = files.fileSystem
+        let temporary = files.path(name + FormatConstants.temporarySuffix)
         let copy = try DurableFile.create(temporary, fileSystem: fileSystem)
         do {
             try files.protect(copy)
             try copy.copy(from: shared)
             try copy.syncAll()
-            try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: path) }
         } catch {
             try? fileSystem.unlink(temporary)
             throw error
         }
+        try putInPlace(name, replacing: shared)
     }
 
-    /// True when `leftover`'s bytes are the first bytes of `file`, a megabyte at a time.
-    private func holdsPrefix(of file: DurableFile, _ leftover: DurableFile) throws -> Bool {
-        let size = try leftover.size()
-        guard size <= (try file.size()) else { return false }
-        var done: Int64 = 0
-        while done < size {
-            let count = Int(min(size - done, 1 << 20))
-            guard try leftover.read(at: done, count: count) == file.read(at: done, count: count) else { return false }
-            done += Int64(count)
+    /// Puts the copy at `name` with `.tmp` in place at `name`, replacing nothing it has not
+    /// checked: the two names swap their files in one step (``FileSystem/exchange(_:with:)``),
+    /// and what the temporary name leads to then is looked at. The file that was opened, still
+    /// under another name, loses this one (its bytes stay, for the other store);
+    /// anything else (a file renamed to `name` after the link count was looked at, or
+    /// the shared file whose other names went meanwhile, which may hold bytes written
+    /// after the copy) is moved into `lost/`, never unlinked.
+    ///
+    /// A swap rather than LostAndFound's scheme for a shared `lost/LOG` (the shared file
+    /// renamed to a free name, then the copy renamed to the name, replacing nothing):
+    /// between those two renames the name leads nowhere, and a crash there leaves the
+    /// MANIFEST naming a last segment or index that is missing. With the swap, the name
+    /// leads to the shared file or to the whole, synced copy at every instant; a crash
+    /// after it leaves the shared file at the temporary name, which the next open's
+    /// ``makePrivate(_:)`` removes when the copy holds all of its bytes and keeps in
+    /// `lost/` otherwise. A file system that cannot swap (some network ones, ENOTSUP)
+    /// gets a look then a rename, which leaves a moment between the two, as
+    /// ``FileSystem/renameExclusive(_:to:)`` does there.
+    private func putInPlace(_ name: String, replacing shared: DurableFile) throws {
+        let fileSystem = files.fileSystem
+        let path = files.path(name)
+        let temporaryName = name + FormatConstants.temporarySuffix
+        let temporary = files.path(temporaryName)
+        let own = fileSystem.identity(shared.ref)
+        do {
+            try fileSystem.checked("rename", temporary) { try fileSystem.exchange(temporary, with: path) }
+        } catch let error as RouteLogError where error.errno == ENOTSUP {
+            guard let own, fileSystem.identityOfName(path) == own else {
+                try? fileSystem.unlink(temporary)
+                throw RouteLogError(.io, "the file was replaced while RouteLog made a copy of the store's own of it; nothing was changed: open the store again",
+                                    path: path)
+            }
+            try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: path) }
+            return
+        } catch {
+            try? fileSystem.unlink(temporary)
+            throw error
         }
-        return true
+        // The shared file, with another name still: this one goes, its bytes stay.
+        if let own, fileSystem.identityOfName(temporary) == own, try linkCount(shared) > 1 {
+            try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
+        } else if fileSystem.isSymbolicLink(temporary) != nil {
+            try LostAndFound(files: files).moveAside(temporaryName, reason: "was at \(name) when this store's copy of it took its place")
+        }
     }
 }

@@ -34,7 +34,29 @@ struct LostAndFound: Sendable {
     /// Opens `lost/`, made when missing: a real directory, never through a link, held by
     /// one descriptor that every use of it in the call goes through (``LostDirectory``).
     private func open() throws -> LostDirectory {
-        try LostDirectory.open(Self.directoryName, in: files.directory, fileSystem: files.fileSystem, making: true)
+        let lost = try LostDirectory.open(Self.directoryName, in: files.directory, fileSystem: files.fileSystem, making: true)
+        try adoptCopy(in: lost)
+        return lost
+    }
+
+    /// Gives `LOG.tmp` the name `LOG` when nothing has that name: it is then the store's
+    /// copy of a shared log that a crash stopped between ``keepLogOwn(in:)``'s two
+    /// renames (the shared file moved to `LOG@0`, the copy not yet at `LOG`). Left
+    /// there, the next line would start a new `LOG` and the history would be split
+    /// between two files, the older one under a name nothing reads. The copy is whole:
+    /// the shared file leaves `LOG` only once the copy and its name are synced. (Only a
+    /// `LOG` removed by hand beside a copy cut short leaves a torn one; taken as `LOG`,
+    /// it keeps every byte it has, so nothing is lost either way.) The rename replaces
+    /// nothing: a `LOG` made meanwhile stays, and the copy is then one beside a log.
+    private func adoptCopy(in lost: LostDirectory) throws {
+        let temporary = Self.logName + FormatConstants.temporarySuffix
+        guard lost.identityOfName(Self.logName) == nil, (try? lost.open(temporary, flags: O_RDONLY)) != nil else { return }
+        do {
+            try lost.rename(temporary, to: Self.logName, replacing: false)
+        } catch let error as RouteLogError where error.errno == EEXIST || error.errno == ENOENT {
+            return  // a LOG made, or the copy taken, meanwhile
+        }
+        try lost.sync()
     }
 
     /// A name in `lost/` not taken yet, from `base`, among `taken` (listed when not given).
@@ -219,9 +241,11 @@ struct LostAndFound: Sendable {
     /// `cp -al`) by a copy of its own, so that this store's lines stay out of the other's
     /// (LinkedFiles does the same for the segments): written as `LOG.tmp`, synced, and
     /// renamed to `LOG` once the shared file is renamed to `LOG@0` (or a free twin of
-    /// it), where it keeps a name. Whatever is at the copy's name (a copy a crash cut
-    /// short, or anything planted), and whatever is renamed over `LOG` meanwhile, is
-    /// kept in `lost/` under a free name, never replaced.
+    /// it), where it keeps a name. A crash between those renames leaves the copy, which
+    /// the next use takes as `LOG` (``adoptCopy(in:)``). A copy a crash cut short
+    /// before them is removed (LOG holds its bytes); anything else at the copy's name
+    /// (anything planted), and whatever is renamed over `LOG` meanwhile, is kept in
+    /// `lost/` under a free name, never replaced.
     private func keepLogOwn(in lost: LostDirectory) throws {
         let fileSystem = files.fileSystem
         guard let log = try? lost.open(Self.logName, flags: O_RDONLY),
@@ -229,13 +253,24 @@ struct LostAndFound: Sendable {
         let temporary = Self.logName + FormatConstants.temporarySuffix
         let names = try lost.names()
         if names.contains(temporary) {
-            try lost.rename(temporary, to: try freeName(temporary + "@0", in: lost, taken: names), replacing: false)
+            // Beside a LOG, a copy of one name that holds the first bytes of it is one a
+            // crash cut short before the shared file left LOG: LOG still holds every byte
+            // of it, so it goes. Anything else there is kept under a free name.
+            if let leftover = try? lost.open(temporary, flags: O_RDONLY),
+               (try? fileSystem.linkCount(leftover.ref)) == 1, (try? leftover.isPrefix(of: log)) == true {
+                try lost.remove(temporary)
+            } else {
+                try lost.rename(temporary, to: try freeName(temporary + "@0", in: lost, taken: names), replacing: false)
+            }
         }
         let copy = try lost.create(temporary)
         do {
             try files.protect(copy)
             try copy.copy(from: log)
             try copy.syncAll()
+            // The copy's name durable before the shared file leaves LOG: a crash between
+            // the renames below then leaves a whole copy and no LOG (adoptCopy).
+            try lost.sync()
             // The shared file keeps a name here (it is another store's log too), and
             // whatever is at LOG by now (a file renamed over it since the look) goes aside
             // with it: each rename replaces nothing, so no file is deleted on the way.

@@ -63,6 +63,12 @@ struct StoreDirectoryGuard: ForwardingFileSystem {
         try base.renameExclusive(from, to: to)
     }
 
+    func exchange(_ a: String, with b: String) throws {
+        try check(a)
+        try check(b)
+        try base.exchange(a, with: b)
+    }
+
     func unlink(_ path: String) throws {
         try check(path)
         try base.unlink(path)

@@ -178,7 +178,7 @@ final class StoreLock: Sendable {
     /// lock this process takes on it next: after this process died, the child would
     /// still hold the store. Neither closure may fork, and both are kept short (a fork
     /// waits for them).
-    private static func openWatched<Opened>(_ open: () throws -> Opened, then watch: (Opened) throws -> Void) throws -> Opened {
+    static func openWatched<Opened>(_ open: () throws -> Opened, then watch: (Opened) throws -> Void) throws -> Opened {
         routelog_fork_guard_enter()
         defer { routelog_fork_guard_leave() }
         let opened = try open()
@@ -413,8 +413,21 @@ final class StoreLock: Sendable {
         // Probe the directory lock: taking it and letting it go at once. Another prober
         // holds it for an instant too, so a refusal is tried again a few times before it
         // counts as a writer (as a writer's own open does).
-        guard let ref = try? fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0) else { return nil }
-        defer { fileSystem.close(ref) }
+        // The probe's descriptor is opened with fork() held off and registered, as a
+        // writer's are: a child forked meanwhile would share the flock the probe takes,
+        // and keep the store locked were this process to die before it lets go. (Should
+        // registration fail, the probe goes on: it lets go explicitly, which lets go for
+        // a child sharing the description too.)
+        var registered = false
+        guard let ref = try? openWatched({
+            try fileSystem.open(directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, mode: 0)
+        }, then: { opened in
+            registered = directoryIdentity(opened.fd) != nil && routelog_release_in_forked_child(opened.fd) == 0
+        }) else { return nil }
+        defer {
+            if registered { routelog_forget_for_forked_child(ref.fd) }
+            fileSystem.close(ref)
+        }
         for _ in 0..<20 {
             do {
                 try fileSystem.lockDirectory(ref)

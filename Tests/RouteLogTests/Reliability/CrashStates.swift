@@ -70,7 +70,7 @@ struct CrashStateModel {
         var p = Pending(acknowledged: 0)
         for op in operations[0..<point] {
             switch op {
-            case .create, .rename, .unlink:
+            case .create, .rename, .exchange, .unlink:
                 p.directoryOps.append(op)
             case .syncDirectory:
                 p.directorySynced = p.directoryOps.count
@@ -113,6 +113,7 @@ struct CrashStateModel {
             switch op {
             case .create(let name, let inode): names[name] = inode
             case .rename(let from, let to): names[to] = names.removeValue(forKey: from)
+            case .exchange(let a, let b): (names[a], names[b]) = (names[b], names[a])
             case .unlink(let name): names[name] = nil
             default: break
             }

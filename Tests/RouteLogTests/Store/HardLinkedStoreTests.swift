@@ -230,7 +230,7 @@ import Testing
         let fs = InterceptingFileSystem()
         let savedDuringTheOpen = StateLock<[RouteID]>([])
         fs.observe { operation in
-            guard case .rename(let from, _) = operation, from.hasSuffix(FormatConstants.segmentSuffix + FormatConstants.temporarySuffix) else { return }
+            guard case .exchange(let from, _) = operation, from.hasSuffix(FormatConstants.segmentSuffix + FormatConstants.temporarySuffix) else { return }
             for n in 100..<103 { if let id = try? writerA.save(Self.route(n)) { savedDuringTheOpen.withLock { $0.append(id) } } }
         }
         let writerB = try RouteStore(at: b, options: .init(compaction: .manual), fileSystem: fs)

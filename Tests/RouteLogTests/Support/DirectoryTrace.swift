@@ -21,6 +21,8 @@ final class DirectoryTrace: @unchecked Sendable {
         /// fsync, fdatasync or a barrier: the file's data (and size) are durable.
         case sync(inode: Inode)
         case rename(from: String, to: String)
+        /// The two names swapped their files.
+        case exchange(String, String)
         case unlink(name: String)
         /// fsync of the directory: every earlier creation, rename and unlink is durable.
         case syncDirectory
@@ -88,6 +90,10 @@ final class DirectoryTrace: @unchecked Sendable {
                 guard let a = name(of: from), let b = name(of: to), let inode = names.removeValue(forKey: a) else { return }
                 names[b] = inode
                 log.append(.rename(from: a, to: b))
+            case .exchange(let first, let second):
+                guard let a = name(of: first), let b = name(of: second) else { return }
+                (names[a], names[b]) = (names[b], names[a])
+                log.append(.exchange(a, b))
             case .unlink(let path):
                 guard let name = name(of: path) else { return }
                 names[name] = nil

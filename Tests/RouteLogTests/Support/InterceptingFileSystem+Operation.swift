@@ -6,7 +6,7 @@ extension InterceptingFileSystem {
     enum Kind: String, CaseIterable, Sendable {
         case open, close, read = "pread", write = "pwrite", size = "fstat", truncate = "ftruncate"
         case syncData = "fdatasync", syncBarrier = "barrier fsync", syncAll = "fsync"
-        case rename, unlink, makeDirectory = "mkdir", syncDirectory = "fsync directory"
+        case rename, exchange = "rename exchange", unlink, makeDirectory = "mkdir", syncDirectory = "fsync directory"
         case listDirectory = "readdir", isDirectory = "stat", openDirectory = "open directory"
         case lockExclusive = "lock", unlock, isLockHeld = "lock query"
 
@@ -31,6 +31,8 @@ extension InterceptingFileSystem {
         case syncBarrier(FileRef)
         case syncAll(FileRef)
         case rename(from: String, to: String)
+        /// The two names swapped their files.
+        case exchange(String, String)
         case unlink(String)
         case makeDirectory(String)
         case syncDirectory(String)
@@ -54,6 +56,7 @@ extension InterceptingFileSystem {
             case .syncBarrier: .syncBarrier
             case .syncAll: .syncAll
             case .rename: .rename
+            case .exchange: .exchange
             case .unlink: .unlink
             case .makeDirectory: .makeDirectory
             case .syncDirectory: .syncDirectory

@@ -177,6 +177,12 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
         completed(.rename(from: from, to: to))
     }
 
+    func exchange(_ a: String, with b: String) throws {
+        try admit(.exchange, changing: true)
+        try base.exchange(a, with: b)
+        completed(.exchange(a, b))
+    }
+
     func unlink(_ path: String) throws {
         try admit(.unlink, changing: true)
         try base.unlink(path)

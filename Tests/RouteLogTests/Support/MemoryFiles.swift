@@ -71,6 +71,7 @@ struct MemoryFiles: FileSystem {
     func syncAll(_ file: FileRef) throws { throw Errno(code: EROFS) }
     func rename(_ from: String, to: String) throws { throw Errno(code: EROFS) }
     func renameExclusive(_ from: String, to: String) throws { throw Errno(code: EROFS) }
+    func exchange(_ a: String, with b: String) throws { throw Errno(code: EROFS) }
     func unlink(_ path: String) throws { throw Errno(code: EROFS) }
     func makeDirectory(_ path: String) throws { throw Errno(code: EROFS) }
     func syncDirectory(_ path: String) throws { throw Errno(code: EROFS) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How ``ParquetExporter`` writes a store.
 public struct ParquetExportOptions: Sendable, Equatable {
     /// How the files are laid out in the export directory.
@@ -53,6 +55,10 @@ public struct ParquetExportOptions: Sendable, Equatable {
     /// Whether the zones kept in the store's settings (``StoreSettings/privacyZones``)
     /// are applied too (the default), as every store-based export applies them.
     public var storedPrivacyZones = true
+    /// How long, in seconds, an export waits for another export into the same directory
+    /// (from any process) to end before it throws ``RouteLogError/Code/locked`` naming
+    /// the directory. Ten minutes by default, longer than an export of a large store takes.
+    public var directoryWait: TimeInterval = 600
 
     /// Creates options; the defaults write two LZ4_RAW files without partitions.
     public init(partitioning: Partitioning = .none, compression: Compression = .lz4Raw) {

@@ -27,9 +27,11 @@ public enum ParquetExporter {
     /// - Parameters:
     ///   - progress: Called after each route with the routes done and the total.
     ///   - waiting: Called once, before the export waits, when another export (from any
-    ///     process) is writing into `directory`: this one starts when that one ends.
+    ///     process) is writing into `directory`: this one starts when that one ends, or
+    ///     throws `.locked` when it has not ended within ``ParquetExportOptions/directoryWait``.
     /// - Returns: What was written.
-    /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.io`
+    /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.locked`
+    ///   when another export into it did not end within the options' wait; `.io`
     ///   when a directory or file cannot be written. Every table is written whole under
     ///   a temporary name before any is put in place, so a failure while writing (a full
     ///   disk) leaves the earlier export as it was. A route that cannot be read (damaged,
@@ -44,7 +46,7 @@ public enum ParquetExporter {
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
                               waiting: (() -> Void)? = nil) throws -> ParquetExportReport {
         try makeDirectory(directory)
-        let lock = try ExportDirectoryLock(directory, store: store.url, waiting: waiting)
+        let lock = try ExportDirectoryLock(directory, store: store.url, waiting: waiting, wait: options.directoryWait)
         defer { withExtendedLifetime(lock) {} }
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()

@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import RouteLog
+
+/// A crash at each step of giving the store a `lost/LOG` of its own in place of a shared
+/// one (LostAndFound's keepLogOwn: the copy written as `LOG.tmp` and synced, the shared
+/// file renamed to `LOG@0`, the copy renamed to `LOG`), then the next use of `lost/`:
+/// the store's log holds its whole history, the line of a call that returned and the
+/// next one's, in one file of one name; the other store's log is as it was; no copy is
+/// left under its temporary name.
+@Suite struct LostLogCopyCrashTests {
+    static let sharedBytes = Data("2026-01-01T00:00:00Z seg-00000002.rlseg offset 8 length 4: both stores'\n".utf8)
+
+    @Test func aCrashAtEachStepOfTheCopyLeavesOneWholeLog() throws {
+        var crashPoint = 1
+        var crashesBetweenTheRenames = 0
+        while true {
+            let dir = TemporaryDirectory("LostLogCopyCrashTests-\(crashPoint)")
+            let store = dir.store()
+            let lost = store.appendingPathComponent(LostAndFound.directoryName)
+            try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+            let outside = dir.url.appendingPathComponent("other-store-LOG")
+            try Self.sharedBytes.write(to: outside)
+            #expect(link(outside.path, lost.appendingPathComponent(LostAndFound.logName).path) == 0)
+
+            let fs = InterceptingFileSystem.crashing(atChange: crashPoint)
+            let first = Result {
+                try LostAndFound(files: LogFiles(directory: store.path, fileSystem: fs))
+                    .ensureNoted(name: "seg-00000001.rlseg", from: 20, length: 300, reason: "before the crash")
+            }
+            let crashed = fs.faultFired
+            let left = Set(try FileManager.default.contentsOfDirectory(atPath: lost.path))
+            if left.contains(LostAndFound.logName + FormatConstants.temporarySuffix) && !left.contains(LostAndFound.logName) {
+                crashesBetweenTheRenames += 1
+            }
+
+            try LostAndFound(files: LogFiles(directory: store.path, fileSystem: PosixFileSystem.shared))
+                .ensureNoted(name: "seg-00000001.rlseg", from: 400, length: 10, reason: "after the crash")
+            let log = try #require(FileManager.default.contents(atPath: lost.appendingPathComponent(LostAndFound.logName).path))
+            let text = String(decoding: log, as: UTF8.self)
+            #expect(log.starts(with: Self.sharedBytes), "crash at change \(crashPoint): the log's history is not in LOG: \(text)")
+            #expect(text.contains("offset 400 length 10: after the crash"), "crash at change \(crashPoint)")
+            if case .success = first {
+                #expect(text.contains("offset 20 length 300: before the crash"), "crash at change \(crashPoint): a noted line is gone")
+            }
+            var info = stat()
+            #expect(lstat(lost.appendingPathComponent(LostAndFound.logName).path, &info) == 0 && info.st_nlink == 1)
+            #expect(FileManager.default.contents(atPath: outside.path) == Self.sharedBytes, "crash at change \(crashPoint)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: lost.path)
+            #expect(!names.contains { $0.contains(FormatConstants.temporarySuffix) }, "crash at change \(crashPoint): \(names)")
+            if !crashed { break }
+            crashPoint += 1
+        }
+        #expect(crashPoint > 4, "the copy made \(crashPoint - 1) changes")
+        #expect(crashesBetweenTheRenames == 1)
+    }
+
+    /// A `LOG.tmp` beside a `LOG` of one name that is not a copy of it (another file put
+    /// there) is kept, under a free name, when the store next copies a shared log.
+    @Test func aFileAtTheCopysNameThatIsNoCopyIsKept() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.store()
+        let lost = store.appendingPathComponent(LostAndFound.directoryName)
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+        let outside = dir.url.appendingPathComponent("other-store-LOG")
+        try Self.sharedBytes.write(to: outside)
+        #expect(link(outside.path, lost.appendingPathComponent(LostAndFound.logName).path) == 0)
+        let planted = Data("not a copy of the log\n".utf8)
+        try planted.write(to: lost.appendingPathComponent(LostAndFound.logName + FormatConstants.temporarySuffix))
+        try LostAndFound(files: LogFiles(directory: store.path, fileSystem: PosixFileSystem.shared))
+            .ensureNoted(name: "seg-00000001.rlseg", from: 20, length: 300, reason: "a test")
+        let held = try FileManager.default.contentsOfDirectory(atPath: lost.path).compactMap {
+            FileManager.default.contents(atPath: lost.appendingPathComponent($0).path)
+        }
+        #expect(held.contains(planted))
+    }
+}
