@@ -1,7 +1,7 @@
 // The hot loops of a version 2 column's read (format-spec.md, "PointBlock", "Version
 // 2"): four streams, or one stream with zero runs; every value of a load's columns goes
 // through one of them. Four bit positions in registers, each stream's tokens four to a
-// window; their values, and the running sums, in passes of their own. With BMI2 the
+// window; their values, and the running sums, a batch behind the tokens. With BMI2 the
 // variable shifts and masks are single instructions (SHRX, BZHI), and with AVX2 the
 // values and the running sums go four at a time; the outcome is the same integers
 // either way.
@@ -172,13 +172,7 @@ static inline __attribute__((always_inline)) void extract_scalar(uint64_t *u, co
     }
 }
 
-typedef void (*extractor)(uint64_t *u, const uint64_t *batch_entries, size_t count);
-
-static void extract_portable(uint64_t *u, const uint64_t *batch_entries, size_t count) {
-    extract_scalar(u, batch_entries, count);
-}
-
-// The second pass of decode_four: u[j] to the column's values in place, one at a time.
+// u[j] to the column's values in place, one at a time.
 static inline __attribute__((always_inline)) void integrate_scalar(int64_t *out, size_t count, uint64_t bias,
                                                                    uint64_t divisor, uint64_t *value,
                                                                    uint64_t *delta, int order) {
@@ -189,29 +183,45 @@ static inline __attribute__((always_inline)) void integrate_scalar(int64_t *out,
     *delta = d;
 }
 
-typedef void (*integrator)(int64_t *out, size_t count, uint64_t bias, uint64_t divisor, uint64_t *value,
-                           uint64_t *delta, int order);
+// Values from (window, entry) pairs, in place of the windows: u of each pair, then the
+// residuals and the running sums from *value and *delta (updated).
+typedef void (*pair_values)(int64_t *out, const uint64_t *pair_entries, size_t count, uint64_t bias,
+                            uint64_t divisor, uint64_t *value, uint64_t *delta, int order);
 
-// The loop for one order, in passes: each batch's tokens first (four chains of position,
-// window and table entry, with little else live, so that they stay in registers), then
-// the batch's values u from its windows and entries (`extract`, while they are in the
-// first-level cache), and at the end the residuals and running sums over every value
-// read (`integrate`). A window where no code starts stops the loop: the caller's checked
-// loop then finds the damage.
+static inline __attribute__((always_inline)) void values_portable(int64_t *out, const uint64_t *pair_entries,
+                                                                  size_t count, uint64_t bias, uint64_t divisor,
+                                                                  uint64_t *value, uint64_t *delta, int order) {
+    extract_scalar((uint64_t *)out, pair_entries, count);
+    integrate_scalar(out, count, bias, divisor, value, delta, order);
+}
+
+// The loop for one order. Each batch's tokens go as four chains of position, window and
+// table entry, with little else live, so that they stay in registers; each chain waits on
+// its loads, and meanwhile the processor has the batch before's values to work on
+// (`values`: u from the windows and entries, the residuals, the running sums), a part
+// between each step of this batch's tokens. Made after the batch's tokens, or in a pass
+// of their own, the values waited for the chains and the chains for them; interleaved,
+// the two overlap (a third fewer cycles a value in a walk's columns). A window where no
+// code starts stops the loop: the caller's checked loop then finds the damage.
 static inline __attribute__((always_inline)) size_t decode_four(routelog_four_streams *restrict s,
                                                                 int64_t *restrict out, size_t k, int order,
-                                                                extractor extract, integrator integrate) {
+                                                                pair_values values) {
     const uint8_t *bytes = s->bytes;
     const uint64_t *entries = s->entries;
     const uint64_t mask = s->mask;
     const int64_t reach = s->reach;
+    const uint64_t bias = (uint64_t)s->bias, divisor = (uint64_t)s->divisor;
     uint64_t *u = (uint64_t *)out;
-    uint64_t batch_entries[4 * GROUPS_PER_CHECK];
+    // This batch's entries and the batch before's, in turn.
+    uint64_t batch_entries[2][4 * GROUPS_PER_CHECK];
+    int64_t *pending = NULL;  // the batch before, whose values are still to make
+    const uint64_t *pending_entries = NULL;
+    uint64_t value = (uint64_t)s->value, delta = (uint64_t)s->delta;
     int64_t p0 = s->positions[0], p1 = s->positions[1], p2 = s->positions[2], p3 = s->positions[3];
-    int failed = 0;
+    int failed = 0, turn = 0;
     size_t i = 0;
     while (i + 4 * GROUPS_PER_CHECK <= k && p0 <= reach && p1 <= reach && p2 <= reach && p3 <= reach) {
-        uint64_t *e = batch_entries;
+        uint64_t *e = batch_entries[turn];
         // Four groups at a time: each stream's four tokens from one window.
         for (int g = 0; g < GROUPS_PER_CHECK; g += 4, e += 16) {
             size_t at = i + 4 * (size_t)g;
@@ -219,22 +229,27 @@ static inline __attribute__((always_inline)) size_t decode_four(routelog_four_st
             next_four_tokens(bytes, &p1, entries, mask, &u[at + 1], &e[1], &failed);
             next_four_tokens(bytes, &p2, entries, mask, &u[at + 2], &e[2], &failed);
             next_four_tokens(bytes, &p3, entries, mask, &u[at + 3], &e[3], &failed);
+            if (pending) values(pending + 4 * g, pending_entries + 4 * g, 16, bias, divisor, &value, &delta, order);
         }
         if (failed) {
             i = 0;
+            pending = NULL;
             break;
         }
-        extract(u + i, batch_entries, 4 * GROUPS_PER_CHECK);
+        pending = out + i;
+        pending_entries = batch_entries[turn];
+        turn ^= 1;
         i += 4 * GROUPS_PER_CHECK;
     }
+    if (pending) values(pending, pending_entries, 4 * GROUPS_PER_CHECK, bias, divisor, &value, &delta, order);
     s->positions[0] = failed ? INT64_MAX : p0;
     s->positions[1] = failed ? INT64_MAX : p1;
     s->positions[2] = failed ? INT64_MAX : p2;
     s->positions[3] = failed ? INT64_MAX : p3;
-    uint64_t value = (uint64_t)s->value, delta = (uint64_t)s->delta;
-    integrate(out, i, (uint64_t)s->bias, (uint64_t)s->divisor, &value, &delta, order);
-    s->value = (int64_t)value;
-    s->delta = (int64_t)delta;
+    if (!failed) {  // else the sums stay as they came: the caller's checked loop starts again
+        s->value = (int64_t)value;
+        s->delta = (int64_t)delta;
+    }
     return i;
 }
 
@@ -301,26 +316,16 @@ static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_str
 
 // The loop made for the column's order: one copy per order, with no branch on it inside.
 static inline __attribute__((always_inline)) size_t decode_for_order(routelog_four_streams *s, int64_t *out,
-                                                                     size_t k, extractor extract,
-                                                                     integrator integrate) {
+                                                                     size_t k, pair_values values) {
     switch (s->order) {
-    case 0: return decode_four(s, out, k, 0, extract, integrate);
-    case 1: return decode_four(s, out, k, 1, extract, integrate);
-    default: return decode_four(s, out, k, 2, extract, integrate);
-    }
-}
-
-static void integrate_portable(int64_t *out, size_t count, uint64_t bias, uint64_t divisor, uint64_t *value,
-                               uint64_t *delta, int order) {
-    switch (order) {
-    case 0: integrate_scalar(out, count, bias, divisor, value, delta, 0); break;
-    case 1: integrate_scalar(out, count, bias, divisor, value, delta, 1); break;
-    default: integrate_scalar(out, count, bias, divisor, value, delta, 2); break;
+    case 0: return decode_four(s, out, k, 0, values);
+    case 1: return decode_four(s, out, k, 1, values);
+    default: return decode_four(s, out, k, 2, values);
     }
 }
 
 size_t routelog_decode_four_streams_portable(routelog_four_streams *s, int64_t *out, size_t k) {
-    return decode_for_order(s, out, k, extract_portable, integrate_portable);
+    return decode_for_order(s, out, k, values_portable);
 }
 
 size_t routelog_decode_run_stream_portable(routelog_run_stream *s, int64_t *out, size_t k) {
@@ -359,20 +364,30 @@ static inline __m256i running_sums(__m256i x) {
     return _mm256_add_epi64(x, _mm256_permute2x128_si256(x, x, 0x08));  // [0, 0, x0, x1] added
 }
 
-// The second pass four values at a time: the same wrapping integers as integrate_scalar.
-// A 64-bit product is three 32-bit ones (the low 64 bits of z × divisor); a divisor of 1,
-// the common case, skips them. Each group's running sums start from the last lane of the
-// group before, which stays in a register.
+// values_portable four pairs at a time: extract_scalar's u by per-lane shifts (VPSRLVQ,
+// VPSLLVQ; a shift of 64 or more gives 0, and so keeps ENTRY_WHOLE_WINDOW's whole
+// window), then the same wrapping integers as integrate_scalar. A 64-bit product is
+// three 32-bit ones (the low 64 bits of z × divisor); a divisor of 1, the common case,
+// skips them. Each group's running sums start from the last lane of the group before,
+// which stays in a register.
 __attribute__((target("avx2"), always_inline))
-static inline void integrate_avx2_order(int64_t *out, size_t count, uint64_t bias, uint64_t divisor,
-                                        uint64_t *value, uint64_t *delta, const int order) {
+static inline void values_avx2(int64_t *out, const uint64_t *pair_entries, size_t count, uint64_t bias,
+                               uint64_t divisor, uint64_t *value, uint64_t *delta, const int order) {
+    const __m256i total_mask = _mm256_set1_epi64x((long long)ENTRY_TOTAL_MASK),
+                  code_mask = _mm256_set1_epi64x((long long)ENTRY_CODE_MASK), ones = _mm256_set1_epi64x(-1);
     const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256(), vbias = _mm256_set1_epi64x((long long)bias);
     const __m256i divisor_low = _mm256_set1_epi64x((long long)divisor),
                   divisor_high = _mm256_set1_epi64x((long long)(divisor >> 32));
     __m256i last_value = _mm256_set1_epi64x((long long)*value), last_delta = _mm256_set1_epi64x((long long)*delta);
     size_t j = 0;
     for (; j + 4 <= count; j += 4) {
-        __m256i u = _mm256_loadu_si256((const __m256i *)(out + j));
+        __m256i window = _mm256_loadu_si256((const __m256i *)(out + j));
+        __m256i entry = _mm256_loadu_si256((const __m256i *)(pair_entries + j));
+        __m256i length = _mm256_and_si256(_mm256_srli_epi64(entry, ENTRY_CODE_SHIFT), code_mask);
+        __m256i extra = _mm256_sub_epi64(_mm256_and_si256(entry, total_mask), length);
+        __m256i keep = _mm256_andnot_si256(_mm256_sllv_epi64(ones, extra), ones);
+        __m256i u = _mm256_add_epi64(_mm256_srli_epi64(entry, ENTRY_BASE_SHIFT),
+                                     _mm256_and_si256(_mm256_srlv_epi64(window, length), keep));
         __m256i z = _mm256_xor_si256(_mm256_srli_epi64(u, 1), _mm256_sub_epi64(zero, _mm256_and_si256(u, one)));
         if (divisor != 1) {
             __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(z, 32), divisor_low),
@@ -396,17 +411,7 @@ static inline void integrate_avx2_order(int64_t *out, size_t count, uint64_t bia
     }
     *value = (uint64_t)_mm256_extract_epi64(last_value, 0);
     *delta = (uint64_t)_mm256_extract_epi64(last_delta, 0);
-    integrate_scalar(out + j, count - j, bias, divisor, value, delta, order);
-}
-
-__attribute__((target("avx2")))
-static void integrate_avx2(int64_t *out, size_t count, uint64_t bias, uint64_t divisor, uint64_t *value,
-                           uint64_t *delta, int order) {
-    switch (order) {
-    case 0: integrate_avx2_order(out, count, bias, divisor, value, delta, 0); break;
-    case 1: integrate_avx2_order(out, count, bias, divisor, value, delta, 1); break;
-    default: integrate_avx2_order(out, count, bias, divisor, value, delta, 2); break;
-    }
+    values_portable(out + j, pair_entries + j, count - j, bias, divisor, value, delta, order);
 }
 
 // running_sums_scalar four values at a time: each group's own running sums, then what
@@ -440,37 +445,22 @@ static void running_sums_avx2(int64_t *v, size_t m, int order) {
     }
 }
 
-// extract_scalar four pairs at a time: per-lane shifts (VPSRLVQ, VPSLLVQ), and a shift
-// of 64 or more, which gives 0 there, keeps the whole window.
-__attribute__((target("avx2")))
-static void extract_avx2(uint64_t *u, const uint64_t *batch_entries, size_t count) {
-    const __m256i total_mask = _mm256_set1_epi64x((long long)ENTRY_TOTAL_MASK),
-                  code_mask = _mm256_set1_epi64x((long long)ENTRY_CODE_MASK), ones = _mm256_set1_epi64x(-1);
-    size_t j = 0;
-    for (; j + 4 <= count; j += 4) {
-        __m256i window = _mm256_loadu_si256((const __m256i *)(u + j));
-        __m256i entry = _mm256_loadu_si256((const __m256i *)(batch_entries + j));
-        __m256i length = _mm256_and_si256(_mm256_srli_epi64(entry, ENTRY_CODE_SHIFT), code_mask);
-        __m256i extra = _mm256_sub_epi64(_mm256_and_si256(entry, total_mask), length);
-        __m256i keep = _mm256_andnot_si256(_mm256_sllv_epi64(ones, extra), ones);
-        __m256i value = _mm256_add_epi64(_mm256_srli_epi64(entry, ENTRY_BASE_SHIFT),
-                                         _mm256_and_si256(_mm256_srlv_epi64(window, length), keep));
-        _mm256_storeu_si256((__m256i *)(u + j), value);
-    }
-    extract_scalar(u + j, batch_entries + j, count - j);
+// The values made with AVX2 inside the token loop (so compiled for both), or one at a time.
+__attribute__((target("avx2,bmi,bmi2")))
+static size_t decode_avx2(routelog_four_streams *s, int64_t *out, size_t k) {
+    return decode_for_order(s, out, k, values_avx2);
 }
 
 __attribute__((target("bmi,bmi2")))
 static size_t decode_bmi2(routelog_four_streams *s, int64_t *out, size_t k) {
-    return routelog_has_avx2() ? decode_for_order(s, out, k, extract_avx2, integrate_avx2)
-                               : decode_for_order(s, out, k, extract_portable, integrate_portable);
+    return routelog_has_avx2() ? decode_avx2(s, out, k) : decode_for_order(s, out, k, values_portable);
 }
 
 __attribute__((target("bmi,bmi2")))
 static size_t decode_runs_bmi2(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
 
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
-    return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_for_order(s, out, k, extract_portable, integrate_portable);
+    return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_for_order(s, out, k, values_portable);
 }
 
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) {
@@ -485,7 +475,7 @@ void routelog_running_sums(int64_t *values, size_t count, int order) {
 void routelog_running_sums(int64_t *values, size_t count, int order) { running_sums_scalar(values, count, order); }
 
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
-    return decode_for_order(s, out, k, extract_portable, integrate_portable);
+    return decode_for_order(s, out, k, values_portable);
 }
 
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
