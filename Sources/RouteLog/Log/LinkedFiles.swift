@@ -58,7 +58,10 @@ struct LinkedFiles {
         let temporaryName = name + FormatConstants.temporarySuffix
         let temporary = files.path(temporaryName)
         if fileSystem.isSymbolicLink(temporary) != nil {
-            if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try leftover.isPrefix(of: shared) {
+            // Unlinked only while the name still leads to the file compared: one renamed
+            // to it since is kept, as anything else there is.
+            if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try leftover.isPrefix(of: shared),
+               let compared = fileSystem.identity(leftover.ref), fileSystem.identityOfName(temporary) == compared {
                 try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
             } else {
                 try LostAndFound(files: files).moveAside(temporaryName, reason: "was in the way of a copy of \(name) of this store's own")
@@ -77,15 +80,31 @@ struct LinkedFiles {
         let fileSystem = files.fileSystem
         let temporary = files.path(name + FormatConstants.temporarySuffix)
         let copy = try DurableFile.create(temporary, fileSystem: fileSystem)
+        let made = fileSystem.identity(copy.ref)
         do {
             try files.protect(copy)
             try copy.copy(from: shared)
             try copy.syncAll()
         } catch {
-            try? fileSystem.unlink(temporary)
+            try? removeCopy(made, named: name)
             throw error
         }
-        try putInPlace(name, replacing: shared)
+        try putInPlace(name, replacing: shared, copy: made)
+    }
+
+    /// Removes the copy `made` from the name with `.tmp`: unlinked while the name leads to
+    /// it; anything else found there (a file renamed to the name since the copy was made)
+    /// is moved into `lost/`, never unlinked.
+    private func removeCopy(_ made: FileIdentity?, named name: String) throws {
+        let fileSystem = files.fileSystem
+        let temporaryName = name + FormatConstants.temporarySuffix
+        let temporary = files.path(temporaryName)
+        guard let there = fileSystem.isSymbolicLink(temporary) != nil ? fileSystem.identityOfName(temporary) : nil else { return }
+        if let made, there == made {
+            try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
+        } else {
+            try LostAndFound(files: files).moveAside(temporaryName, reason: "was put in the place of a copy of \(name) of this store's own")
+        }
     }
 
     /// Puts the copy at `name` with `.tmp` in place at `name`, replacing nothing it has not
@@ -103,28 +122,46 @@ struct LinkedFiles {
     /// leads to the shared file or to the whole, synced copy at every instant; a crash
     /// after it leaves the shared file at the temporary name, which the next open's
     /// ``makePrivate(_:)`` removes when the copy holds all of its bytes and keeps in
-    /// `lost/` otherwise. A file system that cannot swap (some network ones, ENOTSUP)
+    /// `lost/` otherwise. The name is then looked at: should it lead to anything but the
+    /// copy made (a file renamed to the temporary name after the copy was synced), the
+    /// two are swapped back and that file is kept in `lost/`, and the open fails with
+    /// nothing changed. A file system that cannot swap (some network ones, ENOTSUP)
     /// gets a look then a rename, which leaves a moment between the two, as
-    /// ``FileSystem/renameExclusive(_:to:)`` does there.
-    private func putInPlace(_ name: String, replacing shared: DurableFile) throws {
+    /// ``FileSystem/renameExclusive(_:to:)`` does there: the rename is made only while
+    /// the name leads to the shared file, the temporary name to the copy, and the shared
+    /// file has another name still (its last name would take its bytes with it).
+    private func putInPlace(_ name: String, replacing shared: DurableFile, copy made: FileIdentity?) throws {
         let fileSystem = files.fileSystem
         let path = files.path(name)
         let temporaryName = name + FormatConstants.temporarySuffix
         let temporary = files.path(temporaryName)
         let own = fileSystem.identity(shared.ref)
+        let changed = RouteLogError(.io, "the file, or the copy RouteLog made of it for the store, was replaced or lost its other names meanwhile; "
+                                        + "nothing was changed (anything put in their place is in lost/): open the store again", path: path)
         do {
             try fileSystem.checked("rename", temporary) { try fileSystem.exchange(temporary, with: path) }
         } catch let error as RouteLogError where error.errno == ENOTSUP {
-            guard let own, fileSystem.identityOfName(path) == own else {
-                try? fileSystem.unlink(temporary)
-                throw RouteLogError(.io, "the file was replaced while RouteLog made a copy of the store's own of it; nothing was changed: open the store again",
-                                    path: path)
+            // A rename replaces what is at the name: only the shared file, while it has
+            // another name still (else its last name, and its bytes, would go), and only by
+            // the copy made.
+            guard let own, let made, fileSystem.identityOfName(path) == own, fileSystem.identityOfName(temporary) == made,
+                  try linkCount(shared) > 1 else {
+                try? removeCopy(made, named: name)
+                throw changed
             }
             try fileSystem.checked("rename", temporary) { try fileSystem.rename(temporary, to: path) }
             return
         } catch {
-            try? fileSystem.unlink(temporary)
+            try? removeCopy(made, named: name)
             throw error
+        }
+        // What took the name must be the copy made: a file renamed to the temporary name
+        // since then would otherwise stand for the store's file. The two are swapped back,
+        // and that file is kept in lost/.
+        if let made, fileSystem.identityOfName(path) != made {
+            try fileSystem.checked("rename", temporary) { try fileSystem.exchange(temporary, with: path) }
+            try removeCopy(made, named: name)
+            throw changed
         }
         // The shared file, with another name still: this one goes, its bytes stay.
         if let own, fileSystem.identityOfName(temporary) == own, try linkCount(shared) > 1 {

@@ -255,9 +255,12 @@ struct LostAndFound: Sendable {
         if names.contains(temporary) {
             // Beside a LOG, a copy of one name that holds the first bytes of it is one a
             // crash cut short before the shared file left LOG: LOG still holds every byte
-            // of it, so it goes. Anything else there is kept under a free name.
+            // of it, so it goes, while the name still leads to the file compared (one
+            // renamed to it since is not that copy). Anything else there is kept under a
+            // free name.
             if let leftover = try? lost.open(temporary, flags: O_RDONLY),
-               (try? fileSystem.linkCount(leftover.ref)) == 1, (try? leftover.isPrefix(of: log)) == true {
+               (try? fileSystem.linkCount(leftover.ref)) == 1, (try? leftover.isPrefix(of: log)) == true,
+               let compared = fileSystem.identity(leftover.ref), lost.identityOfName(temporary) == compared {
                 try lost.remove(temporary)
             } else {
                 try lost.rename(temporary, to: try freeName(temporary + "@0", in: lost, taken: names), replacing: false)

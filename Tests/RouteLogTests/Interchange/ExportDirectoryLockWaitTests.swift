@@ -70,4 +70,32 @@ import Testing
         #expect(try ParquetExporter.export(store, to: out, options: options).routeCount == 1)
         try store.close()
     }
+
+    /// A wait that is not a positive number (zero, below zero, however far, or not a
+    /// number at all) waits not at all: the export is refused with `.locked`, as after
+    /// a wait that ran out, and the process is not stopped on the way.
+    @Test(arguments: [0, -1, -1e300, -Double.infinity, Double.nan, -Double.nan])
+    func aWaitThatIsNotAPositiveNumberWaitsNotAtAll(_ wait: Double) throws {
+        let dir = TemporaryDirectory()
+        let out = try Self.directory(dir)
+        let other = OtherExport(out)
+        let error = #expect(throws: RouteLogError.self) {
+            _ = try ExportDirectoryLock(out, wait: wait)
+        }
+        #expect(error?.code == .locked, "\(wait): \(String(describing: error))")
+        other.end()
+        _ = try ExportDirectoryLock(out, wait: wait)
+    }
+
+    /// A wait too long to end (infinite, or past any date) waits until the other export ends.
+    @Test(arguments: [Double.infinity, 1e300, Double.greatestFiniteMagnitude])
+    func aWaitWithoutEndLastsUntilTheOtherExportEnds(_ wait: Double) throws {
+        let dir = TemporaryDirectory()
+        let out = try Self.directory(dir)
+        let other = OtherExport(out)
+        var told = 0
+        let lock = try ExportDirectoryLock(out, waiting: { told += 1; other.end() }, wait: wait)
+        #expect(told == 1)
+        withExtendedLifetime(lock) {}
+    }
 }

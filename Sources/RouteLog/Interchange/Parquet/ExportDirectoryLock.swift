@@ -91,6 +91,9 @@ final class ExportDirectoryLock {
     /// over: flock cannot wait for a limited time by itself.
     private static func lock(_ ref: FileRef, directory: URL, waiting: (() -> Void)?, wait: TimeInterval,
                              fileSystem: any FileSystem) throws {
+        // A wait that is not a positive number (below zero, not a number) waits not at
+        // all; one too long to end (infinite) waits as long as the other export runs.
+        let wait = wait > 0 ? wait : 0
         let deadline = Date().addingTimeInterval(wait)
         var pause: useconds_t = 1_000, told = false
         while true {
@@ -105,7 +108,7 @@ final class ExportDirectoryLock {
                 }
                 let left = deadline.timeIntervalSinceNow
                 guard left > 0 else {
-                    throw RouteLogError(.locked, "another export into this directory holds it, and did not end within \(Int(wait.rounded(.up))) s; export again once it ends, or into another directory",
+                    throw RouteLogError(.locked, "another export into this directory holds it, and did not end within \(Int(min(wait, 1e15).rounded(.up))) s; export again once it ends, or into another directory",
                                         path: directory.path)
                 }
                 usleep(min(pause, useconds_t(min(left, 1) * 1_000_000) + 1))
