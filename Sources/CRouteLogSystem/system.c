@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/random.h>
@@ -25,6 +26,47 @@
 void routelog_give_back_freed_memory(void) {
 #if defined(__GLIBC__)
     malloc_trim(0);
+#endif
+}
+
+void routelog_prepare_for_writing(void *start, size_t length) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    // Kernels before 5.14 have no MADV_POPULATE_WRITE (EINVAL): asked once, then never.
+    static int unsupported;
+    if (length < ROUTELOG_PREPARE_FOR_WRITING_MINIMUM || __atomic_load_n(&unsupported, __ATOMIC_RELAXED)) return;
+    static long page_size;
+    long page = __atomic_load_n(&page_size, __ATOMIC_RELAXED);
+    if (page == 0) {
+        page = sysconf(_SC_PAGESIZE);
+        if (page <= 0 || (page & (page - 1)) != 0) return;
+        __atomic_store_n(&page_size, page, __ATOMIC_RELAXED);
+    }
+    uintptr_t mask = (uintptr_t)page - 1;
+    uintptr_t first = ((uintptr_t)start + mask) & ~mask, end = ((uintptr_t)start + length) & ~mask;
+    // The pages whose whole span is in the buffer, 256 at a time: those not resident are
+    // filled in runs, one call a run.
+    enum { batch = 256 };
+    unsigned char resident[batch];
+    for (uintptr_t at = first; at < end;) {
+        size_t pages = (end - at) / (uintptr_t)page < batch ? (end - at) / (uintptr_t)page : batch;
+        if (mincore((void *)at, pages * (size_t)page, resident) != 0) return;
+        for (size_t i = 0; i < pages;) {
+            if (resident[i] & 1) {
+                i++;
+                continue;
+            }
+            size_t j = i;
+            while (j < pages && !(resident[j] & 1)) j++;
+            if (madvise((void *)(at + i * (uintptr_t)page), (j - i) * (size_t)page, MADV_POPULATE_WRITE) != 0) {
+                if (errno == EINVAL) __atomic_store_n(&unsupported, 1, __ATOMIC_RELAXED);
+                return;
+            }
+            i = j;
+        }
+        at += pages * (uintptr_t)page;
+    }
+#else
+    (void)start, (void)length;
 #endif
 }
 

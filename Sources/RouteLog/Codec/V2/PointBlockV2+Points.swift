@@ -33,6 +33,9 @@ extension PointBlockV2 {
                          Date.timeIntervalBetween1970AndReferenceDate)]
         return withExtendedLifetime(columns) {
             [TrackPoint](unsafeUninitializedCapacity: n) { buffer, initialized in
+                // Fresh memory (the allocator gave the last load's back to the system)
+                // made present in a call or two, not a page fault every 4 KB.
+                routelog_prepare_for_writing(buffer.baseAddress, n * MemoryLayout<TrackPoint>.stride)
                 var sources = [routelog_point_source](repeating: routelog_point_source(), count: 10)
                 var start = 0
                 while start < n {
