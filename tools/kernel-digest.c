@@ -550,12 +550,21 @@ static uint64_t read_bits(const uint8_t *bytes, int64_t position, unsigned n) {
     return v;
 }
 
+// Residual r as the stream's order makes it a value: r (order 0), or the next running
+// sum from the stream's value and delta (updated).
+static int64_t next_sum(routelog_run_stream *stream, uint64_t r) {
+    if (stream->order == 0) return (int64_t)r;
+    if (stream->order == 2) stream->delta = (int64_t)((uint64_t)stream->delta + r);
+    stream->value = (int64_t)((uint64_t)stream->value + (stream->order == 1 ? r : (uint64_t)stream->delta));
+    return stream->value;
+}
+
 // A run stream read whole: `loop` (a C decoder) as far as it goes, and each token it
 // stops before (a value whose base no entry holds, or a run) read here, as the
 // library's checked loop reads it; a run past k, a window with no code or the end
 // stop it. Returns the residuals written, with *position after them.
 static size_t read_run_stream(size_t (*loop)(routelog_run_stream *, int64_t *, size_t), routelog_run_stream stream,
-                              int64_t *out, size_t k, int64_t *position) {
+                              int64_t *out, size_t k, int64_t *position, routelog_run_stream *sums) {
     size_t i = 0;
     for (;;) {
         i += loop(&stream, out + i, k - i);
@@ -567,13 +576,14 @@ static size_t read_run_stream(size_t (*loop)(routelog_run_stream *, int64_t *, s
         uint64_t u = base + read_bits(stream.bytes, stream.position + code_bits, extra);
         if (symbol >= 256) {
             if (u > k - i) break;  // a run past the column's last value
-            for (uint64_t r = 0; r < u; r++) out[i++] = stream.bias;
+            for (uint64_t r = 0; r < u; r++) out[i++] = next_sum(&stream, (uint64_t)stream.bias);
         } else {
-            out[i++] = (int64_t)((uint64_t)stream.bias + ((u >> 1) ^ (0 - (u & 1))) * (uint64_t)stream.divisor);
+            out[i++] = next_sum(&stream, (uint64_t)stream.bias + ((u >> 1) ^ (0 - (u & 1))) * (uint64_t)stream.divisor);
         }
         stream.position += code_bits + extra;
     }
     *position = stream.position;
+    *sums = stream;
     return i;
 }
 
@@ -581,10 +591,11 @@ static size_t read_run_stream(size_t (*loop)(routelog_run_stream *, int64_t *, s
 // residuals and end, which must be the `expected` ones when the stream is whole.
 static void check_run_read(digest *d, const uint8_t *copy, size_t length, size_t k, int64_t bias, int64_t divisor,
                            const int64_t *expected, int64_t *decoded, int64_t *twin_decoded, const char *what) {
-    routelog_run_stream stream = {copy, 0, (int64_t)length * 8, entries, (1u << code_bits) - 1, bias, divisor};
+    routelog_run_stream stream = {copy, 0, (int64_t)length * 8, entries, (1u << code_bits) - 1, bias, divisor, 0, 0, 0};
     int64_t end = 0, twin_end = 0;
-    size_t done = read_run_stream(routelog_decode_run_stream, stream, decoded, k, &end);
-    size_t twin_done = read_run_stream(routelog_decode_run_stream_portable, stream, twin_decoded, k, &twin_end);
+    routelog_run_stream after, twin_after;
+    size_t done = read_run_stream(routelog_decode_run_stream, stream, decoded, k, &end, &after);
+    size_t twin_done = read_run_stream(routelog_decode_run_stream_portable, stream, twin_decoded, k, &twin_end, &twin_after);
     if (done != twin_done || end != twin_end || memcmp(decoded, twin_decoded, done * 8) != 0) {
         fprintf(stderr, "kernel-digest: %s\n", what);
         fail("run decoder: the two paths differ", d->calls);
@@ -1091,6 +1102,74 @@ static void check_token_differences(void) {
     report("tokenize_differences", &d);
 }
 
+// Run columns of order 1 and 2, whose running sums the run decoders make beside the
+// tokens: from start values anywhere, the values integrate() gives (shifted by the start
+// values), on both paths, with the sums after them; runs of every short length at the
+// column's end (the four stores of a short run against k), long runs, slow tokens, fewer
+// values asked than the stream holds, and damage.
+static void check_run_sums(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    enum { n = 3000 };
+    uint64_t *u = malloc(n * 8);
+    uint8_t *tokens = malloc(n), *bytes = malloc(n * 10 + 64);
+    uint32_t counts[1024];
+    int64_t *expected = malloc(n * 8), *decoded = malloc((n + 8) * 8), *twin_decoded = malloc((n + 8) * 8);
+    make_code();
+    for (int round = 0; round < 400; round++) {
+        unsigned bits = round % 10 == 9 ? 63 : 2 + (unsigned)below(40);
+        size_t k = make_residuals(u, n, bits);
+        if (round % 2 == 0 && k > 8) {  // a run of 1 to 8 zeros last
+            size_t tail = 1 + below(8);
+            for (size_t j = k - tail; j < k; j++) u[j] = 0;
+            u[k - tail - 1] = 1 + below(5);
+        }
+        routelog_tokenize_residuals(u, k, 0, tokens, counts);
+        int64_t bias = round % 5 == 0 ? (int64_t)(next_random() | 1ull << 63) : geometric(30), divisor = 1;
+        if (below(3) == 0) divisor = (int64_t)(1 + below(1000)) * (below(2) ? -1 : 1);
+        int order = 1 + (int)below(2);
+        int64_t value = round % 7 == 0 ? INT64_MAX - (int64_t)below(8) : geometric(40);
+        int64_t delta = round % 11 == 0 ? INT64_MIN + (int64_t)below(8) : geometric(20);
+        // integrate() sums from 0 and 0: a start value v and difference e add v + (i + 1) e.
+        integrate(u, k, bias, divisor, order, expected);
+        for (size_t i = 0; i < k; i++) {
+            expected[i] = (int64_t)((uint64_t)expected[i] + (uint64_t)value + (order == 2 ? (uint64_t)(i + 1) * (uint64_t)delta : 0));
+        }
+        size_t length = routelog_write_run_stream(u, tokens, k, send, masks, bytes);
+        uint8_t *copy = malloc(length + library_padding);
+        memcpy(copy, bytes, length);
+        memset(copy + length, 0, library_padding);
+        for (int pass = 0; pass < 3; pass++) {
+            // Whole, fewer asked, damaged.
+            size_t asked = pass == 1 ? below(k + 1) : k;
+            if (pass == 2 && length > 0) memset(copy + below(length), 0xFF, 1 + below(16));
+            routelog_run_stream stream = {copy, 0, (int64_t)length * 8, entries, (1u << code_bits) - 1, bias, divisor,
+                                          order, value, delta};
+            routelog_run_stream after, twin_after;
+            int64_t end = 0, twin_end = 0;
+            size_t done = read_run_stream(routelog_decode_run_stream, stream, decoded, asked, &end, &after);
+            size_t twin_done = read_run_stream(routelog_decode_run_stream_portable, stream, twin_decoded, asked, &twin_end,
+                                               &twin_after);
+            if (done != twin_done || end != twin_end || memcmp(decoded, twin_decoded, done * 8) != 0 ||
+                after.value != twin_after.value || after.delta != twin_after.delta) {
+                fail("run decoder with sums: the two paths differ", d.calls);
+            }
+            // Fewer asked stops before a run that passes the last value asked for.
+            if (pass < 2 && ((pass == 0 && done != asked) || done > asked || memcmp(decoded, expected, done * 8) != 0)) {
+                fail("run decoder with sums: not the values written", d.calls);
+            }
+            if (pass < 2 && done > 0 && after.value != expected[done - 1]) {
+                fail("run decoder with sums: not the last value after", d.calls);
+            }
+            mix_u64(&d, done), mix(&d, decoded, done * 8), mix_u64(&d, (uint64_t)end);
+            mix_u64(&d, (uint64_t)after.value), mix_u64(&d, (uint64_t)after.delta);
+            d.calls++;
+        }
+        free(copy);
+    }
+    free(u), free(tokens), free(bytes), free(expected), free(decoded), free(twin_decoded);
+    report("decode_run_stream, sums", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -1115,5 +1194,6 @@ int main(void) {
     check_largest();  // the same
     check_farthest_ends();  // the same
     check_token_differences();  // the same
+    check_run_sums();  // the same
     return 0;
 }

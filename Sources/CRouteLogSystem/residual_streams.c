@@ -253,21 +253,51 @@ static inline __attribute__((always_inline)) size_t decode_four(routelog_four_st
     return i;
 }
 
-// A run of residuals equal to the bias, at out (room values up to k).
-static inline __attribute__((always_inline)) void fill_run(int64_t *out, uint64_t length, size_t room, int64_t bias) {
+// A run of `length` residuals equal to the bias, at out (room values up to k), as the
+// column's values for its order: the running sums go on through the run (order 1: each
+// value the one before plus the bias; order 2: each difference the one before plus the
+// bias), from *value and *delta (updated), so that a run column needs no pass of sums
+// after its decode. Wrapping, as next_value.
+static inline __attribute__((always_inline)) void fill_run(int64_t *out, uint64_t length, size_t room, uint64_t bias,
+                                                           uint64_t *value, uint64_t *delta, int order) {
+    uint64_t v = *value, d = *delta;
     // A short run (most are) as four stores with no loop: whatever lands past the run is
     // written again by the values after it, and room for four means none lands past k.
+    // Each of the four is worked out from v and d alone (the j-th of a run, j = 1...4:
+    // v + j b, or v + j d + b j(j+1)/2), not from the one before, and the sums then
+    // jump over the run's length the same way.
     if (length <= 4 && room >= 4) {
-        out[0] = bias, out[1] = bias, out[2] = bias, out[3] = bias;
+        if (order == 0) {
+            out[0] = (int64_t)bias, out[1] = (int64_t)bias, out[2] = (int64_t)bias, out[3] = (int64_t)bias;
+            return;
+        }
+        if (order == 1) {
+            out[0] = (int64_t)(v + bias), out[1] = (int64_t)(v + 2 * bias);
+            out[2] = (int64_t)(v + 3 * bias), out[3] = (int64_t)(v + 4 * bias);
+            *value = v + length * bias;
+            return;
+        }
+        out[0] = (int64_t)(v + d + bias), out[1] = (int64_t)(v + 2 * d + 3 * bias);
+        out[2] = (int64_t)(v + 3 * d + 6 * bias), out[3] = (int64_t)(v + 4 * d + 10 * bias);
+        *value = v + length * d + (length * (length + 1) / 2) * bias;
+        *delta = d + length * bias;
         return;
     }
-    for (uint64_t j = 0; j < length; j++) out[j] = bias;
+    for (uint64_t j = 0; j < length; j++) {
+        if (order == 2) d += bias;
+        if (order >= 1) v += order == 1 ? bias : d;
+        out[j] = order == 0 ? (int64_t)bias : (int64_t)v;
+    }
+    *value = v;
+    *delta = d;
 }
 
 // A column with zero runs, from its one stream: each token is a residual, or a run of
 // residuals equal to the bias. Every read is checked against the stream's end, as the
 // caller's loop checks it; the loop stops before a token it cannot take whole (the end
-// reached, an entry marked slow, a run past k), which the caller's loop then reads.
+// reached, an entry marked slow, a run past k), which the caller's loop then reads. The
+// values for the column's order come out here too (running sums from s->value and
+// s->delta, updated), a step beside each token, instead of in a pass of their own.
 //
 // Each window gives two tokens where it can: the second one's entry is looked up in the
 // window shifted past the first, as the four-stream loop does, so that the chain from
@@ -276,12 +306,13 @@ static inline __attribute__((always_inline)) void fill_run(int64_t *out, uint64_
 // it is not slow, and it starts before the stream's end; otherwise the loop reads it
 // next time round as the first.
 static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_stream *restrict s,
-                                                                int64_t *restrict out, size_t k) {
+                                                                int64_t *restrict out, size_t k, int order) {
     const uint8_t *bytes = s->bytes;
     const uint64_t *entries = s->entries;
     const uint64_t mask = s->mask, bias = (uint64_t)s->bias, divisor = (uint64_t)s->divisor;
     const int64_t limit = s->limit;
     int64_t p = s->position;
+    uint64_t value = (uint64_t)s->value, delta = (uint64_t)s->delta;
     size_t i = 0;
     while (i < k && p < limit) {
         uint64_t window = window_at(bytes, p);
@@ -293,25 +324,37 @@ static inline __attribute__((always_inline)) size_t decode_runs(routelog_run_str
         uint64_t v = entry_value(entry, window);
         if (entry & ENTRY_RUN) {
             if (v > k - i) break;
-            fill_run(out + i, v, k - i, (int64_t)bias);
+            fill_run(out + i, v, k - i, bias, &value, &delta, order);
             i += v;
         } else {
-            out[i++] = (int64_t)(bias + ((v >> 1) ^ (0 - (v & 1))) * divisor);
+            out[i++] = next_value(bias, divisor, &value, &delta, v, order);
         }
         p += (int64_t)bits;
         if (bits + entry_bits(second) > 57 || p >= limit || i >= k) continue;  // too long, or slow
         v = entry_value(second, second_window);
         if (second & ENTRY_RUN) {
             if (v > k - i) break;
-            fill_run(out + i, v, k - i, (int64_t)bias);
+            fill_run(out + i, v, k - i, bias, &value, &delta, order);
             i += v;
         } else {
-            out[i++] = (int64_t)(bias + ((v >> 1) ^ (0 - (v & 1))) * divisor);
+            out[i++] = next_value(bias, divisor, &value, &delta, v, order);
         }
         p += (int64_t)entry_bits(second);
     }
     s->position = p;
+    s->value = (int64_t)value;
+    s->delta = (int64_t)delta;
     return i;
+}
+
+// The run loop made for the column's order, as decode_for_order.
+static inline __attribute__((always_inline)) size_t decode_runs_for_order(routelog_run_stream *s, int64_t *out,
+                                                                          size_t k) {
+    switch (s->order) {
+    case 0: return decode_runs(s, out, k, 0);
+    case 1: return decode_runs(s, out, k, 1);
+    default: return decode_runs(s, out, k, 2);
+    }
 }
 
 // The loop made for the column's order: one copy per order, with no branch on it inside.
@@ -329,14 +372,15 @@ size_t routelog_decode_four_streams_portable(routelog_four_streams *s, int64_t *
 }
 
 size_t routelog_decode_run_stream_portable(routelog_run_stream *s, int64_t *out, size_t k) {
-    return decode_runs(s, out, k);
+    return decode_runs_for_order(s, out, k);
 }
 
 // A column's values from its start values and residuals, in place, as
 // ColumnDecoderV2.integrate gives them: each value the one before plus its residual from
 // v[1] on (order 1), or each first difference the one before plus the residual from
 // v[2] on, the first being v[1] - v[0] (order 2); wrapping. The pass after a column
-// with zero runs, whose stream loop leaves the residuals as they are.
+// of one or two streams, whose loop leaves the residuals as they are (the four-stream
+// and run loops make the values themselves).
 static void running_sums_scalar(int64_t *v, size_t m, int order) {
     if (order == 1 && m > 1) {
         for (size_t j = 1; j < m; j++) v[j] = (int64_t)((uint64_t)v[j - 1] + (uint64_t)v[j]);
@@ -457,14 +501,14 @@ static size_t decode_bmi2(routelog_four_streams *s, int64_t *out, size_t k) {
 }
 
 __attribute__((target("bmi,bmi2")))
-static size_t decode_runs_bmi2(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
+static size_t decode_runs_bmi2(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs_for_order(s, out, k); }
 
 size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size_t k) {
     return routelog_has_bmi2() ? decode_bmi2(s, out, k) : decode_for_order(s, out, k, values_portable);
 }
 
 size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) {
-    return routelog_has_bmi2() ? decode_runs_bmi2(s, out, k) : decode_runs(s, out, k);
+    return routelog_has_bmi2() ? decode_runs_bmi2(s, out, k) : decode_runs_for_order(s, out, k);
 }
 
 void routelog_running_sums(int64_t *values, size_t count, int order) {
@@ -478,5 +522,5 @@ size_t routelog_decode_four_streams(routelog_four_streams *s, int64_t *out, size
     return decode_for_order(s, out, k, values_portable);
 }
 
-size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs(s, out, k); }
+size_t routelog_decode_run_stream(routelog_run_stream *s, int64_t *out, size_t k) { return decode_runs_for_order(s, out, k); }
 #endif

@@ -393,20 +393,25 @@ size_t routelog_decode_four_streams_portable(routelog_four_streams *streams, int
 
 /// A version 2 column with zero runs being read from its one stream, for
 /// routelog_decode_run_stream: the fields as in routelog_four_streams, and the stream's
-/// end (in bits).
+/// end (in bits). Order 0 (and value and delta 0) when the fields after divisor are
+/// left out of an initializer.
 typedef struct {
     const uint8_t *bytes;
     int64_t position, limit;
     const uint64_t *entries;
     uint64_t mask;
     int64_t bias, divisor;
+    /// 0, 1 or 2, with value and delta (updated), as in routelog_four_streams.
+    int order;
+    int64_t value, delta;
 } routelog_run_stream;
 
-/// Decodes residuals into out[0...] (a run token writes its run of biases) while the
-/// position is before the stream's end; stops before a token it cannot take whole (an
-/// entry marked slow, or a run past k), for the caller's checked loop. Returns how many
-/// residuals it wrote, with the position after them. With BMI2 when the processor has
-/// it, the same residuals either way.
+/// Decodes values into out[0...] (a run token writes its run of residuals equal to the
+/// bias), running sums for the order from value and delta, while the position is before
+/// the stream's end; stops before a token it cannot take whole (an entry marked slow, or
+/// a run past k), for the caller's checked loop. Returns how many values it wrote, with
+/// the position and sums after them. With BMI2 when the processor has it, the same
+/// values either way.
 size_t routelog_decode_run_stream(routelog_run_stream *stream, int64_t *out, size_t k);
 
 /// A column's values from its start values and residuals, in place (wrapping): from

@@ -360,7 +360,7 @@ import Testing
         #expect(Self.decode(enough, count: 4000, with: .processor) == .values([Int64](repeating: 0, count: 4000)))
     }
 
-    /// The running sums a column with zero runs is integrated with, both paths, against
+    /// The running sums a column of one or two streams is integrated with, both paths, against
     /// the definition (format-spec.md, "Version 2": v[j] from the start values and the
     /// residuals Δ^d v[j]), wrapping as a damaged block's values may: every count around
     /// the groups of four, orders 0 to 3 (only 1 and 2 sum).

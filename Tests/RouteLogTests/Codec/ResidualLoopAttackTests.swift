@@ -477,6 +477,48 @@ import Testing
         }
     }
 
+    /// Run columns of order 1 and 2 are summed inside the run loops (C, and the checked
+    /// loop where C stops), not in a pass after: values and runs of every short length
+    /// (the four-store fill) at every place near k, long runs, values read by hand (the
+    /// C loop stops and resumes with the sums), divisors, wrapping start values; the C
+    /// loops, the portable ones and the checked loop alone must all give the sums.
+    @Test func runColumnsOfOrderOneAndTwoAreSummedAsTheyAreRead() {
+        let checkedAlone = DecodeLoops(fourStreams: routelog_decode_four_streams_portable, runStream: { _, _, _ in 0 })
+        let loops = [("processor", DecodeLoops.processor), ("portable", DecodeLoops.portable), ("checked alone", checkedAlone)]
+        let startPairs: [[Int64]] = [[3, -4], [Int64.max - 2, Int64.min + 1], [Int64.min, Int64.max]]
+        var columns = 0
+        for order in 1...2 {
+            for (bias, divisor) in [(Int64(9), UInt64(1)), (-7, 3), (Int64.max, 1)] {
+                for starts in startPairs {
+                    for length in [1, 2, 3, 4, 5, 8, 9, 300] {
+                        for before in [0, 1, 3, 4] {
+                            for last in 0...2 {  // nothing after the run, a value, a value read by hand
+                                var tokens = (0..<before).map { $0 % 2 == 0 ? Token.value(0) : Token.value(192, UInt64($0) + 5) }
+                                if before == 3 { tokens.append(.value(255, 12345)) }  // by hand, before the run
+                                tokens.append(.run(length))
+                                if last == 1 { tokens.append(.value(0)) }
+                                if last == 2 { tokens.append(.value(255, 1 << 50)) }
+                                let k = tokens.reduce(0) { $0 + ($1.symbol >= V2.valueTokens ? Int($1.u) : 1) }
+                                let column = Self.column(order: order, starts: Array(starts.prefix(order)), bias: bias,
+                                                         divisor: divisor, code: Self.runCode, runs: true,
+                                                         streams: [Self.stream(tokens, Self.runCode)])
+                                let expected = Self.expected(tokens, order: order, starts: Array(starts.prefix(order)),
+                                                             bias: bias, divisor: Int64(divisor))
+                                for (name, set) in loops {
+                                    let got = Self.decode(column, count: k + order, with: set)
+                                    #expect(got == .values(expected),
+                                            "\(name): order \(order), bias \(bias), divisor \(divisor), starts \(starts), \(before) values, a run of \(length), last \(last): \(Self.brief(got))")
+                                }
+                                columns += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(columns == 2 * 3 * 3 * 8 * 4 * 3)
+    }
+
     @Test func aRunColumnWithUnreadBytesIsRefused() {
         let tokens: [Token] = [.run(10), .value(0)]
         Self.expectBoth(Self.runColumn(tokens, extraStreamBytes: [1]), count: 11,

@@ -98,27 +98,33 @@ extension ColumnDecoderV2 {
 
     /// One stream with zero runs: `loop` (C) reads what it can take whole; where it
     /// stops (a value too large for a table entry, or a damaged stream), this loop,
-    /// which checks every token, reads one token, and `loop` goes on after it.
-    static func decodeRuns(_ stream: StreamCursor, _ k: Int, _ decoder: StreamDecoder, _ loop: RunStreamLoop,
-                           _ sink: ResidualSink, _ cursor: BlockCursor) throws {
+    /// which checks every token, reads one token, and `loop` goes on after it. Both make
+    /// the column's values as they go (running sums from `sums`), so that the column
+    /// needs no pass of sums after.
+    static func decodeRuns<Sums: RunningSums>(_ stream: StreamCursor, _ k: Int, _ decoder: StreamDecoder,
+                                              _ loop: RunStreamLoop, _ sink: ResidualSink, _ sums: Sums,
+                                              _ cursor: BlockCursor) throws {
         var state = routelog_run_stream(bytes: stream.bytes, position: Int64(stream.position), limit: Int64(stream.limit),
                                         entries: decoder.entries, mask: decoder.mask, bias: sink.bias,
-                                        divisor: sink.divisor)
+                                        divisor: sink.divisor, order: Sums.order, value: sums.state.value,
+                                        delta: sums.state.delta)
         var c = stream, i = 0
         while true {
             state.position = Int64(c.position)
             i += loop(&state, sink.base + i, k - i)
             c.position = Int(state.position)
             guard i < k else { break }
+            var sums = Sums(value: state.value, delta: state.delta)
+            defer { (state.value, state.delta) = sums.state }
             let (u, run) = try decoder.valueOrRun(&c)
             if run == 0 {
-                sink.store(u, at: i)
+                sink.base[i] = sums.next(sink.residual(u))
                 i += 1
                 continue
             }
             guard run <= k - i else { throw cursor.fail("a run passes the column's last value") }
             // A run of u = 0 is a run of residuals equal to the bias.
-            (sink.base + i).update(repeating: sink.bias, count: run)
+            for j in i..<(i + run) { sink.base[j] = sums.next(sink.bias) }
             i += run
         }
         try checkEnds([c], cursor)

@@ -60,7 +60,16 @@ struct ColumnDecoderV2 {
                 values = Int64Column(capacity: m)
                 let residuals = ResidualSink(base: values.base + order, bias: bias, divisor: Int64(rawDivisor))
                 if runs {
-                    try Self.decodeRuns(streams[0], k, decoder, loops.runStream, residuals, cursor)
+                    switch order {
+                    case 0: try Self.decodeRuns(streams[0], k, decoder, loops.runStream, residuals, NoSums(), cursor)
+                    case 1:
+                        try Self.decodeRuns(streams[0], k, decoder, loops.runStream, residuals, FirstSums(value: first),
+                                            cursor)
+                    default:
+                        try Self.decodeRuns(streams[0], k, decoder, loops.runStream, residuals,
+                                            SecondSums(value: second, delta: second &- first), cursor)
+                    }
+                    integrated = true
                 } else {
                     switch order {
                     case 0: integrated = try Self.decodeValues(streams, k, decoder, loops.fourStreams, residuals, NoSums(), cursor)
