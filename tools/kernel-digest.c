@@ -443,6 +443,16 @@ static size_t make_residuals(uint64_t *u, size_t most, unsigned bits) {
     return k;
 }
 
+// The exact division by 2^shift × odd (Codec/V2/ResidualModel.swift, ExactDivision):
+// the odd part's inverse mod 2^64 by Newton's steps, and the quotients that fit.
+static routelog_exact_division exact_division(uint64_t odd, int64_t shift) {
+    uint64_t inverse = odd;
+    for (int step = 0; step < 5; step++) inverse *= 2 - odd * inverse;
+    int64_t divisor = (int64_t)(odd << shift);
+    routelog_exact_division division = {shift, (int64_t)inverse, INT64_MIN / divisor, INT64_MAX / divisor};
+    return division;
+}
+
 static void check_tokens(void) {
     digest d = {0xCBF29CE484222325ull, 0};
     enum { n = 3000 };
@@ -454,13 +464,9 @@ static void check_tokens(void) {
         size_t k = make_residuals(start, n, bits);
         routelog_exact_division division, *by = 0;
         if (round % 2) {
-            // A divisor 2^shift × odd: its inverse mod 2^64 by Newton's steps.
-            uint64_t odd = 2 * below(500) + 1, inverse = odd;
-            for (int step = 0; step < 5; step++) inverse *= 2 - odd * inverse;
-            division.shift = (int64_t)below(41);
-            division.odd_inverse = (int64_t)inverse;
+            uint64_t odd = 2 * below(500) + 1;
+            division = exact_division(odd, (int64_t)below(41));
             int64_t divisor = (int64_t)(odd << division.shift);  // below 2^50
-            division.smallest = INT64_MIN / divisor, division.largest = INT64_MAX / divisor;
             by = &division;
             for (size_t i = 0; i < k; i++) {
                 // Multiples of the divisor, and now and then a value that is not one.
@@ -1068,12 +1074,9 @@ static void check_token_differences(void) {
         int64_t bias = round % 5 == 0 ? (int64_t)next_random() : geometric(6);
         routelog_exact_division division, *by = 0;
         if (round % 2) {
-            uint64_t odd = 2 * below(60) + 1, inverse = odd;
-            for (int step = 0; step < 5; step++) inverse *= 2 - odd * inverse;
-            division.shift = (int64_t)below(12);
-            division.odd_inverse = (int64_t)inverse;
+            uint64_t odd = 2 * below(60) + 1;
+            division = exact_division(odd, (int64_t)below(12));
             int64_t divisor = (int64_t)(odd << division.shift);
-            division.smallest = INT64_MIN / divisor, division.largest = INT64_MAX / divisor;
             by = &division;
             // Multiples of the divisor but now and then (the bias then keeps them so).
             for (size_t i = 0; i < m; i++) {

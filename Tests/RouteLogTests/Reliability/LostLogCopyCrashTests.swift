@@ -12,6 +12,18 @@ import Testing
 /// next one's, in one file of one name; the other store's log is as it was; no copy is
 /// left under its temporary name.
 @Suite struct LostLogCopyCrashTests {
+    /// A store in `dir` whose `lost/LOG` another store shares (a hard link to `outside`,
+    /// which holds ``sharedBytes``).
+    static func storeWithSharedLog(in dir: TemporaryDirectory) throws -> (store: URL, lost: URL, outside: URL) {
+        let store = dir.store()
+        let lost = store.appendingPathComponent(LostAndFound.directoryName)
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+        let outside = dir.url.appendingPathComponent("other-store-LOG")
+        try sharedBytes.write(to: outside)
+        #expect(link(outside.path, lost.appendingPathComponent(LostAndFound.logName).path) == 0)
+        return (store, lost, outside)
+    }
+
     static let sharedBytes = Data("2026-01-01T00:00:00Z seg-00000002.rlseg offset 8 length 4: both stores'\n".utf8)
 
     @Test func aCrashAtEachStepOfTheCopyLeavesOneWholeLog() throws {
@@ -19,12 +31,7 @@ import Testing
         var crashesBetweenTheRenames = 0
         while true {
             let dir = TemporaryDirectory("LostLogCopyCrashTests-\(crashPoint)")
-            let store = dir.store()
-            let lost = store.appendingPathComponent(LostAndFound.directoryName)
-            try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
-            let outside = dir.url.appendingPathComponent("other-store-LOG")
-            try Self.sharedBytes.write(to: outside)
-            #expect(link(outside.path, lost.appendingPathComponent(LostAndFound.logName).path) == 0)
+            let (store, lost, outside) = try Self.storeWithSharedLog(in: dir)
 
             let fs = InterceptingFileSystem.crashing(atChange: crashPoint)
             let first = Result {
@@ -62,12 +69,7 @@ import Testing
     /// there) is kept, under a free name, when the store next copies a shared log.
     @Test func aFileAtTheCopysNameThatIsNoCopyIsKept() throws {
         let dir = TemporaryDirectory()
-        let store = dir.store()
-        let lost = store.appendingPathComponent(LostAndFound.directoryName)
-        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
-        let outside = dir.url.appendingPathComponent("other-store-LOG")
-        try Self.sharedBytes.write(to: outside)
-        #expect(link(outside.path, lost.appendingPathComponent(LostAndFound.logName).path) == 0)
+        let (store, lost, outside) = try Self.storeWithSharedLog(in: dir)
         let planted = Data("not a copy of the log\n".utf8)
         try planted.write(to: lost.appendingPathComponent(LostAndFound.logName + FormatConstants.temporarySuffix))
         try LostAndFound(files: LogFiles(directory: store.path, fileSystem: PosixFileSystem.shared))

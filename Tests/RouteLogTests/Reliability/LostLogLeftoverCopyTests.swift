@@ -11,12 +11,7 @@ import Testing
 @Suite struct LostLogLeftoverCopyTests {
     @Test func aFileRenamedOverATornCopyOnceComparedIsKept() throws {
         let dir = TemporaryDirectory()
-        let store = dir.store()
-        let lost = store.appendingPathComponent(LostAndFound.directoryName)
-        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
-        let outside = dir.url.appendingPathComponent("other-store-LOG")
-        try LostLogCopyCrashTests.sharedBytes.write(to: outside)
-        #expect(link(outside.path, lost.appendingPathComponent(LostAndFound.logName).path) == 0)
+        let (store, lost, outside) = try LostLogCopyCrashTests.storeWithSharedLog(in: dir)
         let temporary = lost.appendingPathComponent(LostAndFound.logName + FormatConstants.temporarySuffix).path
         try LostLogCopyCrashTests.sharedBytes.prefix(10).write(to: URL(fileURLWithPath: temporary))
         let planted = Data("renamed over the torn copy once it was compared\n".utf8)

@@ -64,6 +64,15 @@ import Testing
     }
 
     /// A store at `url` holding routes `routes` (ids from 1), closed.
+    /// Store `a` made in `dir` with routes 1...3, and store `b` its hard-linked copy
+    /// (`cp -al`).
+    static func linkedPair(in dir: TemporaryDirectory) throws -> (a: URL, b: URL) {
+        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
+        try make(a, routes: 1...3)
+        try link(a, to: b)
+        return (a, b)
+    }
+
     static func make(_ url: URL, routes: ClosedRange<Int>) throws {
         let store = try RouteStore(at: url, options: .init(compaction: .manual))
         for n in routes { _ = try store.save(route(n)) }

@@ -25,6 +25,16 @@ import Testing
 
     /// Has `act` run once, right after the copy of `shared` is synced under its
     /// temporary name, with the path of the file the copy is for.
+    /// What the other store's writer may do once the copy is made: append `bytes` to its
+    /// name of the shared file, then let that name go (the file keeps this store's alone).
+    static func appendThenUnlink(_ bytes: Data, _ path: String) {
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        handle.seekToEndOfFile()
+        handle.write(bytes)
+        handle.closeFile()
+        _ = Glibc.unlink(path)
+    }
+
     static func actingAfterTheCopy(of shared: Shared, in store: URL, _ act: @escaping @Sendable (String) -> Void) throws
         -> InterceptingFileSystem {
         let target = store.appendingPathComponent(try shared.name(in: store)).path
@@ -52,9 +62,7 @@ import Testing
     @Test(arguments: Shared.allCases)
     func aFileRenamedToTheNameDuringTheCopyIsKept(_ shared: Shared) throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        try HardLinkedStoreTests.make(a, routes: 1...3)
-        try HardLinkedStoreTests.link(a, to: b)
+        let (a, b) = try HardLinkedStoreTests.linkedPair(in: dir)
         let planted = Data("a file someone put at the name meanwhile".utf8)
         let fs = try Self.actingAfterTheCopy(of: shared, in: b) { path in
             let aside = path + ".planted"
@@ -74,18 +82,10 @@ import Testing
     @Test(arguments: Shared.allCases)
     func theSharedFileLeftWithThisNameAloneIsKept(_ shared: Shared) throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        try HardLinkedStoreTests.make(a, routes: 1...3)
-        try HardLinkedStoreTests.link(a, to: b)
+        let (a, b) = try HardLinkedStoreTests.linkedPair(in: dir)
         let written = Data("bytes the other store wrote after the copy".utf8)
         let other = a.appendingPathComponent(try shared.name(in: a)).path
-        let fs = try Self.actingAfterTheCopy(of: shared, in: b) { _ in
-            guard let handle = FileHandle(forWritingAtPath: other) else { return }
-            handle.seekToEndOfFile()
-            handle.write(written)
-            handle.closeFile()
-            _ = Glibc.unlink(other)
-        }
+        let fs = try Self.actingAfterTheCopy(of: shared, in: b) { _ in Self.appendThenUnlink(written, other) }
         let writer = try RouteStore(at: b, options: .init(compaction: .manual), fileSystem: fs)
         try writer.close()
         #expect(!FileManager.default.fileExists(atPath: other), "the hook did not run")
@@ -98,9 +98,7 @@ import Testing
     @Test(arguments: Shared.allCases)
     func theSharedFileLosesThisStoresNameAlone(_ shared: Shared) throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        try HardLinkedStoreTests.make(a, routes: 1...3)
-        try HardLinkedStoreTests.link(a, to: b)
+        let (a, b) = try HardLinkedStoreTests.linkedPair(in: dir)
         let name = try shared.name(in: a)
         let before = try FileManager.default.attributesOfItem(atPath: a.appendingPathComponent(name).path)[.systemFileNumber] as? Int
         let writer = try RouteStore(at: b, options: .init(compaction: .manual), fileSystem: InterceptingFileSystem())
@@ -123,9 +121,7 @@ import Testing
     /// name is seen to lead to the shared file still; each store keeps its own routes.
     @Test func aFileSystemThatCannotSwapGetsCopiesAllTheSame() throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        try HardLinkedStoreTests.make(a, routes: 1...3)
-        try HardLinkedStoreTests.link(a, to: b)
+        let (a, b) = try HardLinkedStoreTests.linkedPair(in: dir)
         let writer = try RouteStore(at: b, options: .init(compaction: .manual), fileSystem: NoExchange())
         _ = try writer.save(HardLinkedStoreTests.route(300))
         try writer.close()

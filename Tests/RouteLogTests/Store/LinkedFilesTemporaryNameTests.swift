@@ -53,9 +53,7 @@ import Testing
     @Test(arguments: Shared.allCases)
     func aFileRenamedToTheTemporaryNameBeforeTheSwapIsNeitherTakenNorDeleted(_ shared: Shared) throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        try HardLinkedStoreTests.make(a, routes: 1...3)
-        try HardLinkedStoreTests.link(a, to: b)
+        let (a, b) = try HardLinkedStoreTests.linkedPair(in: dir)
         let planted = Data("a file someone renamed to the copy's name meanwhile".utf8)
         let fs = try Self.actingAfterTheCopy(of: shared, in: b) { path in
             Self.plant(planted, at: path + FormatConstants.temporarySuffix)
@@ -78,17 +76,11 @@ import Testing
     @Test(arguments: Shared.allCases)
     func withoutASwapTheSharedFileLeftWithThisNameAloneIsNotRenamedOver(_ shared: Shared) throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        try HardLinkedStoreTests.make(a, routes: 1...3)
-        try HardLinkedStoreTests.link(a, to: b)
+        let (a, b) = try HardLinkedStoreTests.linkedPair(in: dir)
         let written = Data("bytes the other store wrote after the copy".utf8)
         let other = a.appendingPathComponent(try shared.name(in: a)).path
         let fs = try Self.actingAfterTheCopy(of: shared, in: b, base: LinkedFilesSwapTests.NoExchange()) { _ in
-            guard let handle = FileHandle(forWritingAtPath: other) else { return }
-            handle.seekToEndOfFile()
-            handle.write(written)
-            handle.closeFile()
-            _ = Glibc.unlink(other)
+            LinkedFilesSwapTests.appendThenUnlink(written, other)
         }
         if let writer = try? RouteStore(at: b, options: .init(compaction: .manual), fileSystem: fs) { try writer.close() }
         #expect(!FileManager.default.fileExists(atPath: other), "the hook did not run")
@@ -102,9 +94,7 @@ import Testing
     @Test(arguments: Shared.allCases)
     func aFileRenamedOverALeftoverCopyOnceComparedIsKept(_ shared: Shared) throws {
         let dir = TemporaryDirectory()
-        let a = dir.store("a.routelog"), b = dir.store("b.routelog")
-        try HardLinkedStoreTests.make(a, routes: 1...3)
-        try HardLinkedStoreTests.link(a, to: b)
+        let (a, b) = try HardLinkedStoreTests.linkedPair(in: dir)
         let target = b.appendingPathComponent(try shared.name(in: b)).path
         let temporary = target + FormatConstants.temporarySuffix
         let whole = try Data(contentsOf: URL(fileURLWithPath: target))
