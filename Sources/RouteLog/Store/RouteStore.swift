@@ -260,6 +260,7 @@ public final class RouteStore: Sendable {
     /// Makes durable changes visible to readers; `encodedMetadata` holds each event's
     /// metadata as its record does, where known.
     private func publish(_ events: [LogEvent], encodedMetadata: [ArraySlice<UInt8>?], writer: StoreWriter) {
+        precondition(encodedMetadata.count == events.count, "one metadata entry for each event")
         let (segments, generation, indexNumber, indexBytes) = (writer.log.segments, writer.manifest.current.generation,
                                                                writer.index.number, writer.index.end)
         let indexSingleRecords = writer.index.singleRecords
