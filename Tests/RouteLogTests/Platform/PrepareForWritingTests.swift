@@ -13,9 +13,15 @@ import Testing
     static let page = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// A fresh private anonymous mapping of `pages` pages: none of them present yet.
+    /// Huge pages are turned off for it (MADV_NOHUGEPAGE, 15, on Linux): where they are
+    /// on for every mapping, a fault could bring in a block of pages around the one asked
+    /// for, and the pages around the buffer would not stay absent.
     static func freshMapping(pages: Int) -> UnsafeMutableRawPointer {
         let p = mmap(nil, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)!
         precondition(p != MAP_FAILED)
+        #if os(Linux)
+        _ = madvise(p, pages * page, 15)
+        #endif
         return p
     }
 
