@@ -296,12 +296,17 @@ struct LostAndFound: Sendable {
     }
 
     /// What `lost/` holds, oldest note first; empty when there is no `lost/` (or a link
-    /// or anything but a directory is there).
+    /// or anything but a directory is there). Read only: a `LOG.tmp` with no `LOG`
+    /// beside it (a crash between the renames of ``keepLogOwn(in:)``, which the writer's
+    /// next use of `lost/` renames to `LOG`) is read as the log meanwhile, not listed as
+    /// a file the notes would miss.
     func entries() -> [Entry] {
         guard let lost = try? LostDirectory.open(Self.directoryName, in: files.directory, fileSystem: files.fileSystem, making: false),
               let names = try? lost.names() else { return [] }
+        let logName = names.contains(Self.logName) || !names.contains(Self.logName + FormatConstants.temporarySuffix)
+            ? Self.logName : Self.logName + FormatConstants.temporarySuffix
         var notes: [String: String] = [:]
-        if let log = try? lost.open(Self.logName, flags: O_RDONLY),
+        if let log = try? lost.open(logName, flags: O_RDONLY),
            let size = try? log.size(), size <= 1 << 20, let bytes = try? log.read(at: 0, count: Int(size)) {
             for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
                 let words = line.split(separator: " ", maxSplits: 2)
@@ -311,7 +316,7 @@ struct LostAndFound: Sendable {
                 notes[words[2].hasPrefix("moved") ? "\(file)@0" : "\(file)@\(offset)"] = String(line)
             }
         }
-        return names.filter { $0 != Self.logName }.sorted().map { name in
+        return names.filter { $0 != logName }.sorted().map { name in
             let size = (try? lost.open(name, flags: O_RDONLY)).flatMap { try? $0.size() } ?? 0
             let base = name.split(separator: ".").count > 1 && name.hasSuffix(String(name.split(separator: ".").last!))
                 && Int(name.split(separator: ".").last!) != nil ? String(name[..<name.lastIndex(of: ".")!]) : name

@@ -65,6 +65,26 @@ import Testing
         #expect(crashesBetweenTheRenames == 1)
     }
 
+    /// Before the writer's next use of `lost/`, a reader's listing (verify, statistics)
+    /// in the crash window (a whole `LOG.tmp`, no `LOG`) reads the copy as the log: its
+    /// notes are attached to the files they name, and the copy is not listed as a lost
+    /// file; and nothing in `lost/` is renamed by the look.
+    @Test func aListingInTheCrashWindowReadsTheCopyAsTheLog() throws {
+        let dir = TemporaryDirectory()
+        let store = dir.store()
+        let lost = store.appendingPathComponent(LostAndFound.directoryName)
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: true)
+        let note = "2026-01-01T00:00:00Z seg-00000001.rlseg offset 20 length 300: a torn tail\n"
+        try Data(note.utf8).write(to: lost.appendingPathComponent(LostAndFound.logName + FormatConstants.temporarySuffix))
+        try Data(repeating: 7, count: 300).write(to: lost.appendingPathComponent("seg-00000001.rlseg@20"))
+        try Data("the other store's log\n".utf8).write(to: lost.appendingPathComponent(LostAndFound.logName + "@0"))
+        let entries = LostAndFound(files: LogFiles(directory: store.path, fileSystem: PosixFileSystem.shared)).entries()
+        #expect(entries.map(\.name) == [LostAndFound.logName + "@0", "seg-00000001.rlseg@20"])
+        #expect(entries.first { $0.name == "seg-00000001.rlseg@20" }?.note == String(note.dropLast()))
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: lost.path))
+            == [LostAndFound.logName + FormatConstants.temporarySuffix, "seg-00000001.rlseg@20", LostAndFound.logName + "@0"])
+    }
+
     /// A `LOG.tmp` beside a `LOG` of one name that is not a copy of it (another file put
     /// there) is kept, under a free name, when the store next copies a shared log.
     @Test func aFileAtTheCopysNameThatIsNoCopyIsKept() throws {
