@@ -168,6 +168,12 @@ import Testing
         Self.decodeFails(Self.block(points: n, presence), "a required column with a presence")
         // An unknown tag is skipped; bytes after the last column are not.
         #expect(try RouteCodec.decodePoints(Self.block(points: n, columns + [(200, 0x55, [1, 2, 3])])[...]).count == 50)
+        // Unknown tags are held to appearing once too, every tag apart from the others
+        // (8, 72, 136 and 200 differ only above their low six bits).
+        let unknown: [(tag: UInt8, encoding: UInt8, body: [UInt8])] = [136, 72, 200].map { ($0, 0x55, [1, 2, 3]) }
+        #expect(try RouteCodec.decodePoints(Self.block(points: n, columns + unknown)[...]).count == 50)
+        Self.decodeFails(Self.block(points: n, columns + unknown + [(72, 0x55, [4])]), "an unknown tag repeated")
+        Self.decodeFails(Self.block(points: n, columns + unknown + [(255, 0, []), (255, 0, [])]), "tag 255 repeated")
         Self.decodeFails(Self.block(points: n, columns) + [0], "a trailing byte")
         // A divisor of 0.
         var zero = columns

@@ -63,15 +63,17 @@ enum PointBlockV2 {
         let n = try cursor.count(max: V2.maxPoints, "point count")
         guard n >= 1 else { throw cursor.fail("a point block holds no points") }
         let columnCount = try cursor.count(max: 255, "column count")
-        var required: [FormatConstants.ColumnTag: Int64Column] = [:]
+        // The required columns by hand and the tags seen as bits: a dictionary and a set
+        // hashed every tag of every load.
+        var lats: Int64Column?, lons: Int64Column?, times: Int64Column?
         var optional: [(tag: FormatConstants.ColumnTag, column: ColumnDecoderV2.Column)] = []
-        var seen = Set<UInt8>()
+        var seen = SeenTags()
         for _ in 0..<columnCount {
             let rawTag = try cursor.u8()
             let encoding = try cursor.u8()
             let bodyLength = try cursor.count(max: cursor.remaining, "column length")
             let end = cursor.position + bodyLength
-            guard seen.insert(rawTag).inserted else { throw cursor.fail("column \(rawTag) appears twice") }
+            guard seen.insert(rawTag) else { throw cursor.fail("column \(rawTag) appears twice") }
             guard let tag = FormatConstants.ColumnTag(rawValue: rawTag),
                   !coordinatesOnly || tag == .latitude || tag == .longitude else {
                 cursor.position = end  // a newer column, or one not asked for: skip it
@@ -83,13 +85,16 @@ enum PointBlockV2 {
             switch tag {
             case .latitude, .longitude, .time:
                 guard column.presence == nil else { throw cursor.fail("required column \(rawTag) has a presence") }
-                required[tag] = column.values
+                switch tag {
+                case .latitude: lats = column.values
+                case .longitude: lons = column.values
+                default: times = column.values
+                }
             default:
                 optional.append((tag, column))
             }
         }
-        guard let lats = required[.latitude], let lons = required[.longitude],
-              let times = coordinatesOnly ? Int64Column(capacity: 0) : required[.time] else {
+        guard let lats, let lons, let times = coordinatesOnly ? Int64Column(capacity: 0) : times else {
             throw cursor.fail("a required column (latitude, longitude or time) is missing")
         }
         guard cursor.remaining == 0 else { throw cursor.fail("bytes after the last column") }
@@ -97,6 +102,24 @@ enum PointBlockV2 {
         if checkingStoredLimits { try checkStoredLimits(optional, cursor) }
         optional.sort { $0.tag.rawValue < $1.tag.rawValue }
         return Columns(count: n, latitudes: lats, longitudes: lons, times: times, optional: optional)
+    }
+
+    /// The column tags a block has listed so far, one bit each.
+    private struct SeenTags {
+        private var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        /// Marks `tag`; false when it was marked already.
+        mutating func insert(_ tag: UInt8) -> Bool {
+            let bit = UInt64(1) << UInt64(tag & 63)
+            let was: UInt64
+            switch tag >> 6 {
+            case 0: was = bits.0; bits.0 |= bit
+            case 1: was = bits.1; bits.1 |= bit
+            case 2: was = bits.2; bits.2 |= bit
+            default: was = bits.3; bits.3 |= bit
+            }
+            return was & bit == 0
+        }
     }
 
     /// Optional values a writer cannot have stored (format-spec.md, "Quantization": an
