@@ -134,6 +134,8 @@ int routelog_built_with_address_sanitizer(void);
 /// The offset of the first `AB 52 4C` (the sync marker's first three bytes) wholly
 /// inside the `count` bytes at `data`, or `count` when there is none.
 size_t routelog_find_sync_prefix(const void *data, size_t count);
+/// The same search with 16-byte vectors only (the processor's wider path is tested against it).
+size_t routelog_find_sync_prefix_portable(const void *data, size_t count);
 
 /// Asks the processor to bring the cache line at `address` in for reading: a hint, no
 /// fault on any address. For loops that know the next slot they will touch.

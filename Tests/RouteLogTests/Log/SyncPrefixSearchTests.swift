@@ -5,7 +5,7 @@ import Testing
 
 /// `routelog_find_sync_prefix`, the vectorised search every payload read goes through
 /// (for forged markers and for escapes), against a byte-by-byte search: buffers of every
-/// length around its 32-byte steps, prefixes planted at every offset, and near misses.
+/// length around its 32- and 64-byte steps, prefixes planted at every offset, and near misses.
 @Suite struct SyncPrefixSearchTests {
     static let prefix = Array(FormatConstants.recordSync.prefix(3))
 
@@ -16,8 +16,12 @@ import Testing
         return bytes.count
     }
 
+    /// The processor's search, checked against the 16-byte one on the same bytes.
     static func found(_ bytes: [UInt8]) -> Int {
-        bytes.withUnsafeBytes { routelog_find_sync_prefix($0.baseAddress, $0.count) }
+        let wide = bytes.withUnsafeBytes { routelog_find_sync_prefix($0.baseAddress, $0.count) }
+        let narrow = bytes.withUnsafeBytes { routelog_find_sync_prefix_portable($0.baseAddress, $0.count) }
+        #expect(wide == narrow, "the two searches disagree on \(bytes.count) bytes")
+        return wide
     }
 
     @Test func theSearchLooksForTheMarkersFirstThreeBytes() {
@@ -29,7 +33,7 @@ import Testing
 
     @Test func aPrefixAtEveryOffsetOfEveryLengthIsFoundFirst() {
         var generator = SeededRandom(seed: 11)
-        for length in 0...100 {
+        for length in 0...160 {
             // Filler that never forms the prefix: no 0xAB at all.
             let filler = (0..<length).map { _ in UInt8.random(in: 0...0xAA, using: &generator) }
             #expect(Self.found(filler) == length, "no prefix in \(length) bytes")
@@ -45,7 +49,7 @@ import Testing
     }
 
     @Test func nearMissesAndPrefixesCutByTheEndAreNotFound() {
-        for length in 3...70 {
+        for length in 3...140 {
             for at in 0...(length - 2) {
                 var bytes = [UInt8](repeating: 0x52, count: length)
                 // Two of the three bytes: at the end (cut) or anywhere (a near miss).
