@@ -127,11 +127,29 @@ static inline __attribute__((always_inline)) size_t write_stream(const uint64_t 
     return finish(&w, out);
 }
 
+// The most bits a value token of `send` takes (its totals, bits 48 and up; an unused
+// token's entry is 0): at most the longest the caller counted when the table is as the
+// caller made it, and the truth when it is not.
+static inline __attribute__((always_inline)) unsigned table_longest(const uint64_t *send) {
+    uint64_t most = 0;
+    for (int t = 0; t < 256; t++) {
+        uint64_t total = send[t] >> SEND_TOTAL_SHIFT;
+        most = total > most ? total : most;
+    }
+    return most > 255 ? 255 : (unsigned)most;
+}
+
 static inline __attribute__((always_inline)) void write_streams(const uint64_t *u, const uint8_t *tokens, size_t k,
                                                                 size_t count, const uint64_t *send,
                                                                 const uint64_t *masks, unsigned longest,
                                                                 uint8_t *const *out, size_t *lengths, const int bzhi) {
     if (count < 1 || count > 4) __builtin_trap();  // the format has 1, 2 or 4 streams
+    // Groups are sized by the table's own longest value when it is longer than the
+    // caller's count: a count too short would put more bits in a group than the buffer
+    // holds, and move the stream's end past its room. (256 loads a column, against the
+    // thousands of values it writes.)
+    unsigned told = table_longest(send);
+    if (told > longest) longest = told;
     // The most values that surely fit one put: with up to 7 bits pending, MAX_PUT more.
     size_t group = 8 * (size_t)longest <= MAX_PUT ? 8 : 4 * (size_t)longest <= MAX_PUT ? 4
                  : 2 * (size_t)longest <= MAX_PUT ? 2 : 1;

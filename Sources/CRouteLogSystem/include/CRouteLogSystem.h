@@ -346,7 +346,8 @@ size_t routelog_write_run_stream_portable(const uint64_t *u, const uint8_t *toke
 /// u[j] is residual j's u and tokens[j] its token; send[t] is token t's reversed code in
 /// bits 0-31, code length in bits 32-39, extra bits in 40-47 and both together in
 /// 48-55, masks[t] the mask of its extra bits, and longest the most bits any used token
-/// takes. With BMI2 when the processor has it, the same bytes either way.
+/// takes (a count too short is not trusted: the writer also reads it off send and takes
+/// the larger). With BMI2 when the processor has it, the same bytes either way.
 void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                      const uint64_t *send, const uint64_t *masks, unsigned longest,
                                      uint8_t *const *out, size_t *lengths);

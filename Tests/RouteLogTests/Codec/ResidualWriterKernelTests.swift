@@ -38,7 +38,8 @@ import Testing
         }
     }
 
-    static func written(_ u: [UInt64], tokens: [UInt8], count: Int, plan: CodePlan, with writer: Writer) -> [[UInt8]] {
+    static func written(_ u: [UInt64], tokens: [UInt8], count: Int, plan: CodePlan, with writer: Writer,
+                        longest: Int? = nil) -> [[UInt8]] {
         let region = 10 * (u.count / count + 1) + 8
         let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: count * region)
         defer { bytes.deallocate() }
@@ -46,10 +47,39 @@ import Testing
         let starts: [UnsafeMutablePointer<UInt8>?] = (0..<count).map { bytes + $0 * region }
         var lengths = [Int](repeating: -1, count: count)
         starts.withUnsafeBufferPointer { out in
-            writer(u, tokens, u.count, count, plan.sendTable, plan.extraMaskTable, UInt32(plan.longestValue),
+            writer(u, tokens, u.count, count, plan.sendTable, plan.extraMaskTable, UInt32(longest ?? plan.longestValue),
                    out.baseAddress, &lengths)
         }
         return (0..<count).map { Array(UnsafeBufferPointer(start: bytes + $0 * region, count: lengths[$0])) }
+    }
+
+    /// A `longest` below what the table's values take (0, 1, or one short) would size
+    /// groups past the 64-bit buffer: the writers read the table's own and write the same
+    /// streams as with the true count.
+    @Test func aLongestCountTooShortIsNotTrusted() {
+        var g = SeededGenerator(state: 7272)
+        for round in 0..<60 {
+            let k = [8, 9, 64, 255, 3600][round % 5]
+            let count = [1, 2, 4][round % 3]
+            // Values of 20 to 40 bits: groups of one or two when told the truth, of eight
+            // when told 1 or 0.
+            let u = (0..<k).map { _ in UInt64.random(in: (1 << 19)...(1 << 40), using: &g) }
+            let tokens = u.map { UInt8(ResidualToken.token($0)) }
+            var counts = [UInt32](repeating: 0, count: FormatConstants.ColumnV2.valueTokens)
+            for t in tokens { counts[Int(t)] += 1 }
+            let plan = tokens.withUnsafeBufferPointer { t in
+                counts.withUnsafeBufferPointer { CodePlan(tokens: t, tokenCounts: $0) }
+            }
+            #expect(plan.longestValue > 20)
+            let expected = Self.expected(u, count: count, plan: plan)
+            for told in [0, 1, plan.longestValue - 1] {
+                for (name, writer) in [("dispatched", routelog_write_residual_streams as Writer),
+                                       ("portable", routelog_write_residual_streams_portable as Writer)] {
+                    let got = Self.written(u, tokens: tokens, count: count, plan: plan, with: writer, longest: told)
+                    #expect(got == expected, "\(name), round \(round), told \(told) of \(plan.longestValue)")
+                }
+            }
+        }
     }
 
     @Test func bothPathsWriteWhatTheValueAtATimeWriterWrites() {
