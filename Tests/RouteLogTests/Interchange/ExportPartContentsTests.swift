@@ -14,7 +14,7 @@ import Testing
         let dir = TemporaryDirectory()
         let ids = [1, 2, 3, 7, 9, 10, UInt64.max - 1, UInt64.max].map { RouteID($0) }
         let routes = Dictionary(uniqueKeysWithValues: ids.map { ($0, UUID()) })
-        try ExportPartContents(routes: routes).write(into: dir.url)
+        try ExportPartContents(routes: routes).write(into: ExportFolder(opening: dir.url))
         let text = try String(contentsOf: dir.url.appendingPathComponent(ExportPartContents.fileName), encoding: .utf8)
         let digest = ExportPartContents.digest(routes.map { ($0.key, $0.value) })
         let hex = String(digest, radix: 16)
@@ -72,7 +72,7 @@ import Testing
         let dir = TemporaryDirectory()
         let elsewhere = dir.url.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        try ExportPartContents(routes: [RouteID(1): UUID()]).write(into: elsewhere)
+        try ExportPartContents(routes: [RouteID(1): UUID()]).write(into: ExportFolder(opening: elsewhere))
         let link = dir.url.appendingPathComponent("link"), fifo = dir.url.appendingPathComponent("fifo"),
             folder = dir.url.appendingPathComponent("folder")
         for part in [link, fifo, folder] { try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true) }

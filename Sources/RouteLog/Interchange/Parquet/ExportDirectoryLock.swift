@@ -13,6 +13,10 @@ import Darwin
 /// could leave a list that leaves out a route its tables hold. An flock on the
 /// directory itself: no file is added, and the lock goes with the descriptor.
 ///
+/// The export then reaches its files through this same descriptor (``directory``, held
+/// by ``ExportFolder``), never through the directory's path again: the directory written
+/// is the directory locked, whatever is renamed or put at its path meanwhile.
+///
 /// The descriptor is opened with fork() held off and registered with fork_release.c,
 /// as a writer's lock descriptors are (``StoreLock``): a child forked by another
 /// thread meanwhile would share the open description, and with it the lock, and keep
@@ -23,6 +27,11 @@ final class ExportDirectoryLock {
     static let defaultWait = ParquetExportOptions().directoryWait
 
     private let ref: FileRef
+    /// The locked directory, open: the descriptor the lock is on, named by the path the
+    /// caller gave (for messages).
+    let directory: DirectoryRef
+    /// Its device and inode.
+    let identity: FileIdentity
     private let fileSystem: any FileSystem
     private let registered: Bool
     private let key: String
@@ -52,6 +61,7 @@ final class ExportDirectoryLock {
             }
         }, then: { opened in registered = routelog_release_in_forked_child(opened.fd) == 0 })
         self.ref = ref
+        self.directory = DirectoryRef(fd: ref.fd, path: directory.path)
         self.registered = registered
         // Every step that can fail comes before `key` is set, which completes the object:
         // a failure until then closes the descriptor here, and deinit does not run.
@@ -71,6 +81,7 @@ final class ExportDirectoryLock {
         if let store, stat(store.path, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino {
             throw fail(RouteLogError(.invalidArgument, "the export directory is the store's own directory; export into another one", path: directory.path))
         }
+        identity = FileIdentity(mine)
         let key = "\(mine.st_dev):\(mine.st_ino)"
         let thread = ObjectIdentifier(Thread.current)
         if Self.holders.withLock({ $0[key] == thread }) {

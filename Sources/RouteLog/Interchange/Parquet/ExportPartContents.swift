@@ -38,20 +38,25 @@ struct ExportPartContents: Equatable {
     /// The contents recorded in `folder`, or nil when there is no such file or it is not
     /// one this writes (then nothing is known of the tables there). Kept as ranges, so
     /// a forged file of huge ranges costs no more memory than its own bytes.
-    static func read(in folder: URL) -> RouteRanges? {
-        read(folder.appendingPathComponent(fileName))
+    static func read(in folder: ExportFolder) -> RouteRanges? {
+        read(folder, fileName)
     }
 
-    /// The list in file `url` (a kept one, say), or nil as ``read(in:)`` says.
-    static func read(_ url: URL) -> RouteRanges? {
-        let path = url.path
-        var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= Self.largestFile,
-              let data = FileManager.default.contents(atPath: path), data.count <= Self.largestFile else { return nil }
-        return data.withUnsafeBytes { raw in
-            var parser = ListParser(bytes: raw.bindMemory(to: UInt8.self))
+    /// The list in the file `name` of `folder` (a kept one, say), or nil as
+    /// ``read(in:)-(ExportFolder)`` says: a regular file only, never through a link.
+    static func read(_ folder: ExportFolder, _ name: String) -> RouteRanges? {
+        guard let bytes = folder.contents(of: name, atMost: largestFile) else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var parser = ListParser(bytes: buffer)
             return parser.parse()
         }
+    }
+
+    /// The contents recorded in the directory at `folder` (a link at its end followed),
+    /// as ``read(in:)-(ExportFolder)`` reads them: for a look from outside an export.
+    static func read(in folder: URL) -> RouteRanges? {
+        guard let opened = try? ExportFolder(opening: folder) else { return nil }
+        return read(in: opened)
     }
 
     /// Reads exactly the shape this writes, `{"routeIDs":[[first,last],...]}` with
@@ -156,23 +161,24 @@ struct ExportPartContents: Equatable {
 
     /// Writes the file into `folder` under a temporary name, then renames it in place.
     /// - Throws: ``RouteLogError`` `.io` when it cannot be written.
-    func write(into folder: URL) throws {
-        let url = folder.appendingPathComponent(Self.fileName)
+    func write(into folder: ExportFolder) throws {
         do {
-            try json.write(to: url, options: .atomic)
-        } catch {
-            throw RouteLogError(.io, "cannot write the export's list of routes: \(error.localizedDescription)", path: url.path)
+            try folder.replace(Self.fileName, with: Array(json))
+        } catch let error as Errno {
+            throw RouteLogError(.io, "cannot write the export's list of routes: \(String(cString: strerror(error.code)))",
+                                path: folder.path(Self.fileName))
         }
     }
 
     /// Removes the file from `folder`, before its tables change: a list that does not
     /// match the tables must never be left.
     /// - Throws: ``RouteLogError`` `.io` when it exists and cannot be removed.
-    static func remove(in folder: URL) throws {
-        let path = folder.appendingPathComponent(fileName).path
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw RouteLogError.io("removing the export's list of routes", path: path, errno: errno)
-        }
+    static func remove(in folder: ExportFolder) throws {
+        do {
+            try folder.unlink(fileName)
+        } catch let error as Errno where error.code != ENOENT {
+            throw RouteLogError.io("removing the export's list of routes", path: folder.path(fileName), errno: error.code)
+        } catch is Errno {}
     }
 
     /// Larger than the list of any store this is for (a range is at most 43 bytes): a

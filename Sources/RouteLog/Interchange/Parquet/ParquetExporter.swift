@@ -14,6 +14,12 @@ import Foundation
 /// store's size. Each file is written under a temporary name and renamed into place
 /// once every table of the export is complete; beside each part's tables goes the list
 /// of the routes they hold (`_routelog_export.json`).
+///
+/// The directory is locked for the whole export, and every file of the export is made,
+/// renamed, looked at and removed through the lock's descriptor (``ExportFolder``),
+/// never through the directory's path again: a directory renamed away meanwhile, and a
+/// symbolic link or another directory put at its path, lead nothing elsewhere, and the
+/// export goes on in the directory it locked.
 public enum ParquetExporter {
     /// The routes table's file name.
     public static let routesFileName = "routes.parquet"
@@ -32,7 +38,9 @@ public enum ParquetExporter {
     /// - Returns: What was written.
     /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.locked`
     ///   when another export into it did not end within the options' wait; `.io`
-    ///   when a directory or file cannot be written. Every table is written whole under
+    ///   when a directory or file cannot be written, or a month folder was moved or
+    ///   replaced while the export ran (nothing is changed in it then). The directory
+    ///   renamed away mid-export is no error: the export goes on in it. Every table is written whole under
     ///   a temporary name before any is put in place, so a failure while writing (a full
     ///   disk) leaves the earlier export as it was. A route that cannot be read (damaged,
     ///   or in a segment this process may not open) is no error: it is left out and
@@ -47,7 +55,9 @@ public enum ParquetExporter {
                               waiting: (() -> Void)? = nil) throws -> ParquetExportReport {
         try makeDirectory(directory)
         let lock = try ExportDirectoryLock(directory, store: store.url, waiting: waiting, wait: options.directoryWait)
-        defer { withExtendedLifetime(lock) {} }
+        // From here on, the directory locked is reached through the lock's descriptor only.
+        let root = ExportFolder(locked: lock, url: directory)
+        defer { withExtendedLifetime(root) {} }
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
         var part = PartWriter(store: store, options: options, total: summaries.count, progress: progress)
@@ -57,17 +67,13 @@ public enum ParquetExporter {
         do {
             switch options.partitioning {
             case .none:
-                report.removedFiles += ParquetFileWriter.removeLeftovers(in: directory)
-                written.append(try part.write(summaries, into: directory, report: &report))
+                report.removedFiles += ParquetFileWriter.removeLeftovers(in: root)
+                written.append(try part.write(summaries, into: root, report: &report))
             case .month:
                 let months = Dictionary(grouping: summaries, by: { month(of: $0.startDate) })
                 for key in months.keys.sorted() {
-                    let folder = directory.appendingPathComponent("\(partitionColumn)=\(key)", isDirectory: true)
-                    guard !OutputNames.isSymbolicLink(folder.path) else {
-                        throw RouteLogError(.invalidArgument, "a symbolic link is at the month folder's name; the export does not follow links inside its directory: remove it and export again",
-                                            path: folder.path)
-                    }
-                    try makeDirectory(folder)
+                    // Made and opened in the directory held, never through a link at its name.
+                    let folder = try root.folder(making: "\(partitionColumn)=\(key)")
                     report.removedFiles += ParquetFileWriter.removeLeftovers(in: folder)
                     written.append(try part.write(months[key]!, into: folder, report: &report))
                     report.partitions.append(key)
@@ -84,19 +90,20 @@ public enum ParquetExporter {
             }
             written.removeAll()
             if options.partitioning == .month {
-                try clearStalePartitions(in: directory, keeping: Set(report.partitions), unreadable: unreadable, report: &report)
+                try clearStalePartitions(in: root, keeping: Set(report.partitions), unreadable: unreadable, report: &report)
             }
             // Kept pairs whose every route this export wrote again hold nothing more; they
             // go once the new tables' names are on permanent storage too (the folders are
             // synced only when there is such a pair).
-            let folders = exportFolders(directory)
+            let folders = exportFolders(root)
             let releasable = EarlierTables.releasable(in: folders, exported: part.exported)
             if !releasable.isEmpty {
                 for folder in folders {
+                    defer { folder.release() }
                     do {
-                        try PosixFileSystem.shared.syncDirectory(folder.path)
+                        try folder.sync()
                     } catch let error as Errno {
-                        throw RouteLogError.io("syncing the export directory", path: folder.path, errno: error.code)
+                        throw RouteLogError.io("syncing the export directory", path: folder.url.path, errno: error.code)
                     }
                 }
                 report.removedFiles += EarlierTables.remove(releasable)
@@ -112,11 +119,11 @@ public enum ParquetExporter {
         return report
     }
 
-    /// The directory and its `start_month=` folders (real directories, not links).
-    private static func exportFolders(_ directory: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return [directory] + names.sorted().filter { $0.hasPrefix("\(partitionColumn)=") }
-            .map { directory.appendingPathComponent($0, isDirectory: true) }.filter { OutputNames.isDirectory($0.path) }
+    /// The directory and its `start_month=` folders (real directories, not links), each
+    /// let go until used.
+    private static func exportFolders(_ root: ExportFolder) -> [ExportFolder] {
+        // One that cannot be opened is left out: its kept pairs stay, for a later export.
+        [root] + root.names().sorted().filter { $0.hasPrefix("\(partitionColumn)=") }.compactMap { try? root.existingFolder($0) }
     }
 
     /// "YYYY-MM" of `date` in UTC.
@@ -152,21 +159,24 @@ public enum ParquetExporter {
     /// (``EarlierTables/keep(in:)``) when they may hold a route this export could not
     /// read, since that route may have moved to another month since; otherwise removed,
     /// with the folder once it is empty. Nothing else is touched.
-    private static func clearStalePartitions(in directory: URL, keeping months: Set<String>, unreadable: Set<RouteID>,
+    private static func clearStalePartitions(in root: ExportFolder, keeping months: Set<String>, unreadable: Set<RouteID>,
                                              report: inout ParquetExportReport) throws {
         let prefix = "\(partitionColumn)="
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names.sorted() where name.hasPrefix(prefix) && !months.contains(String(name.dropFirst(prefix.count))) {
-            let folder = directory.appendingPathComponent(name, isDirectory: true)
-            guard OutputNames.isDirectory(folder.path) else { continue }  // a link or a file: not followed, left alone
+        // Listed and opened strictly: a folder skipped for want of a descriptor would leave
+        // its months in the dataset with no word of it.
+        for name in try root.listing().sorted() where name.hasPrefix(prefix) && !months.contains(String(name.dropFirst(prefix.count))) {
+            // A link or a file: not followed, left alone.
+            guard let folder = try root.existingFolder(name) else { continue }
+            defer { folder.release() }
             report.removedFiles += ParquetFileWriter.removeLeftovers(in: folder)
             if EarlierTables.mayHold(unreadable, in: folder) {
                 report.keptFiles += try EarlierTables.keep(in: folder)
             } else {
                 report.removedFiles += try EarlierTables.remove(in: folder)
             }
-            if (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true {
-                try? FileManager.default.removeItem(at: folder)
+            if folder.names().isEmpty {
+                folder.release()
+                root.removeEmpty(name, folder)
             }
         }
     }
@@ -174,29 +184,34 @@ public enum ParquetExporter {
 
 /// One part's two tables, complete under their temporary names, and the routes they hold.
 private struct WrittenPart {
-    let folder: URL
+    let folder: ExportFolder
     let routes: RoutesTableWriter
     let points: PointsTableWriter
     let held: [RouteID: UUID]
 
     /// Puts the tables in place: the earlier ones are kept if they may hold a route of
     /// `unreadable` (and replaced otherwise), then the list of routes is written.
+    /// - Throws: ``RouteLogError`` `.io` when a step fails, or the folder was moved or
+    ///   replaced since its tables were written (then nothing is changed there).
     func publish(unreadable: Set<RouteID>, report: inout ParquetExportReport) throws {
+        _ = try folder.directory()  // a month folder: opened again, and still the one written into
+        defer { folder.release() }
         if EarlierTables.mayHold(unreadable, in: folder) {
             report.keptFiles += try EarlierTables.keep(in: folder)
         } else {
             try ExportPartContents.remove(in: folder)
         }
         try routes.publish()
-        report.files.append(folder.appendingPathComponent(ParquetExporter.routesFileName))
+        report.files.append(folder.url(ParquetExporter.routesFileName))
         try points.publish()
-        report.files.append(folder.appendingPathComponent(ParquetExporter.pointsFileName))
+        report.files.append(folder.url(ParquetExporter.pointsFileName))
         try ExportPartContents(routes: held).write(into: folder)
     }
 
     func abandon() {
         routes.abandon()
         points.abandon()
+        folder.release()
     }
 }
 
@@ -210,14 +225,14 @@ private struct PartWriter {
     /// Every route written, in every part, with its uuid.
     var exported: [RouteID: UUID] = [:]
 
-    /// Writes the tables of `summaries` into `folder`, complete but not yet in place.
-    mutating func write(_ summaries: [RouteSummary], into folder: URL, report: inout ParquetExportReport) throws -> WrittenPart {
-        let routesURL = folder.appendingPathComponent(ParquetExporter.routesFileName)
-        let pointsURL = folder.appendingPathComponent(ParquetExporter.pointsFileName)
-        let routes = try RoutesTableWriter(path: routesURL.path, codec: options.codec, rowsPerGroup: options.routesPerRowGroup)
+    /// Writes the tables of `summaries` into `folder`, complete but not yet in place; a
+    /// month folder is let go once they are.
+    mutating func write(_ summaries: [RouteSummary], into folder: ExportFolder, report: inout ParquetExportReport) throws -> WrittenPart {
+        defer { folder.release() }
+        let routes = try RoutesTableWriter(in: folder, codec: options.codec, rowsPerGroup: options.routesPerRowGroup)
         let points: PointsTableWriter
         do {
-            points = try PointsTableWriter(path: pointsURL.path, codec: options.codec, rowsPerGroup: options.pointsPerRowGroup)
+            points = try PointsTableWriter(in: folder, codec: options.codec, rowsPerGroup: options.pointsPerRowGroup)
         } catch {
             routes.abandon()
             throw error

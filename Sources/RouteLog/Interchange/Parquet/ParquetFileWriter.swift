@@ -14,10 +14,16 @@ import Darwin
 /// ``publish()``, so a reader never sees half a file, a failed export leaves any earlier
 /// file in place, and two exports into one directory never write the same file. The
 /// temporary file is created new (`O_EXCL`): a link, FIFO or file planted at its name
-/// is never opened.
+/// is never opened. Both names are in one ``ExportFolder``, reached through its
+/// descriptor, never through its path.
 final class ParquetFileWriter {
+    /// The final file's path, as the caller knows it (messages).
     let url: String
+    /// The temporary file's path, as the caller knows it (messages).
     private(set) var temporaryPath: String
+    private let folder: ExportFolder
+    private let name: String
+    private var temporaryName = ""
     private let schema: ParquetSchema
     private let sortedBy: [Int32]
     private let fileSystem = PosixFileSystem.shared
@@ -26,48 +32,61 @@ final class ParquetFileWriter {
     private var rowGroups: [ParquetRowGroup] = []
     private(set) var rowCount: Int64 = 0
 
-    /// Creates the temporary file and writes the leading magic.
-    /// - Parameter sortedBy: leaf columns (by index) every row group is sorted by, ascending.
-    /// - Throws: ``RouteLogError`` `.io` when the file cannot be created or written.
-    init(path: String, schema: ParquetSchema, sortedBy: [Int32]) throws {
-        url = path
-        let folder = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+    /// Creates the temporary file in `folder` and writes the leading magic.
+    /// - Parameters:
+    ///   - name: the final file's name in `folder`.
+    ///   - sortedBy: leaf columns (by index) every row group is sorted by, ascending.
+    /// - Throws: ``RouteLogError`` `.io` when the file cannot be created or written, or
+    ///   the folder was moved or replaced.
+    init(in folder: ExportFolder, name: String, schema: ParquetSchema, sortedBy: [Int32]) throws {
+        self.folder = folder
+        self.name = name
+        url = folder.path(name)
         temporaryPath = ""
         self.schema = schema
         self.sortedBy = sortedBy
         for attempt in 0..<100 {
-            let candidate = (folder as NSString).appendingPathComponent(".\(name).\(getpid()).\(Self.nextNumber()).tmp")
-            temporaryPath = candidate
+            let candidate = ".\(name).\(getpid()).\(Self.nextNumber()).tmp"
+            temporaryName = candidate
+            temporaryPath = folder.path(candidate)
             do {
-                file = try fileSystem.open(candidate, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
+                file = try folder.open(candidate, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
                 break
             } catch let error as Errno where error.code == EEXIST && attempt < 99 {
                 continue  // left by a process of the same id, or planted: another number
             } catch let error as Errno {
-                throw RouteLogError.io("creating the Parquet file", path: candidate, errno: error.code)
+                throw RouteLogError.io("creating the Parquet file", path: temporaryPath, errno: error.code)
             }
         }
         try write(ParquetFormat.magic)
     }
 
+    /// The file at `path`, in the directory its path leads to now (a file written outside
+    /// an export: tests).
+    convenience init(path: String, schema: ParquetSchema, sortedBy: [Int32]) throws {
+        let folder = try ExportFolder(opening: URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true))
+        try self.init(in: folder, name: (path as NSString).lastPathComponent, schema: schema, sortedBy: sortedBy)
+    }
+
     /// Numbers for the temporary names, unique within the process.
     private static let counter = StateLock(0)
+    /// The temporary files' kinds: their final names, split at the dot.
+    private static let temporaryKinds: [(String, String)] = [("routes", "parquet"), ("points", "parquet"), ("_routelog_export", "json")]
+
     /// Removes the temporary files that exports killed before they finished left in
-    /// `folder`: names of this writer's pattern whose process is gone (no process has
-    /// the id, so no export can still be writing them), regular files only. Returns them.
-    static func removeLeftovers(in folder: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    /// `folder`: names of this writer's pattern (and of the list of routes',
+    /// ``ExportFolder/replace(_:with:)``) whose process is gone (no process has the id, so
+    /// no export can still be writing them), regular files only. Returns them.
+    static func removeLeftovers(in folder: ExportFolder) -> [URL] {
         var removed: [URL] = []
-        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+        for name in folder.names() where name.hasPrefix(".") && name.hasSuffix(".tmp") {
             let parts = name.dropFirst().dropLast(4).split(separator: ".")
-            guard parts.count == 4, parts[1] == "parquet", ["routes", "points"].contains(parts[0]),
+            guard parts.count == 4, temporaryKinds.contains(where: { $0.0 == parts[0] && $0.1 == parts[1] }),
                   OutputNames.isNumber(parts[2]), OutputNames.isNumber(parts[3]),
                   let pid = pid_t(parts[2]), pid > 0, pid != getpid(),
                   kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            let url = folder.appendingPathComponent(name)
-            var info = stat()
-            guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, unlink(url.path) == 0 else { continue }
-            removed.append(url)
+            guard folder.kind(of: name) == .regular, (try? folder.unlink(name)) != nil else { continue }
+            removed.append(folder.url(name))
         }
         return removed.sorted { $0.path < $1.path }
     }
@@ -75,7 +94,8 @@ final class ParquetFileWriter {
     /// The number the next temporary name starts from (tests plant files there).
     static var upcomingNumber: Int { counter.withLock { $0 + 1 } }
 
-    private static func nextNumber() -> Int {
+    /// The next number for a temporary name.
+    static func nextNumber() -> Int {
         counter.withLock { n in
             n += 1
             return n
@@ -141,10 +161,10 @@ final class ParquetFileWriter {
     func publish() throws {
         precondition(completed && !published, "publish a completed file once")
         do {
-            try fileSystem.rename(temporaryPath, to: url)
+            try folder.rename(temporaryName, to: name)
             published = true
         } catch let error as Errno {
-            try? fileSystem.unlink(temporaryPath)
+            try? folder.unlink(temporaryName)
             completed = false
             throw RouteLogError.io("renaming the Parquet file into place", path: url, errno: error.code)
         }
@@ -158,10 +178,10 @@ final class ParquetFileWriter {
         if let open = file {
             fileSystem.close(open)
             file = nil
-            try? fileSystem.unlink(temporaryPath)
+            try? folder.unlink(temporaryName)
         } else if completed && !published {
             completed = false
-            try? fileSystem.unlink(temporaryPath)
+            try? folder.unlink(temporaryName)
         }
     }
 

@@ -6,11 +6,12 @@ final class PointsTableWriter {
     private let rowsPerGroup: Int
     private let columns: [ColumnFragmentAssembler]
 
+    /// Starts `points.parquet` in `folder`, under its temporary name.
     /// - Throws: ``RouteLogError`` `.io` when the file cannot be created.
-    init(path: String, codec: ParquetFormat.Codec, rowsPerGroup: Int) throws {
+    init(in folder: ExportFolder, codec: ParquetFormat.Codec, rowsPerGroup: Int) throws {
         columns = PointsTable.schema.leaves.map { ColumnFragmentAssembler($0, codec: codec) }
         self.rowsPerGroup = rowsPerGroup
-        file = try ParquetFileWriter(path: path, schema: PointsTable.schema, sortedBy: PointsTable.sortedBy)
+        file = try ParquetFileWriter(in: folder, name: ParquetExporter.pointsFileName, schema: PointsTable.schema, sortedBy: PointsTable.sortedBy)
     }
 
     /// Appends one batch's fragments (one per column, in schema order). A row group

@@ -48,8 +48,9 @@ final class RoutesTableWriter {
     private let writers: [any ColumnChunkWriter]
     private var geo = GeoParquetMetadata()
 
+    /// Starts `routes.parquet` in `folder`, under its temporary name.
     /// - Throws: ``RouteLogError`` `.io` when the file cannot be created.
-    init(path: String, codec: ParquetFormat.Codec, rowsPerGroup: Int) throws {
+    init(in folder: ExportFolder, codec: ParquetFormat.Codec, rowsPerGroup: Int) throws {
         let leaves = RoutesTable.schema.leaves
         let pageValues = RoutesTable.pageValues
         func number<V: ParquetNumericValue>(_ i: Int) -> NumericColumnWriter<V> {
@@ -68,7 +69,7 @@ final class RoutesTableWriter {
         writers = [routeID, uuid, startTime, endTime, duration, movingTime, distance, calories, activity, name,
                    pointCount, xmin, ymin, xmax, ymax, geometry]
         self.rowsPerGroup = rowsPerGroup
-        file = try ParquetFileWriter(path: path, schema: RoutesTable.schema, sortedBy: [0])
+        file = try ParquetFileWriter(in: folder, name: ParquetExporter.routesFileName, schema: RoutesTable.schema, sortedBy: [0])
     }
 
     /// Appends a batch's rows: each route's summary figures and the kind of its

@@ -1,0 +1,339 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A folder of a Parquet export, its directory or a `start_month=` folder in it, held by
+/// a descriptor: every name the export makes, opens, renames, lists, looks at or removes
+/// there is looked up from that descriptor (openat, mkdirat, renameat, linkat, unlinkat,
+/// fdopendir, fstatat, fsync), never from a path. The export's directory is held by its
+/// lock's own descriptor (``ExportDirectoryLock``), so the directory written is the
+/// directory locked; a month folder is opened in it by name, never through a symbolic
+/// link. A directory renamed away while the export runs, and a link or another directory
+/// put at its name, lead nothing there: the export goes on in the directory it holds,
+/// under its new name. These are the calls of every platform (Apple systems too), with
+/// no moment between a check and a call.
+///
+/// A month folder's descriptor is let go between the export's steps (``release()``), so
+/// that an export of many months holds one at a time, not one a month; the next use opens
+/// it again by name in its parent, never through a link, and it must then be the same
+/// directory (device and inode), or that use throws `.io` saying the folder was moved or
+/// replaced, with nothing done there. A folder the export wrote into cannot have been
+/// deleted and its inode given to another directory meanwhile while the tables it wrote
+/// there are still in it.
+///
+/// Paths in messages and in the report are the caller's (``url``): the directory's path
+/// as given, and the month folders in it.
+final class ExportFolder {
+    /// The folder's path as the caller named it (messages and the report).
+    let url: URL
+    /// The held directory (device and inode).
+    let identity: FileIdentity
+    private let fileSystem = PosixFileSystem.shared
+    /// The folder this one is named in (nil for the export's directory), and its name there.
+    private let parent: ExportFolder?
+    private let name: String
+    private var held: DirectoryRef?
+    /// What owns the descriptor of the export's directory (its lock), or nil when this
+    /// folder closes its own.
+    private let owner: AnyObject?
+
+    private init(url: URL, identity: FileIdentity, parent: ExportFolder?, name: String, held: DirectoryRef, owner: AnyObject?) {
+        self.url = url
+        self.identity = identity
+        self.parent = parent
+        self.name = name
+        self.held = held
+        self.owner = owner
+    }
+
+    /// The export's directory, through `lock`'s descriptor (kept open, and locked, as
+    /// long as this is).
+    convenience init(locked lock: ExportDirectoryLock, url: URL) {
+        self.init(url: url, identity: lock.identity, parent: nil, name: url.path, held: lock.directory, owner: lock)
+    }
+
+    /// The directory at `url` (a link at its end followed), opened for this folder alone:
+    /// for a look, or a file written outside an export (tests).
+    /// - Throws: `.io` when it cannot be opened.
+    convenience init(opening url: URL) throws {
+        let fileSystem = PosixFileSystem.shared
+        let opened: DirectoryRef
+        do {
+            opened = try fileSystem.openDirectory(url.path, in: nil, flags: 0)
+        } catch let error as Errno {
+            throw RouteLogError.io("opening the export directory", path: url.path, errno: error.code)
+        }
+        guard let identity = fileSystem.identity(opened) else {
+            fileSystem.closeDirectory(opened)
+            throw RouteLogError.io("fstat", path: url.path, errno: EIO)
+        }
+        self.init(url: url, identity: identity, parent: nil, name: url.path, held: opened, owner: nil)
+    }
+
+    deinit {
+        if owner == nil, let held { fileSystem.closeDirectory(held) }
+    }
+
+    // MARK: Folders in it
+
+    /// The folder `name` here, made first when nothing is at the name (mode 0777 less the
+    /// umask, as a directory made by path is): the month folder an export writes into.
+    /// - Throws: `.invalidArgument` when a symbolic link, a file or anything else but a
+    ///   directory is at the name; `.io` when it cannot be made or opened.
+    func folder(making name: String) throws -> ExportFolder {
+        let within = try directory()
+        let url = self.url.appendingPathComponent(name, isDirectory: true)
+        var made = false
+        while true {
+            do {
+                return try ExportFolder(name, in: self, url: url, opened: fileSystem.openDirectory(name, in: within, flags: O_NOFOLLOW))
+            } catch let error as Errno where error.code == ENOENT && !made {
+                // Made relative to the held directory: never through a link, never elsewhere.
+                guard mkdirat(within.fd, name, 0o777) == 0 || errno == EEXIST else {
+                    throw RouteLogError(.io, "cannot create the export directory: \(String(cString: strerror(errno)))", path: url.path)
+                }
+                made = true
+            } catch let error as Errno where error.code == ENOTDIR || error.code == ELOOP {
+                // (Linux answers ENOTDIR for a link with O_DIRECTORY: the name is looked at.)
+                if kind(of: name) == .symbolicLink {
+                    throw RouteLogError(.invalidArgument, "a symbolic link is at the month folder's name; the export does not follow links inside its directory: remove it and export again",
+                                        path: url.path)
+                }
+                throw RouteLogError(.invalidArgument, "the export target is a file, not a directory", path: url.path)
+            } catch let error as Errno {
+                throw RouteLogError.io("opening the month folder", path: url.path, errno: error.code)
+            }
+        }
+    }
+
+    /// The directory `name` here, when a directory (not a link to one) is at the name: a
+    /// folder an earlier export made, to look in or clear; nil when nothing, a link, a
+    /// file or anything else is there. Its descriptor is let go (``release()``): the
+    /// first use opens it again.
+    /// - Throws: `.io` when it cannot be opened for another reason (no descriptor left,
+    ///   no permission), or this folder was moved or replaced.
+    func existingFolder(_ name: String) throws -> ExportFolder? {
+        let within = try directory(), url = self.url.appendingPathComponent(name, isDirectory: true)
+        let opened: DirectoryRef
+        do {
+            opened = try fileSystem.openDirectory(name, in: within, flags: O_NOFOLLOW)
+        } catch let error as Errno where error.code == ENOENT || error.code == ENOTDIR || error.code == ELOOP {
+            return nil
+        } catch let error as Errno {
+            throw RouteLogError.io("opening the month folder", path: url.path, errno: error.code)
+        }
+        let folder = try ExportFolder(name, in: self, url: url, opened: opened)
+        folder.release()
+        return folder
+    }
+
+    private convenience init(_ name: String, in parent: ExportFolder, url: URL, opened: DirectoryRef) throws {
+        guard let identity = PosixFileSystem.shared.identity(opened) else {
+            PosixFileSystem.shared.closeDirectory(opened)
+            throw RouteLogError.io("fstat", path: url.path, errno: EIO)
+        }
+        self.init(url: url, identity: identity, parent: parent, name: name, held: opened, owner: nil)
+    }
+
+    /// The held descriptor. A month folder let go is opened again by name in its parent
+    /// (never through a link), and must be the directory it was.
+    /// - Throws: `.io` when it was moved or replaced, or cannot be opened.
+    func directory() throws -> DirectoryRef {
+        if let held { return held }
+        guard let parent else { preconditionFailure("the export's directory is held for the whole export") }
+        let within = try parent.directory()
+        let opened: DirectoryRef
+        do {
+            opened = try fileSystem.openDirectory(name, in: within, flags: O_NOFOLLOW)
+        } catch let error as Errno where error.code == ENOENT || error.code == ENOTDIR || error.code == ELOOP {
+            throw replaced
+        } catch let error as Errno {
+            throw RouteLogError.io("opening the month folder", path: url.path, errno: error.code)
+        }
+        guard fileSystem.identity(opened) == identity else {
+            fileSystem.closeDirectory(opened)
+            throw replaced
+        }
+        held = opened
+        return opened
+    }
+
+    /// Lets a month folder's descriptor go until its next use (the export's directory
+    /// stays held).
+    func release() {
+        guard parent != nil, let held else { return }
+        fileSystem.closeDirectory(held)
+        self.held = nil
+    }
+
+    private var replaced: RouteLogError {
+        RouteLogError(.io, "this folder of the export was moved or replaced while the export ran (its name no longer leads to the folder the export wrote into); nothing more was written there: export again",
+                      path: url.path)
+    }
+
+    /// Removes the folder `name` here when it is `folder` and empty (rmdir: never
+    /// anything in it, nor another directory put at its name).
+    func removeEmpty(_ name: String, _ folder: ExportFolder) {
+        guard let within = try? directory(), kind(of: name) == .directory,
+              fileSystem.identityOfName(name, in: within) == folder.identity else { return }
+        _ = unlinkat(within.fd, name, AT_REMOVEDIR)
+    }
+
+    // MARK: Names in it
+
+    /// The path of `name` here, as the caller knows it (messages).
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// The URL of `name` here, as the caller knows it (the report).
+    func url(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// The names here but `.` and `..`; none when the folder cannot be listed or reached
+    /// (for what may be skipped: leftovers, kept pairs that may go).
+    func names() -> [String] {
+        (try? listing()) ?? []
+    }
+
+    /// The names here but `.` and `..`.
+    /// - Throws: `.io` when the folder cannot be listed, or was moved or replaced.
+    func listing() throws -> [String] {
+        do {
+            return try fileSystem.listDirectory(directory())
+        } catch let error as Errno {
+            throw RouteLogError.io("listing the export's folder", path: url.path, errno: error.code)
+        }
+    }
+
+    /// What is at `name`, a link not followed (nil when nothing is, or the folder cannot
+    /// be reached).
+    func kind(of name: String) -> FileType? {
+        guard let within = try? directory() else { return nil }
+        var info = stat()
+        guard fstatat(within.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
+    /// Something (a file, link, FIFO, directory) has this name.
+    func exists(_ name: String) -> Bool { kind(of: name) != nil }
+
+    /// openat of `name` here.
+    /// - Throws: ``Errno``; ``RouteLogError`` when the folder was moved or replaced.
+    func open(_ name: String, flags: Int32, mode: UInt32) throws -> FileRef {
+        try fileSystem.open(name, in: directory(), flags: flags, mode: mode)
+    }
+
+    /// renameat of `name` to `target`, both here (what is at `target` is replaced).
+    /// - Throws: ``Errno``; ``RouteLogError`` when the folder was moved or replaced.
+    func rename(_ name: String, to target: String) throws {
+        let within = try directory()
+        try fileSystem.rename(name, in: within, to: target, in: within)
+    }
+
+    /// unlinkat of `name` here.
+    /// - Throws: ``Errno``; ``RouteLogError`` when the folder was moved or replaced.
+    func unlink(_ name: String) throws {
+        try fileSystem.unlink(name, in: directory())
+    }
+
+    /// fsync of the folder, so that the names made, renamed and removed in it are durable.
+    /// - Throws: ``Errno``; ``RouteLogError`` when the folder was moved or replaced.
+    func sync() throws {
+        try fileSystem.syncDirectory(directory())
+    }
+
+    /// Gives the file `name` the name `target` (both here), which must be free: a hard
+    /// link then the old name's removal, so that nothing put at `target` meanwhile is
+    /// replaced; where the file system has no hard links, a rename that never replaces.
+    /// - Throws: ``RouteLogError`` `.io` when it cannot (`EEXIST` when `target` is taken).
+    func moveWithoutReplacing(_ name: String, to target: String) throws {
+        let within = try directory()
+        if linkat(within.fd, name, within.fd, target, 0) == 0 {
+            guard unlinkat(within.fd, name, 0) == 0 else { throw RouteLogError.io("removing the old name", path: path(name), errno: errno) }
+            return
+        }
+        let failure = errno
+        guard failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP || failure == EXDEV || failure == EMLINK else {
+            throw RouteLogError.io("keeping the earlier table under a new name", path: path(target), errno: failure)
+        }
+        do {
+            try fileSystem.renameExclusive(name, in: within, to: target, in: within)
+        } catch let error as Errno {
+            throw RouteLogError.io("keeping the earlier table under a new name", path: path(target), errno: error.code)
+        }
+    }
+
+    /// The bytes of the regular file `name` here when it holds at most `limit` of them;
+    /// nil for anything else (a link is not followed, a FIFO not waited on).
+    func contents(of name: String, atMost limit: Int) -> [UInt8]? {
+        guard let file = try? open(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) else { return nil }
+        defer { fileSystem.close(file) }
+        guard (try? fileSystem.fileType(file)) == .regular, let size = try? fileSystem.size(file), size <= Int64(limit) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(size) + 1)  // one more: a file grown meanwhile is seen
+        var done = 0
+        while done < bytes.count {
+            let n: Int
+            do {
+                n = try bytes.withUnsafeMutableBytes { raw in
+                    try fileSystem.pread(file, UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: Int64(done))
+                }
+            } catch let error as Errno where error.code == EINTR {
+                continue
+            } catch {
+                return nil
+            }
+            if n == 0 { break }
+            done += n
+        }
+        guard done <= limit else { return nil }
+        return Array(bytes[..<done])
+    }
+
+    /// Writes `bytes` as the file `name` here: under a temporary name of its own, created
+    /// new (`.NAME.PID.N.tmp`, ``ParquetFileWriter``'s pattern), then renamed over `name`.
+    /// - Throws: ``Errno``; ``RouteLogError`` when the folder was moved or replaced.
+    func replace(_ name: String, with bytes: [UInt8]) throws {
+        var temporary = "", file: FileRef?
+        for attempt in 0..<100 {
+            temporary = ".\(name).\(getpid()).\(ParquetFileWriter.nextNumber()).tmp"
+            do {
+                file = try open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o666)
+                break
+            } catch let error as Errno where error.code == EEXIST && attempt < 99 {
+                continue
+            }
+        }
+        guard let file else { throw Errno(code: EEXIST) }
+        do {
+            var done = 0
+            while done < bytes.count {
+                do {
+                    let n = try bytes.withUnsafeBytes { raw in
+                        try fileSystem.pwrite(file, UnsafeRawBufferPointer(rebasing: raw[done...]), at: Int64(done))
+                    }
+                    guard n > 0 else { throw Errno(code: EIO) }
+                    done += n
+                } catch let error as Errno where error.code == EINTR {
+                    continue
+                }
+            }
+            fileSystem.close(file)
+        } catch {
+            fileSystem.close(file)
+            try? unlink(temporary)
+            throw error
+        }
+        do {
+            try rename(temporary, to: name)
+        } catch {
+            try? unlink(temporary)
+            throw error
+        }
+    }
+}
