@@ -248,6 +248,42 @@ extension LostThroughHeldDirectoryTests {
     }
 }
 
+extension LostThroughHeldDirectoryTests {
+    /// A writer whose directory was replaced by one holding a `LOCK` of its own (another
+    /// store's, say) renews its mark after a cut in its own `LOCK`: `LOCK` is looked at
+    /// through the directory it holds, which still names the writer's file, so nothing
+    /// is put back, nothing moves into `lost/`, and the decoy's `LOCK` is left alone.
+    /// (Through the path, the decoy's `LOCK` would read as the writer's gone, and be
+    /// moved aside and replaced.)
+    @Test(arguments: Replacement.allCases)
+    func aCutRenewsTheMarkInTheWritersOwnLOCKAfterItsDirectoryWasReplaced(_ replacement: Replacement) throws {
+        let dir = TemporaryDirectory()
+        let fs = LockPutBackTests.CutOnDemand()
+        let (url, writer) = try LockPutBackTests.store(in: dir, writtenThrough: fs)
+        _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 50))
+        let before = try #require(LockPutBackTests.lock(url)?.mark)
+        var (decoy, decoyFiles) = try Self.decoy(in: dir)
+        decoyFiles[FormatConstants.lockName] = Data("1\n".utf8)
+        try decoyFiles[FormatConstants.lockName]!.write(to: decoy.appendingPathComponent(FormatConstants.lockName))
+        let away = dir.url.appendingPathComponent("moved.routelog")
+        Self.replace(url.path, away: away.path, decoy: decoy.path, with: replacement)
+
+        fs.arm()
+        #expect(throws: RouteLogError.self) { try writer.save(Fixtures.sampleWalk(seed: 2, points: 50)) }
+        let decoyNow = replacement == .linkToDecoy ? decoy : url
+        #expect(Self.tree(decoyNow) == Self.withLost(decoyFiles), "the decoy changed: \(Self.tree(decoyNow).keys.sorted())")
+        let renewed = try #require(LockPutBackTests.lock(away), "no LOCK in the moved store")
+        #expect(renewed.pid == getpid())
+        #expect(renewed.mark != nil && renewed.mark != before, "the mark was not renewed in the writer's LOCK")
+        #expect(!FileManager.default.fileExists(atPath: away.appendingPathComponent(LostAndFound.directoryName).path),
+                "something was moved into the moved store's lost/")
+        Self.putBack(url.path, away: away.path, decoy: decoy.path, with: replacement)
+        try writer.close()
+        #expect(Self.tree(decoy) == Self.withLost(decoyFiles), "the decoy changed: \(Self.tree(decoy).keys.sorted())")
+        #expect(LockPutBackTests.lock(url)?.mark == renewed.mark, "the close left another mark")
+    }
+}
+
 /// Attacks on the held directory: something other than a directory at `lost`'s name,
 /// the store's directory deleted while open, and descriptors running out.
 extension LostThroughHeldDirectoryTests {
