@@ -524,8 +524,8 @@ int routelog_rename_exclusive(const char *from, const char *to);
 int routelog_rename_exchange(const char *a, const char *b);
 
 // Descriptor-relative calls: the store's lost/ is used through one descriptor of it
-// (LostAndFound), so that a link or another directory put at its path meanwhile leads
-// nothing elsewhere.
+// (LostAndFound), opened in the store's directory as the writer holds it (HeldDirectory),
+// so that a link or another directory put at either path meanwhile leads nothing elsewhere.
 
 /// routelog_rename_exclusive with each name relative to an open directory (`from_dir`,
 /// `to_dir`; AT_FDCWD for the current directory), as renameat does: renameat2 with

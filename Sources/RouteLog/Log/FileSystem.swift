@@ -116,6 +116,9 @@ protocol FileSystem: Sendable {
     func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity?
     /// fstat's device and inode of the open directory (nil when the file system cannot tell).
     func identity(_ directory: DirectoryRef) -> FileIdentity?
+    /// fstatat's file type of `name` in `directory`, never following a link (nil when
+    /// nothing is there, or the file system cannot tell).
+    func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType?
 }
 
 extension FileSystem {
@@ -130,6 +133,7 @@ extension FileSystem {
     func identity(_ file: FileRef) -> FileIdentity? { nil }
     func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? { nil }
     func identity(_ directory: DirectoryRef) -> FileIdentity? { nil }
+    func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? { nil }
 }
 
 /// A file's device and inode number.
@@ -291,7 +295,7 @@ struct PosixFileSystem: FileSystem {
 
     func unlockDirectory(_ directory: FileRef) { _ = routelog_unlock_directory(directory.fd) }
 
-    private static func type(_ mode: mode_t) -> FileType {
+    static func type(_ mode: mode_t) -> FileType {
         switch mode & S_IFMT {
         case S_IFREG: return .regular
         case S_IFDIR: return .directory

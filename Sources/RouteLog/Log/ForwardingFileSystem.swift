@@ -59,4 +59,5 @@ extension ForwardingFileSystem {
         base.identityOfName(name, in: directory)
     }
     func identity(_ directory: DirectoryRef) -> FileIdentity? { base.identity(directory) }
+    func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? { base.typeOfName(name, in: directory) }
 }

@@ -57,11 +57,11 @@ struct LinkedFiles {
         // into `lost/`, never followed or overwritten.
         let temporaryName = name + FormatConstants.temporarySuffix
         let temporary = files.path(temporaryName)
-        if fileSystem.isSymbolicLink(temporary) != nil {
+        if files.hasName(temporaryName) {
             // Unlinked only while the name still leads to the file compared: one renamed
             // to it since is kept, as anything else there is.
             if let leftover = DurableFile.openIfRegular(temporary, fileSystem: fileSystem), try leftover.isPrefix(of: shared),
-               let compared = fileSystem.identity(leftover.ref), fileSystem.identityOfName(temporary) == compared {
+               let compared = fileSystem.identity(leftover.ref), files.identityOfName(temporaryName) == compared {
                 try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
             } else {
                 try LostAndFound(files: files).moveAside(temporaryName, reason: "was in the way of a copy of \(name) of this store's own")
@@ -99,7 +99,7 @@ struct LinkedFiles {
         let fileSystem = files.fileSystem
         let temporaryName = name + FormatConstants.temporarySuffix
         let temporary = files.path(temporaryName)
-        guard let there = fileSystem.isSymbolicLink(temporary) != nil ? fileSystem.identityOfName(temporary) : nil else { return }
+        guard let there = files.hasName(temporaryName) ? files.identityOfName(temporaryName) : nil else { return }
         if let made, there == made {
             try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
         } else {
@@ -144,7 +144,7 @@ struct LinkedFiles {
             // A rename replaces what is at the name: only the shared file, while it has
             // another name still (else its last name, and its bytes, would go), and only by
             // the copy made.
-            guard let own, let made, fileSystem.identityOfName(path) == own, fileSystem.identityOfName(temporary) == made,
+            guard let own, let made, files.identityOfName(name) == own, files.identityOfName(temporaryName) == made,
                   try linkCount(shared) > 1 else {
                 try? removeCopy(made, named: name)
                 throw changed
@@ -158,15 +158,15 @@ struct LinkedFiles {
         // What took the name must be the copy made: a file renamed to the temporary name
         // since then would otherwise stand for the store's file. The two are swapped back,
         // and that file is kept in lost/.
-        if let made, fileSystem.identityOfName(path) != made {
+        if let made, files.identityOfName(name) != made {
             try fileSystem.checked("rename", temporary) { try fileSystem.exchange(temporary, with: path) }
             try removeCopy(made, named: name)
             throw changed
         }
         // The shared file, with another name still: this one goes, its bytes stay.
-        if let own, fileSystem.identityOfName(temporary) == own, try linkCount(shared) > 1 {
+        if let own, files.identityOfName(temporaryName) == own, try linkCount(shared) > 1 {
             try fileSystem.checked("unlink", temporary) { try fileSystem.unlink(temporary) }
-        } else if fileSystem.isSymbolicLink(temporary) != nil {
+        } else if files.hasName(temporaryName) {
             try LostAndFound(files: files).moveAside(temporaryName, reason: "was at \(name) when this store's copy of it took its place")
         }
     }

@@ -13,11 +13,56 @@ struct LogFiles: Sendable {
     var protection = RouteStore.FileProtection.completeUntilFirstUserAuthentication
     /// The store's open segment descriptors; nil keeps every segment's file open.
     var segmentFiles: SegmentFileCache? = nil
+    /// The store's directory as the writer holds it (the directory it locked), which
+    /// every use of `lost/` goes through; nil where none is held (a read-only handle,
+    /// a closed writer, a file system that cannot tell identities).
+    var held: HeldDirectory? = nil
+    /// The directory a handle that holds none opened (a read-only handle's, taken before
+    /// it read anything), which a use of `lost/` must find at the store's path.
+    var opened: DirectoryIdentity? = nil
 
     func path(_ name: String) -> String { directory + "/" + name }
 
+    /// The store's directory for one use of `lost/`, which every step of it goes
+    /// through: the one the writer holds; else opened once by its path, and refused as
+    /// moved when it is not the directory the handle opened (``opened``). Only a
+    /// read-only handle follows a link at the path, as its open did.
+    func storeDirectory() throws -> HeldDirectory {
+        if let held { return held }
+        return try HeldDirectory.open(directory, expecting: opened, following: opened != nil, fileSystem: fileSystem)
+    }
+
     static func name(_ kind: FormatConstants.FileKind, _ number: UInt32) -> String {
         kind == .segment ? FormatConstants.segmentName(number) : FormatConstants.indexName(number)
+    }
+
+    /// lstat's device and inode of what is at `name` in the store's directory, never
+    /// following a link: looked up in the held directory when there is one (``held``),
+    /// else by its path.
+    func identityOfName(_ name: String) -> FileIdentity? {
+        if let held { return fileSystem.identityOfName(name, in: held.ref) }
+        return fileSystem.identityOfName(path(name))
+    }
+
+    /// Whether anything (a file, a link, never followed) is at `name` in the store's
+    /// directory: looked up as ``identityOfName(_:)`` is.
+    func hasName(_ name: String) -> Bool {
+        if let held { return fileSystem.identityOfName(name, in: held.ref) != nil }
+        return fileSystem.isSymbolicLink(path(name)) != nil
+    }
+
+    /// Opens the regular file `name` of the store (never through a link, never waiting on
+    /// a FIFO): in the held directory when there is one, else by its path.
+    func openFile(_ name: String, flags: Int32) throws -> DurableFile {
+        if let held { return try DurableFile.open(name, in: held.ref, flags: flags, fileSystem: fileSystem) }
+        return try DurableFile.open(path(name), flags: flags, fileSystem: fileSystem)
+    }
+
+    /// Creates the new regular file `name` of the store (O_EXCL: nothing at the name is
+    /// followed or reused): in the held directory when there is one, else by its path.
+    func createFile(_ name: String) throws -> DurableFile {
+        if let held { return try DurableFile.create(name, in: held.ref, fileSystem: fileSystem) }
+        return try DurableFile.create(path(name), fileSystem: fileSystem)
     }
 
     /// Creates a segment or index file holding only its header, synced, with the

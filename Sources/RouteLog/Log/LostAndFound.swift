@@ -11,8 +11,9 @@ import Darwin
 /// is never destroyed"): a torn tail before it is cut, a leftover segment that holds
 /// records, a file planted under a name the store is about to create. Each entry is a
 /// file `NAME@OFFSET` and a line in `lost/LOG` saying where it came from and why. Each
-/// call holds `lost/` by one descriptor, and makes, moves, lists and syncs everything in
-/// it through that (``LostDirectory``), never by its path.
+/// call holds `lost/` by one descriptor, opened in the store's directory as the writer
+/// holds it (``LogFiles/storeDirectory()``), and makes, moves, lists and syncs
+/// everything in it through that (``LostDirectory``), never by a path.
 struct LostAndFound: Sendable {
     let files: LogFiles
 
@@ -34,7 +35,7 @@ struct LostAndFound: Sendable {
     /// Opens `lost/`, made when missing: a real directory, never through a link, held by
     /// one descriptor that every use of it in the call goes through (``LostDirectory``).
     private func open() throws -> LostDirectory {
-        let lost = try LostDirectory.open(Self.directoryName, in: files.directory, fileSystem: files.fileSystem, making: true)
+        let lost = try LostDirectory.open(Self.directoryName, in: try files.storeDirectory(), fileSystem: files.fileSystem, making: true)
         try adoptCopy(in: lost)
         return lost
     }
@@ -301,7 +302,8 @@ struct LostAndFound: Sendable {
     /// next use of `lost/` renames to `LOG`) is read as the log meanwhile, not listed as
     /// a file the notes would miss.
     func entries() -> [Entry] {
-        guard let lost = try? LostDirectory.open(Self.directoryName, in: files.directory, fileSystem: files.fileSystem, making: false),
+        guard let store = try? files.storeDirectory(),
+              let lost = try? LostDirectory.open(Self.directoryName, in: store, fileSystem: files.fileSystem, making: false),
               let names = try? lost.names() else { return [] }
         let logName = names.contains(Self.logName) || !names.contains(Self.logName + FormatConstants.temporarySuffix)
             ? Self.logName : Self.logName + FormatConstants.temporarySuffix

@@ -4,24 +4,25 @@ import Glibc
 import Darwin
 #endif
 
-/// The store's `lost/` held open for one call of ``LostAndFound``: the store's directory
-/// and `lost/` in it, each by one descriptor, `lost/` opened never through a link
-/// (O_DIRECTORY | O_NOFOLLOW). Every file made, opened, renamed, listed or removed in
-/// `lost/`, and every sync of it, goes through that descriptor (openat, renameat2,
-/// fdopendir, unlinkat, fsync), and a move's source through the store's: a `lost/`
-/// swapped for a link to another folder, or for another directory, once it is open
-/// leads nothing there. ``checkStillNamed()`` then says whether `lost/` still names the
-/// directory held, before a caller relies on what went into it.
+/// The store's `lost/` held open for one call of ``LostAndFound``: `lost/` by one
+/// descriptor, opened in the store's directory as the store holds it (``HeldDirectory``)
+/// and never through a link (O_DIRECTORY | O_NOFOLLOW). Every file made, opened,
+/// renamed, listed or removed in `lost/`, and every sync of it, goes through that
+/// descriptor (openat, renameat2, fdopendir, unlinkat, fsync), and a move's source
+/// through the store directory's: neither a `lost/` swapped for a link to another
+/// folder, or for another directory, once it is open, nor a link or a directory put at
+/// the store's path leads anything there. ``checkStillNamed()`` then says whether
+/// `lost/` still names the directory held, before a caller relies on what went into it.
 final class LostDirectory {
     let fileSystem: any FileSystem
-    /// The store's directory.
-    let store: DirectoryRef
+    /// The store's directory (held by the store, or for this call).
+    let store: HeldDirectory
     /// `lost/`, in it.
     let lost: DirectoryRef
     /// `lost/`'s name in the store.
     let name: String
 
-    private init(fileSystem: any FileSystem, store: DirectoryRef, lost: DirectoryRef, name: String) {
+    private init(fileSystem: any FileSystem, store: HeldDirectory, lost: DirectoryRef, name: String) {
         self.fileSystem = fileSystem
         self.store = store
         self.lost = lost
@@ -30,52 +31,54 @@ final class LostDirectory {
 
     deinit {
         fileSystem.closeDirectory(lost)
-        fileSystem.closeDirectory(store)
     }
 
     /// `lost/`'s path (for messages).
     var path: String { lost.path }
 
-    /// Opens the directory `name` in the store at `directory`, first making it (and
-    /// syncing the store's directory) when it is missing and `making` says so.
+    /// Opens the directory `name` in the store's directory `store`, first making it (and
+    /// syncing the store's directory) when it is missing and `making` says so. Nothing
+    /// is looked up by the store's path: `name` is opened, made and looked at through
+    /// `store`'s descriptor.
     /// - Throws: `.corrupted` when a link or anything but a directory is at `name`; `.io`
     ///   with ENOENT when nothing is there and `making` is false, or with the errno of a
-    ///   call that failed.
-    static func open(_ name: String, in directory: String, fileSystem: any FileSystem, making: Bool) throws -> LostDirectory {
-        let store = try fileSystem.checked("open directory", directory) { try fileSystem.openDirectory(directory, in: nil, flags: 0) }
-        let path = store.path(name)
+    ///   call that failed (ENOENT, naming the store's directory, when it was deleted).
+    static func open(_ name: String, in store: HeldDirectory, fileSystem: any FileSystem, making: Bool) throws -> LostDirectory {
+        let path = store.ref.path(name)
         do {
             var made = false
             while true {
                 do {
                     let lost = try fileSystem.checked("open directory", path) {
-                        try fileSystem.openDirectory(name, in: store, flags: O_NOFOLLOW)
+                        try fileSystem.openDirectory(name, in: store.ref, flags: O_NOFOLLOW)
                     }
                     return LostDirectory(fileSystem: fileSystem, store: store, lost: lost, name: name)
                 } catch let error as RouteLogError where error.errno == ENOENT && making && !made {
                     do {
-                        try fileSystem.checked("mkdir", path) { try fileSystem.makeDirectory(name, in: store) }
-                    } catch let error as RouteLogError where error.errno == EEXIST {}
-                    try fileSystem.checked("fsync directory", directory) { try fileSystem.syncDirectory(store) }
+                        try fileSystem.checked("mkdir", path) { try fileSystem.makeDirectory(name, in: store.ref) }
+                    } catch let error as RouteLogError where error.errno == EEXIST {
+                    } catch let error as RouteLogError where error.errno == ENOENT {
+                        // Nothing can be made in a directory that was deleted.
+                        throw RouteLogError(.io, "the store's directory was deleted while the store was open: nothing was "
+                                                + "kept in \(name)/, and nothing was cut or moved", path: store.path, errno: ENOENT)
+                    }
+                    try fileSystem.checked("fsync directory", store.path) { try fileSystem.syncDirectory(store.ref) }
                     made = true
                 }
             }
         } catch let error as RouteLogError where error.errno == ENOTDIR || error.errno == ELOOP {
-            fileSystem.closeDirectory(store)
-            // (Linux answers ENOTDIR for a link too: the message asks which it is.)
-            switch fileSystem.isSymbolicLink(path) {
-            case true?:
+            // (Linux answers ENOTDIR for a link too: the message asks which it is, in
+            // the store's directory, never by its path.)
+            switch fileSystem.typeOfName(name, in: store.ref) {
+            case .symbolicLink?:
                 throw RouteLogError.corrupted("\(name) in the store is a link; RouteLog does not follow links", path: path)
-            case false? where fileSystem.isDirectory(path) == false:
+            case .regular?, .other?:
                 throw RouteLogError.corrupted("\(name) in the store is not a directory; RouteLog keeps what it cannot use there", path: path)
             default:
                 throw RouteLogError.corrupted("\(name) in the store was a link or not a directory as RouteLog opened it, and "
                                               + "changed since; RouteLog keeps what it cannot use in a directory of that name: "
                                               + "try again", path: path)
             }
-        } catch {
-            fileSystem.closeDirectory(store)
-            throw error
         }
     }
 
@@ -102,8 +105,8 @@ final class LostDirectory {
     /// Moves the store's directory entry `name` (a file, a link, never what it points to)
     /// into `lost/` as `target`, never replacing anything there (EEXIST then).
     func moveIn(_ name: String, as target: String) throws {
-        try fileSystem.checked("rename into \(self.name)/", store.path(name)) {
-            try fileSystem.renameExclusive(name, in: store, to: target, in: lost)
+        try fileSystem.checked("rename into \(self.name)/", store.ref.path(name)) {
+            try fileSystem.renameExclusive(name, in: store.ref, to: target, in: lost)
         }
     }
 
@@ -128,7 +131,7 @@ final class LostDirectory {
 
     /// Makes a move out of the store's directory durable there.
     func syncStore() throws {
-        try fileSystem.checked("fsync directory", store.path) { try fileSystem.syncDirectory(store) }
+        try fileSystem.checked("fsync directory", store.path) { try fileSystem.syncDirectory(store.ref) }
     }
 
     /// Throws when `lost/` in the store no longer names the directory held (moved away,
@@ -137,7 +140,7 @@ final class LostDirectory {
     /// place that is not its `lost/`. A file system that cannot tell identities passes.
     func checkStillNamed() throws {
         guard let held = fileSystem.identity(lost) else { return }
-        guard fileSystem.identityOfName(name, in: store) == held else {
+        guard fileSystem.identityOfName(name, in: store.ref) == held else {
             throw RouteLogError(.io, "\(name) in the store was moved or replaced while RouteLog kept bytes in it: they are in the "
                                     + "directory that was \(name) when RouteLog opened it, and nothing was cut or deleted; put that "
                                     + "directory back as \(name) (a directory, not a link) and try again", path: path)

@@ -73,6 +73,12 @@ extension PosixFileSystem {
         return FileIdentity(info)
     }
 
+    func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? {
+        var info = stat()
+        guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        return Self.type(info.st_mode)
+    }
+
     /// The names `next` (readdir on an open directory) gives until it gives none, but
     /// `.` and `..`.
     static func names(_ next: () -> UnsafeMutablePointer<dirent>?) -> [String] {

@@ -30,9 +30,12 @@ struct StoreDirectoryGuard: ForwardingFileSystem {
                           + "more is written at this path: reopen the store where it now is", path: directory)
     }
 
-    /// The store's directory opened by its path is held to the locked one by the opened
-    /// descriptor itself (fstat), with no moment between the check and the call; what is
-    /// then done through the descriptor (``LostDirectory``) stays in it, and needs no check.
+    /// The store's directory opened by its path (a use of `lost/` with no held directory:
+    /// ``LogFiles/storeDirectory()``) is held to the locked one by the opened descriptor
+    /// itself (fstat), with no moment between the check and the call; what is then done
+    /// through the descriptor stays in it, and needs no check. (A writer's `LOCK` and
+    /// `lost/` go through the directory it holds, ``StoreLock/heldDirectory``, and never
+    /// come here.)
     func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {
         guard parent == nil else { return try base.openDirectory(name, in: parent, flags: flags) }
         try check(name)

@@ -16,12 +16,14 @@ import Darwin
 final class StoreLock: Sendable {
     /// The file `LOCK` named when the writer last wrote it: the one opened at acquire,
     /// or the one the writer put in its place since.
-    private let held: StateLock<DurableFile>
-    var file: DurableFile { held.withLock { $0 } }
+    private let heldFile: StateLock<DurableFile>
+    var file: DurableFile { heldFile.withLock { $0 } }
     /// The Data Protection class a `LOCK` this writer puts in place gets.
     private let protection: RouteStore.FileProtection
     /// The open directory the flock is held on, until released.
     private let directory: StateLock<FileRef?>
+    /// The locked directory by a descriptor of its own, until released (``heldDirectory``).
+    private let held: StateLock<HeldDirectory?>
     private let fileSystem: any FileSystem
     /// The directory the flock is held on (fstat of its descriptor): what
     /// ``StoreDirectoryGuard`` holds the writer's paths to. Nil when fstat fails (a
@@ -38,9 +40,10 @@ final class StoreLock: Sendable {
     /// True when the two descriptors are real ones, registered with fork_release.c.
     private let registeredForFork: Bool
 
-    private init(file: DurableFile, directory: FileRef, fileSystem: any FileSystem, registeredForFork: Bool, mark: String,
-                 protection: RouteStore.FileProtection) {
-        held = StateLock(file)
+    private init(file: DurableFile, directory: FileRef, heldDirectory: HeldDirectory?, fileSystem: any FileSystem,
+                 registeredForFork: Bool, mark: String, protection: RouteStore.FileProtection) {
+        heldFile = StateLock(file)
+        held = StateLock(heldDirectory)
         self.protection = protection
         self.mark = StateLock(mark)
         self.directory = StateLock(directory)
@@ -48,6 +51,12 @@ final class StoreLock: Sendable {
         self.registeredForFork = registeredForFork
         lockedDirectory = Self.directoryIdentity(directory.fd)
     }
+
+    /// The directory the flock is held on, by a descriptor of its own (opened through
+    /// the lock's, so the same directory wherever it was moved since): what the writer's
+    /// uses of `lost/` go through (``LogFiles/held``). Nil once released, and for a
+    /// simulated file system's descriptor.
+    var heldDirectory: HeldDirectory? { held.withLock { $0 } }
 
     /// fstat's identity of `fd` when it is an open directory; nil otherwise (a simulated
     /// file system's descriptor).
@@ -98,6 +107,7 @@ final class StoreLock: Sendable {
             watched.append(fd)
         }
         var directoryRef: FileRef?
+        var heldDirectory: HeldDirectory?
         var file: DurableFile?
         do {
             try openWatched({
@@ -109,12 +119,19 @@ final class StoreLock: Sendable {
                 try watch(directoryRef!.fd)
             })
             try takeDirectoryLock(directoryRef!, in: directory, fileSystem: fileSystem)
+            // From here on LOCK and lost/ are reached through the locked directory, held
+            // by a descriptor of its own, never by its path: a directory or a link put at
+            // the path since the lock was taken gets nothing.
+            if real {
+                heldDirectory = try HeldDirectory.reopening(directoryRef!.fd, path: directory, fileSystem: fileSystem)
+            }
+            let files = LogFiles(directory: directory, fileSystem: fileSystem, protection: protection, held: heldDirectory)
             let path = path(in: directory)
             try openWatched({
                 do {
-                    file = try DurableFile.open(path, flags: O_RDWR, fileSystem: fileSystem)
+                    file = try files.openFile(FormatConstants.lockName, flags: O_RDWR)
                 } catch let error as RouteLogError where error.errno == ENOENT {
-                    file = try DurableFile.create(path, fileSystem: fileSystem)
+                    file = try files.createFile(FormatConstants.lockName)
                 }
             }, then: { try watch(file!.ref.fd) })
             if try DurableFile.retrying("fstat", path: path, { try fileSystem.linkCount(file!.ref) }) > 1 {
@@ -135,7 +152,6 @@ final class StoreLock: Sendable {
                 // has a name in each lost/. Two names of a few bytes, which the user may
                 // delete, against a file deleted that someone needed.
                 let shared = file!
-                let files = LogFiles(directory: directory, fileSystem: fileSystem, protection: protection)
                 file = try putBack([], replacing: shared, files: files, locking: true, cause: .sharedAtOpen, writer: getpid(),
                                    protection: protection, watchForFork: real)
                 if real { watched.append(file!.ref.fd) }
@@ -158,8 +174,8 @@ final class StoreLock: Sendable {
             let contents = WriterMark.lockContents(pid: getpid(), mark: mark)
             try file!.write(contents, at: 0)
             try file!.truncate(to: Int64(contents.count))
-            return StoreLock(file: file!, directory: directoryRef!, fileSystem: fileSystem, registeredForFork: real, mark: mark,
-                             protection: protection)
+            return StoreLock(file: file!, directory: directoryRef!, heldDirectory: heldDirectory, fileSystem: fileSystem,
+                             registeredForFork: real, mark: mark, protection: protection)
         } catch {
             // Let go explicitly before the descriptors stop being watched and close.
             if let file { fileSystem.unlock(file.ref) }
@@ -266,7 +282,7 @@ final class StoreLock: Sendable {
     func renewMark(files: LogFiles) throws {
         let renewed = WriterMark.make()
         let contents = WriterMark.lockContents(pid: owner, mark: renewed)
-        try held.withLock { file in
+        try heldFile.withLock { file in
             try file.write(contents, at: 0)
             try file.truncate(to: Int64(contents.count))
             // Looked at after the write: when LOCK named the file then, the new mark
@@ -299,7 +315,7 @@ final class StoreLock: Sendable {
         guard getpid() == owner else { return }
         let unannounced = cutUnannounced.withLock { $0 }
         let closed = WriterMark.closedContents(mark: mark.withLock { $0 })
-        held.withLock { file in
+        heldFile.withLock { file in
             if unannounced || (try? file.write(closed, at: 0)) == nil || (try? file.truncate(to: Int64(closed.count))) == nil {
                 try? file.truncate(to: 0)
             } else if let files, !Self.isNamed(file, in: files) {
@@ -311,6 +327,8 @@ final class StoreLock: Sendable {
         // description (a child forked before its hold could be dropped).
         directory.withLock { ref in if let open = ref { fileSystem.unlockDirectory(open) } }
         releaseDirectory()
+        // Closed once the last use of lost/ that took it is done.
+        held.withLock { $0 = nil }
     }
 
     /// Whether `LOCK` names `file`, and only it: what is at the name (lstat, never
@@ -319,7 +337,7 @@ final class StoreLock: Sendable {
     private static func isNamed(_ file: DurableFile, in files: LogFiles) -> Bool {
         let fileSystem = files.fileSystem
         guard let own = fileSystem.identity(file.ref) else { return true }
-        guard fileSystem.identityOfName(files.path(FormatConstants.lockName)) == own else { return false }
+        guard files.identityOfName(FormatConstants.lockName) == own else { return false }
         return ((try? fileSystem.linkCount(file.ref)) ?? 1) == 1
     }
 
@@ -360,7 +378,7 @@ final class StoreLock: Sendable {
             // Whatever is at the name goes into lost/ by a rename, which moves what is
             // there at that instant: an unlink of the writer's own file under a second
             // name would delete anything renamed over it since it was looked at.
-            if let there = fileSystem.identityOfName(path) {
+            if let there = files.identityOfName(name) {
                 let reason = switch (cause, there == own) {
                 case (.lost, true): "a second name of the LOCK of the writer that held the store (pid \(writer)), which it replaced"
                 case (.lost, false): "was in the place of the LOCK of the writer that held the store (pid \(writer))"
@@ -374,7 +392,7 @@ final class StoreLock: Sendable {
             let created: DurableFile
             var watched = false
             do {
-                created = try openWatched({ try DurableFile.create(path, fileSystem: fileSystem) }, then: {
+                created = try openWatched({ try files.createFile(name) }, then: {
                     watched = locking && watchForFork && routelog_release_in_forked_child($0.ref.fd) == 0
                 })
             } catch let error as RouteLogError where error.errno == EEXIST && attempt < 3 {
@@ -392,7 +410,7 @@ final class StoreLock: Sendable {
                 // The new file goes into lost/ by a rename, as anything at the name does
                 // (an unlink could delete a file renamed over it since the look); left
                 // where it is when even that fails: no mark, or a whole one of the writer's.
-                if let made = fileSystem.identity(created.ref), fileSystem.identityOfName(path) == made {
+                if let made = fileSystem.identity(created.ref), files.identityOfName(name) == made {
                     try? LostAndFound(files: files).moveAside(name, reason: "a LOCK the writer could not finish putting back")
                 }
                 throw error

@@ -55,7 +55,8 @@ public final class RouteStore: Sendable {
 
     var directory: String { url.path }
     var files: LogFiles {
-        LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles)
+        LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles,
+                 held: lock?.heldDirectory, opened: directoryIdentity)
     }
 
     /// Opens the store at `url`. With the default ``OpenMode/createIfMissing`` it is
@@ -98,7 +99,11 @@ public final class RouteStore: Sendable {
         // From here on a writer's paths lead into the directory it locked, or fail.
         if let locked = lock?.lockedDirectory, fileSystem is PosixFileSystem {
             fileSystem = StoreDirectoryGuard(base: fileSystem, directory: path, identity: locked)
-            opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem, segmentFiles: opener.segmentFiles)
+        }
+        // A writer's uses of lost/ go through the directory it locked, held open.
+        if let lock {
+            opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem, segmentFiles: opener.segmentFiles,
+                                 held: lock.heldDirectory)
         }
         let identity = opener.writable ? nil : DirectoryIdentity(of: path)
         let (state, writer): (StoreState, StoreWriter?)

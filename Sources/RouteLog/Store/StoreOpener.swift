@@ -16,16 +16,22 @@ struct StoreOpener {
     let fileSystem: any FileSystem
     /// The store's open segment descriptors, shared with the handle it opens.
     let segmentFiles: SegmentFileCache
+    /// The directory a writer locked, held (``StoreLock/heldDirectory``): its uses of
+    /// `lost/` go through it.
+    let held: HeldDirectory?
 
-    init(directory: String, options: RouteStore.Options, fileSystem: any FileSystem, segmentFiles: SegmentFileCache? = nil) {
+    init(directory: String, options: RouteStore.Options, fileSystem: any FileSystem, segmentFiles: SegmentFileCache? = nil,
+         held: HeldDirectory? = nil) {
         self.directory = directory
         self.options = options
         self.fileSystem = fileSystem
         self.segmentFiles = segmentFiles ?? SegmentFileCache(capacity: options.openSegmentFileLimit)
+        self.held = held
     }
 
     var files: LogFiles {
-        LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles)
+        LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles,
+                 held: held)
     }
     var writable: Bool { options.mode != .readOnly }
 

@@ -93,6 +93,19 @@ import Testing
             if fire { forker.forkNow(while: ref.fd) }
             return ref
         }
+
+        // `LOCK` is opened in the store's directory as the writer holds it (openat):
+        // picked by the path it names there.
+        func open(_ name: String, in directory: DirectoryRef, flags: Int32, mode: UInt32) throws -> FileRef {
+            let ref = try base.open(name, in: directory, flags: flags, mode: mode)
+            let fire = armed.withLock { picks -> Bool in
+                guard let chosen = picks, chosen(directory.path(name), flags) else { return false }
+                picks = nil
+                return true
+            }
+            if fire { forker.forkNow(while: ref.fd) }
+            return ref
+        }
     }
 
     enum Stretch: String, CaseIterable, Sendable {

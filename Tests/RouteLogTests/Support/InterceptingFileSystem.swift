@@ -299,6 +299,7 @@ final class InterceptingFileSystem: FileSystem, @unchecked Sendable {
         base.identityOfName(name, in: directory)
     }
     func identity(_ directory: DirectoryRef) -> FileIdentity? { base.identity(directory) }
+    func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? { base.typeOfName(name, in: directory) }
 }
 
 extension InterceptingFileSystem {
