@@ -1,6 +1,7 @@
 import Foundation
 import RouteLog
 import CRouteLogSystem
+import Synchronization
 
 // Test-only: opens the store at the first argument for writing, prints "ready" once it
 // holds the writer's lock, and sleeps until killed, as an app with the store open would.
@@ -38,10 +39,15 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--no-descripto
 }
 // With `--fork-in-signal-handler SECONDS`: a thread enters and leaves the fork guard
 // (fork_release.c, the stretch a writer opens a lock's descriptor in) again and again,
-// while this thread sends it SIGUSR1 every 100 µs, whose handler forks (the child exits at
-// once) and waits for the child; prints "no hang, S signals" after SECONDS, or "hung
-// after S signals" and exits 1 once the looping thread makes no progress for 3 s (a fork
-// in its handler waiting for the thread it interrupted).
+// while this thread sends it SIGUSR1, whose handler forks (the child exits at once) and
+// waits for the child. Each signal is sent once the handler of the one before has
+// returned, and 100 µs later, so that the looping thread runs between handlers: sent
+// every 100 µs regardless, on a loaded machine a fork took longer than that, a signal
+// was always pending when a handler returned, and the thread ran nothing but handlers.
+// Prints "no hang, S signals" after SECONDS; or "hung after S signals" and exits 1 when a
+// handler has not returned for 3 s (a fork in it waiting for the thread it interrupted),
+// or "stuck after S signals" when the looping thread made no progress for 3 s.
+let forkSignalsHandled = Atomic<Int>(0)
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork-in-signal-handler",
    let seconds = Double(CommandLine.arguments[2]) {
     // A test runner's blocked signals are inherited: SIGUSR1 is to come through.
@@ -53,6 +59,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork-in-sign
         if child == 0 { _exit(0) }
         var status: Int32 = 0
         if child > 0 { _ = waitpid(child, &status, 0) }
+        forkSignalsHandled.add(1, ordering: .releasing)
     }
     routelog_fork_guard_enter()  // the handlers registered before the thread starts
     routelog_fork_guard_leave()
@@ -75,16 +82,25 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--fork-in-sign
     looping.started.wait()
     let start = Date()
     var signals = 0, last = -1, lastChange = Date()
+    func fail(_ what: String) -> Never {
+        FileHandle.standardOutput.write(Data("\(what) after \(signals) signals\n".utf8))
+        _exit(1)
+    }
     while Date().timeIntervalSince(start) < seconds {
+        let handled = forkSignalsHandled.load(ordering: .acquiring)
         pthread_kill(looping.thread.pointee, SIGUSR1)
         signals += 1
+        let sent = Date()
+        while forkSignalsHandled.load(ordering: .acquiring) == handled {
+            if Date().timeIntervalSince(sent) > 3 { fail("hung") }
+            usleep(20)
+        }
         usleep(100)
         let now = looping.progress.pointee
         if now != last {
             (last, lastChange) = (now, Date())
         } else if Date().timeIntervalSince(lastChange) > 3 {
-            FileHandle.standardOutput.write(Data("hung after \(signals) signals\n".utf8))
-            _exit(1)
+            fail("stuck")
         }
     }
     FileHandle.standardOutput.write(Data("no hang, \(signals) signals\n".utf8))
