@@ -45,13 +45,17 @@ final class ExportDirectoryLock {
     /// - Parameters:
     ///   - store: the store's own directory, which is refused: its writer holds an flock
     ///     on it, so the wait would never end.
+    ///   - storeIdentity: the directory the store holds (its writer's locked one, a
+    ///     read-only handle's opened one), refused too, under whatever path leads to it
+    ///     now: a store's directory renamed while it is open is still the store's, and
+    ///     its old path leads to nothing, or to another directory.
     ///   - waiting: called once, before the wait, when another export holds the lock
     ///     (so that a user is told why nothing happens); not called when it is free.
     ///   - wait: how long to wait for another export to let go, in seconds.
     /// - Throws: ``RouteLogError`` `.locked` when another export still holds it after
     ///   `wait`; `.io` when it cannot be opened or locked; `.invalidArgument` when it is
     ///   the store's directory.
-    init(_ directory: URL, store: URL? = nil, waiting: (() -> Void)? = nil, wait: TimeInterval = defaultWait,
+    init(_ directory: URL, store: URL? = nil, storeIdentity: DirectoryIdentity? = nil, waiting: (() -> Void)? = nil, wait: TimeInterval = defaultWait,
          fileSystem: any FileSystem = PosixFileSystem.shared) throws {
         self.fileSystem = fileSystem
         var registered = false
@@ -78,7 +82,9 @@ final class ExportDirectoryLock {
             let failure = errno
             throw fail(RouteLogError.io("looking at the export directory", path: directory.path, errno: failure))
         }
-        if let store, stat(store.path, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino {
+        let isStores = storeIdentity == DirectoryIdentity(device: UInt64(mine.st_dev), inode: UInt64(mine.st_ino))
+            || (store.map { stat($0.path, &theirs) == 0 && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino } ?? false)
+        if isStores {
             throw fail(RouteLogError(.invalidArgument, "the export directory is the store's own directory; export into another one", path: directory.path))
         }
         identity = FileIdentity(mine)

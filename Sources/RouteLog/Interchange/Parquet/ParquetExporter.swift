@@ -54,7 +54,11 @@ public enum ParquetExporter {
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
                               waiting: (() -> Void)? = nil) throws -> ParquetExportReport {
         try makeDirectory(directory)
-        let lock = try ExportDirectoryLock(directory, store: store.url, waiting: waiting, wait: options.directoryWait)
+        // The store's directory is refused by what the store holds (a writer's locked
+        // directory, a reader's opened one), not only by its path: renamed while the store
+        // is open, it is still the store's under its new name.
+        let lock = try ExportDirectoryLock(directory, store: store.url, storeIdentity: store.lock?.lockedDirectory ?? store.directoryIdentity,
+                                           waiting: waiting, wait: options.directoryWait)
         // From here on, the directory locked is reached through the lock's descriptor only.
         let root = ExportFolder(locked: lock, url: directory)
         defer { withExtendedLifetime(root) {} }
