@@ -66,6 +66,24 @@ import RouteLogSamples
     }
 
     /// A directory that looks like an earlier export's, with a leftover of a killed one.
+    /// Exports `store` into `out` by month, calling `swap` once `done` routes are written,
+    /// and expects the export to stop with `.io` naming `month` as moved or replaced.
+    func expectStopped(exporting store: RouteStore, to out: URL, month: URL, after done: Int,
+                       swap: @escaping () -> Void) {
+        var swapped = false
+        #expect {
+            try ParquetExporter.export(store, to: out, options: options(.month)) { written, _ in
+                guard written == done, !swapped else { return }
+                swapped = true
+                swap()
+            }
+        } throws: { error in
+            guard let error = error as? RouteLogError else { return false }
+            return error.code == .io && error.path == month.path && error.message.contains("moved or replaced")
+        }
+        #expect(swapped, "the export ended before \(done) routes were written")
+    }
+
     func decoy(_ url: URL, months: [String] = [], dead: pid_t) throws -> URL {
         for folder in [url] + months.map({ url.appendingPathComponent("start_month=\($0)") }) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -142,19 +160,10 @@ import RouteLogSamples
         let decoy = try decoy(directory.url.appendingPathComponent("decoy"), dead: deadProcess())
         let before = snapshot(decoy)
         let month = out.appendingPathComponent("start_month=2024-01")
-        var swapped = false
-        #expect {
-            try ParquetExporter.export(store, to: out, options: options(.month)) { done, _ in
-                guard done == 1, !swapped else { return }
-                swapped = true
-                #expect(rename(month.path, aside.path) == 0)
-                #expect(symlink(decoy.path, month.path) == 0)
-            }
-        } throws: { error in
-            guard let error = error as? RouteLogError else { return false }
-            return error.code == .io && error.path == month.path && error.message.contains("moved or replaced")
+        expectStopped(exporting: store, to: out, month: month, after: 1) {
+            #expect(rename(month.path, aside.path) == 0)
+            #expect(symlink(decoy.path, month.path) == 0)
         }
-        #expect(swapped)
         #expect(snapshot(decoy) == before, "the export wrote or removed files in the link's target")
         // Nothing of the earlier export was replaced or removed, here or in the folder moved aside.
         var now = snapshot(out)
@@ -174,19 +183,10 @@ import RouteLogSamples
         let other = try decoy(directory.url.appendingPathComponent("other"), dead: deadProcess())
         let before = snapshot(other)
         let month = out.appendingPathComponent("start_month=2024-02")
-        var swapped = false
-        #expect {
-            try ParquetExporter.export(store, to: out, options: options(.month)) { done, _ in
-                guard done == 2, !swapped else { return }
-                swapped = true
-                #expect(rename(month.path, aside.path) == 0)
-                #expect(rename(other.path, month.path) == 0)
-            }
-        } throws: { error in
-            guard let error = error as? RouteLogError else { return false }
-            return error.code == .io && error.path == month.path && error.message.contains("moved or replaced")
+        expectStopped(exporting: store, to: out, month: month, after: 2) {
+            #expect(rename(month.path, aside.path) == 0)
+            #expect(rename(other.path, month.path) == 0)
         }
-        #expect(swapped)
         #expect(snapshot(month) == before, "the export wrote or removed files in the directory put at the month's name")
     }
 
