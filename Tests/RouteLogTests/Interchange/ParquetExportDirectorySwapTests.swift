@@ -66,6 +66,23 @@ import RouteLogSamples
     }
 
     /// A directory that looks like an earlier export's, with a leftover of a killed one.
+    /// Exports `store` into `out`, and once the first route is written renames `out` to
+    /// `moved` and puts a link to `target` at its name.
+    func exportSwappingTheDirectory(_ store: RouteStore, _ out: URL, moved: URL, forALinkTo target: URL,
+                                    options: ParquetExportOptions) -> Result<ParquetExportReport, any Error> {
+        var swapped = false
+        let result = Result {
+            try ParquetExporter.export(store, to: out, options: options) { done, _ in
+                guard done == 1, !swapped else { return }
+                swapped = true
+                #expect(rename(out.path, moved.path) == 0)
+                #expect(symlink(target.path, out.path) == 0)
+            }
+        }
+        #expect(swapped, "the export ended before a route was written")
+        return result
+    }
+
     /// Exports `store` into `out` by month, calling `swap` once `done` routes are written,
     /// and expects the export to stop with `.io` naming `month` as moved or replaced.
     func expectStopped(exporting store: RouteStore, to out: URL, month: URL, after done: Int,
@@ -102,16 +119,7 @@ import RouteLogSamples
         try ParquetExporter.export(store, to: out)  // an earlier export: its list and tables are replaced
         let decoy = try decoy(directory.url.appendingPathComponent("decoy"), dead: deadProcess())
         let before = snapshot(decoy)
-        var swapped = false
-        let result = Result {
-            try ParquetExporter.export(store, to: out, options: options()) { done, _ in
-                guard done == 1, !swapped else { return }
-                swapped = true
-                #expect(rename(out.path, moved.path) == 0)
-                #expect(symlink(decoy.path, out.path) == 0)
-            }
-        }
-        #expect(swapped)
+        let result = exportSwappingTheDirectory(store, out, moved: moved, forALinkTo: decoy, options: options())
         #expect(snapshot(decoy) == before, "the export wrote or removed files in the link's target")
         let report = try result.get()
         // It went on in the directory it locked, now named out-moved; the report names the path given.
@@ -130,16 +138,7 @@ import RouteLogSamples
         // stale month, whose tables an export into it would remove.
         let decoy = try decoy(directory.url.appendingPathComponent("decoy"), months: ["2024-02", "2019-01"], dead: deadProcess())
         let before = snapshot(decoy)
-        var swapped = false
-        let result = Result {
-            try ParquetExporter.export(store, to: out, options: options(.month)) { done, _ in
-                guard done == 1, !swapped else { return }
-                swapped = true
-                #expect(rename(out.path, moved.path) == 0)
-                #expect(symlink(decoy.path, out.path) == 0)
-            }
-        }
-        #expect(swapped)
+        let result = exportSwappingTheDirectory(store, out, moved: moved, forALinkTo: decoy, options: options(.month))
         #expect(snapshot(decoy) == before, "the export wrote or removed files in the link's target")
         let report = try result.get()
         #expect(report.partitions == ["2024-01", "2024-02", "2024-03"] && report.routeCount == 3)

@@ -117,17 +117,23 @@ final class ExportFolder {
     ///   no permission), or this folder was moved or replaced.
     func existingFolder(_ name: String) throws -> ExportFolder? {
         let within = try directory(), url = self.url.appendingPathComponent(name, isDirectory: true)
-        let opened: DirectoryRef
+        guard let opened = try Self.openFolder(name, in: within, url: url) else { return nil }
+        let folder = try ExportFolder(name, in: self, url: url, opened: opened)
+        folder.release()
+        return folder
+    }
+
+    /// The directory `name` in `within`, never through a link; nil when nothing, a link,
+    /// a file or anything but a directory is at the name.
+    /// - Throws: `.io` naming `url` when it cannot be opened for another reason.
+    private static func openFolder(_ name: String, in within: DirectoryRef, url: URL) throws -> DirectoryRef? {
         do {
-            opened = try fileSystem.openDirectory(name, in: within, flags: O_NOFOLLOW)
+            return try PosixFileSystem.shared.openDirectory(name, in: within, flags: O_NOFOLLOW)
         } catch let error as Errno where error.code == ENOENT || error.code == ENOTDIR || error.code == ELOOP {
             return nil
         } catch let error as Errno {
             throw RouteLogError.io("opening the month folder", path: url.path, errno: error.code)
         }
-        let folder = try ExportFolder(name, in: self, url: url, opened: opened)
-        folder.release()
-        return folder
     }
 
     private convenience init(_ name: String, in parent: ExportFolder, url: URL, opened: DirectoryRef) throws {
@@ -144,15 +150,7 @@ final class ExportFolder {
     func directory() throws -> DirectoryRef {
         if let held { return held }
         guard let parent else { preconditionFailure("the export's directory is held for the whole export") }
-        let within = try parent.directory()
-        let opened: DirectoryRef
-        do {
-            opened = try fileSystem.openDirectory(name, in: within, flags: O_NOFOLLOW)
-        } catch let error as Errno where error.code == ENOENT || error.code == ENOTDIR || error.code == ELOOP {
-            throw replaced
-        } catch let error as Errno {
-            throw RouteLogError.io("opening the month folder", path: url.path, errno: error.code)
-        }
+        guard let opened = try Self.openFolder(name, in: try parent.directory(), url: url) else { throw replaced }
         guard fileSystem.identity(opened) == identity else {
             fileSystem.closeDirectory(opened)
             throw replaced
