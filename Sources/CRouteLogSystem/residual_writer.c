@@ -127,16 +127,23 @@ static inline __attribute__((always_inline)) size_t write_stream(const uint64_t 
     return finish(&w, out);
 }
 
-// The most bits a value token of `send` takes (its totals, bits 48 and up; an unused
-// token's entry is 0): at most the longest the caller counted when the table is as the
-// caller made it, and the truth when it is not.
+// The most bits a value token of `send` takes (each entry's total is its byte 6, and
+// its byte 7 is 0; an unused token's entry is 0): at most the longest the caller counted
+// when the table is as the caller made it, and the truth when it is not. The bytes'
+// maxima sixteen at a time (PMAXUB, UMAX): a scalar pass over the 256 entries added
+// 0.7% to a save's instructions, this about 0.1%.
+typedef uint8_t routelog_send_bytes __attribute__((vector_size(16)));
+
 static inline __attribute__((always_inline)) unsigned table_longest(const uint64_t *send) {
-    uint64_t most = 0;
-    for (int t = 0; t < 256; t++) {
-        uint64_t total = send[t] >> SEND_TOTAL_SHIFT;
-        most = total > most ? total : most;
+    routelog_send_bytes most = {0};
+    const uint8_t *bytes = (const uint8_t *)send;
+    for (size_t i = 0; i < 256 * sizeof(uint64_t); i += sizeof most) {
+        routelog_send_bytes v;
+        memcpy(&v, bytes + i, sizeof v);
+        most = __builtin_elementwise_max(most, v);
     }
-    return most > 255 ? 255 : (unsigned)most;
+    if (most[7] | most[15]) return 255;  // a total of 256 or more: one value a put
+    return most[6] > most[14] ? most[6] : most[14];
 }
 
 static inline __attribute__((always_inline)) void write_streams(const uint64_t *u, const uint8_t *tokens, size_t k,

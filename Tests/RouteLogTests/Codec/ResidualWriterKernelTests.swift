@@ -82,6 +82,39 @@ import Testing
         }
     }
 
+    /// Long values among short ones (groups of eight when the long ones are missed),
+    /// its token at an even and at an odd place of the table: the writers find it
+    /// wherever it is when told a count of 0 or 1.
+    @Test func aLongTokenAmongShortOnesIsFoundAtAnyPlaceOfTheTable() {
+        for parity in [0, 1] {
+            for k in [64, 3600] {
+                // 30-some bits: 2^30, or 2^30 + 2^28, the next token, for the other parity.
+                let first = UInt64(1) << 30
+                let long = ResidualToken.token(first) % 2 == parity ? first : first | 1 << 28
+                // Thirty-two of them in a row, so that every stream has groups of them.
+                var u = (0..<k).map { UInt64($0 % 3 + 1) }
+                for j in (k / 2)..<(k / 2 + 32) { u[j] = long }
+                let tokens = u.map { UInt8(ResidualToken.token($0)) }
+                var counts = [UInt32](repeating: 0, count: FormatConstants.ColumnV2.valueTokens)
+                for t in tokens { counts[Int(t)] += 1 }
+                let plan = tokens.withUnsafeBufferPointer { t in
+                    counts.withUnsafeBufferPointer { CodePlan(tokens: t, tokenCounts: $0) }
+                }
+                #expect(plan.longestValue > 28, "one value a put when told the truth")
+                for count in [1, 4] {
+                    let expected = Self.expected(u, count: count, plan: plan)
+                    for told in [0, 1] {
+                        for (name, writer) in [("dispatched", routelog_write_residual_streams as Writer),
+                                               ("portable", routelog_write_residual_streams_portable as Writer)] {
+                            let got = Self.written(u, tokens: tokens, count: count, plan: plan, with: writer, longest: told)
+                            #expect(got == expected, "\(name): token \(ResidualToken.token(long)), \(k) values, \(count) streams, told \(told)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func bothPathsWriteWhatTheValueAtATimeWriterWrites() {
         var g = SeededGenerator(state: 5151)
         var slowPathRounds = 0, pairedRounds = 0
