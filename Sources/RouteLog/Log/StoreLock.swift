@@ -83,10 +83,7 @@ final class StoreLock: Sendable {
         let fileSystem = self.fileSystem
         let registered = registeredForFork
         directory.withLock { ref in
-            if let open = ref {
-                if registered { routelog_forget_for_forked_child(open.fd) }
-                fileSystem.close(open)
-            }
+            if let open = ref { StoreLock.closeWatched(open.fd, registered: registered) { fileSystem.close(open) } }
             ref = nil
         }
     }
@@ -180,9 +177,12 @@ final class StoreLock: Sendable {
             // Let go explicitly before the descriptors stop being watched and close.
             if let file { fileSystem.unlock(file.ref) }
             if let directoryRef { fileSystem.unlockDirectory(directoryRef) }
+            // Unwatched and closed with fork() held off (closeWatched).
+            routelog_fork_guard_enter()
             for fd in watched { routelog_forget_for_forked_child(fd) }
             file = nil
             if let directoryRef { fileSystem.close(directoryRef) }
+            routelog_fork_guard_leave()
             throw error
         }
     }
@@ -203,6 +203,18 @@ final class StoreLock: Sendable {
         #endif
         try watch(opened)
         return opened
+    }
+
+    /// Stops watching a descriptor (`registered`: it was) and closes it (`close`), with
+    /// fork() held off as when it was opened: a child forked before gets the descriptor
+    /// watched, and so pointed at /dev/null there; one forked after, nothing. Without the
+    /// guard a fork landing between the two would hand the child the descriptor itself
+    /// (its lock let go by then, but the directory or file still open in the child).
+    static func closeWatched(_ fd: Int32, registered: Bool, close: () -> Void) {
+        routelog_fork_guard_enter()
+        defer { routelog_fork_guard_leave() }
+        if registered { routelog_forget_for_forked_child(fd) }
+        close()
     }
 
     #if DEBUG
@@ -442,10 +454,7 @@ final class StoreLock: Sendable {
         }, then: { opened in
             registered = directoryIdentity(opened.fd) != nil && routelog_release_in_forked_child(opened.fd) == 0
         }) else { return nil }
-        defer {
-            if registered { routelog_forget_for_forked_child(ref.fd) }
-            fileSystem.close(ref)
-        }
+        defer { closeWatched(ref.fd, registered: registered) { fileSystem.close(ref) } }
         for _ in 0..<20 {
             do {
                 try fileSystem.lockDirectory(ref)

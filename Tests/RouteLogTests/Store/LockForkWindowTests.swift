@@ -79,7 +79,19 @@ import Testing
         let forker: Forker
         private let armed = StateLock<(@Sendable (String, Int32) -> Bool)?>(nil)
 
-        init(forker: Forker) { self.forker = forker }
+        /// Microseconds each close waits before it closes: a fork due as a descriptor
+        /// stops being watched lands then, unless the two run with fork() held off.
+        let pauseBeforeClose: useconds_t
+
+        init(forker: Forker, pauseBeforeClose: useconds_t = 0) {
+            self.forker = forker
+            self.pauseBeforeClose = pauseBeforeClose
+        }
+
+        func close(_ file: FileRef) {
+            if pauseBeforeClose > 0 { usleep(pauseBeforeClose) }
+            base.close(file)
+        }
 
         func arm(_ picks: @escaping @Sendable (_ path: String, _ flags: Int32) -> Bool) { armed.withLock { $0 = picks } }
 

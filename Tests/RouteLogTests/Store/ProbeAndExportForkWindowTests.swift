@@ -10,14 +10,18 @@ import Testing
 /// and an export's lock on its directory (held for the whole export). Each is opened
 /// with fork() held off and registered with fork_release.c, as a writer's are
 /// (LockForkWindowTests): another thread forks right inside the stretch, and the child
-/// says whether it still has the descriptor.
+/// says whether it still has the descriptor. So does a fork as the probe lets go.
 @Suite struct ProbeAndExportForkWindowTests {
     @Test func aChildForkedWhileTheWriterProbeOpensTheStoreKeepsNothing() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         try RouteStore(at: url).close()
         let forker = LockForkWindowTests.Forker()
-        let fs = LockForkWindowTests.ForkingOnOpen(forker: forker)
+        // The probe lets go of its descriptor microseconds after the open's stretch, and
+        // the fork waiting for that stretch runs as it ends: each close waits 5 ms, so
+        // the fork lands as the probe stops watching and closes the descriptor, which
+        // must be one stretch too (StoreLock.closeWatched).
+        let fs = LockForkWindowTests.ForkingOnOpen(forker: forker, pauseBeforeClose: 5_000)
         fs.arm { [path = url.path] opened, flags in opened == path && flags & O_DIRECTORY != 0 }
         #expect(StoreLock.holder(in: url.path, fileSystem: fs) == nil)
         let statuses = forker.reap()

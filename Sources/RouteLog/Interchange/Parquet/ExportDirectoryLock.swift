@@ -136,12 +136,11 @@ final class ExportDirectoryLock {
         }
     }
 
-    /// Lets go explicitly, then stops watching the descriptor, then closes it: a child
-    /// forked at any point in between holds nothing.
+    /// Lets go explicitly, then stops watching the descriptor and closes it with fork()
+    /// held off (`StoreLock.closeWatched`): a child forked at any point holds nothing.
     private static func close(_ ref: FileRef, registered: Bool, fileSystem: any FileSystem) {
         fileSystem.unlockDirectory(ref)
-        if registered { routelog_forget_for_forked_child(ref.fd) }
-        fileSystem.close(ref)
+        StoreLock.closeWatched(ref.fd, registered: registered) { fileSystem.close(ref) }
     }
 
     deinit {
