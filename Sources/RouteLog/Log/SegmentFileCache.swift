@@ -18,6 +18,8 @@ final class SegmentFileCache: Sendable {
         var files: [String: (file: DurableFile, used: UInt64)] = [:]
         var clock: UInt64 = 0
         var opens = 0
+        /// Set when the store closed: nothing is kept from then on.
+        var closed = false
     }
 
     init(capacity: Int) {
@@ -34,6 +36,7 @@ final class SegmentFileCache: Sendable {
     func insert(_ file: DurableFile) {
         let capacity = self.capacity
         state.withLock { entries in
+            guard !entries.closed else { return }
             entries.clock += 1
             entries.files[file.path] = (file, entries.clock)
             Self.evict(&entries, keeping: capacity)
@@ -55,16 +58,22 @@ final class SegmentFileCache: Sendable {
             }
             let file = try Self.reopen(segment, entries: &entries)
             entries.opens += 1
+            // A read that began before the store closed gets the file for itself: it
+            // closes when that read is done.
+            guard !entries.closed else { return file }
             entries.files[segment.path] = (file, entries.clock)
             Self.evict(&entries, keeping: capacity)
             return file
         }
     }
 
-    /// Drops every descriptor no one else holds (at close, and before a rename of the
-    /// directory's files would matter).
-    func removeAll() {
-        state.withLock { $0.files.removeAll() }
+    /// Drops every descriptor and keeps none opened from now on: the store closed. A
+    /// file in use by a read still under way closes when that read ends.
+    func close() {
+        state.withLock { entries in
+            entries.closed = true
+            entries.files.removeAll()
+        }
     }
 
     private static func reopen(_ segment: SegmentFile, entries: inout Entries) throws -> DurableFile {

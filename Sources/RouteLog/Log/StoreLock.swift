@@ -15,9 +15,8 @@ import Darwin
 /// (``renewMark(files:)``, ``release(files:)``).
 final class StoreLock: Sendable {
     /// The file `LOCK` named when the writer last wrote it: the one opened at acquire,
-    /// or the one the writer put in its place since.
-    private let heldFile: StateLock<DurableFile>
-    var file: DurableFile { heldFile.withLock { $0 } }
+    /// or the one the writer put in its place since; nil once released (and closed).
+    private let heldFile: StateLock<DurableFile?>
     /// The Data Protection class a `LOCK` this writer puts in place gets.
     private let protection: RouteStore.FileProtection
     /// The open directory the flock is held on, until released.
@@ -67,15 +66,24 @@ final class StoreLock: Sendable {
     }
 
     deinit {
-        let file = self.file
         if getpid() == owner {
             // Let go explicitly, then stop watching the descriptors, then close them: a
             // child forked at any point in between holds nothing.
-            fileSystem.unlock(file.ref)
+            heldFile.withLock { file in if let file { fileSystem.unlock(file.ref) } }
             directory.withLock { ref in if let open = ref { fileSystem.unlockDirectory(open) } }
         }
         releaseDirectory()
-        if registeredForFork { routelog_forget_for_forked_child(file.ref.fd) }  // closed after this
+        closeFile()
+    }
+
+    /// Stops watching `LOCK`'s descriptor and closes it (unless another reference holds
+    /// it a moment longer: a write of the mark under way), with fork() held off.
+    private func closeFile() {
+        let registered = registeredForFork
+        heldFile.withLock { file in
+            guard let open = file else { return }
+            StoreLock.closeWatched(open.ref.fd, registered: registered) { file = nil }
+        }
     }
 
     /// Closing the directory's descriptor lets its flock go.
@@ -294,7 +302,9 @@ final class StoreLock: Sendable {
     func renewMark(files: LogFiles) throws {
         let renewed = WriterMark.make()
         let contents = WriterMark.lockContents(pid: owner, mark: renewed)
-        try heldFile.withLock { file in
+        try heldFile.withLock { held in
+            // Released: the store is closed, and its writer with it.
+            guard let file = held else { return }
             try file.write(contents, at: 0)
             try file.truncate(to: Int64(contents.count))
             // Looked at after the write: when LOCK named the file then, the new mark
@@ -305,7 +315,7 @@ final class StoreLock: Sendable {
             // last reference goes.
             file.fileSystem.unlock(file.ref)
             if registeredForFork { routelog_forget_for_forked_child(file.ref.fd) }
-            file = replacement
+            held = replacement
         }
         mark.withLock { $0 = renewed }
     }
@@ -327,7 +337,8 @@ final class StoreLock: Sendable {
         guard getpid() == owner else { return }
         let unannounced = cutUnannounced.withLock { $0 }
         let closed = WriterMark.closedContents(mark: mark.withLock { $0 })
-        heldFile.withLock { file in
+        heldFile.withLock { held in
+            guard let file = held else { return }
             if unannounced || (try? file.write(closed, at: 0)) == nil || (try? file.truncate(to: Int64(closed.count))) == nil {
                 try? file.truncate(to: 0)
             } else if let files, !Self.isNamed(file, in: files) {
@@ -339,6 +350,8 @@ final class StoreLock: Sendable {
         // description (a child forked before its hold could be dropped).
         directory.withLock { ref in if let open = ref { fileSystem.unlockDirectory(open) } }
         releaseDirectory()
+        // LOCK's descriptor too: a closed store holds nothing open in its directory.
+        closeFile()
         // Closed once the last use of lost/ that took it is done.
         held.withLock { $0 = nil }
     }

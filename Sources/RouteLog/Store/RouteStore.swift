@@ -319,6 +319,8 @@ public final class RouteStore: Sendable {
                 s.segments = SegmentSet()
             }
             lock?.release(files: files)
+            // The segments' descriptors go too: a closed handle holds nothing open.
+            segmentFiles.close()
             changeHub.finish()
             // The codec's working memory is kept for the next save or load while a store
             // is open; the last store to close hands it back to the system.
