@@ -294,7 +294,9 @@ public final class RouteStore: Sendable {
 
     /// Syncs the index (and, with buffered durability, the segment being appended to),
     /// waits for a running compaction to finish or give up, then releases the files and
-    /// the writer's lock. Every later call on this handle throws `.closed`; calling
+    /// the writer's lock: every descriptor the handle opened is closed, though the object
+    /// lives on (a read still under way keeps the segment it reads until it ends).
+    /// Every later call on this handle throws `.closed`; calling
     /// close() again does nothing. Dropping the last reference closes it too.
     /// - Throws: `.io` when the final sync of buffered saves fails, or an earlier sync or
     ///   write of them failed (the lock is released all the same).
