@@ -296,15 +296,32 @@ struct LostAndFound: Sendable {
         }
     }
 
-    /// What `lost/` holds, oldest note first; empty when there is no `lost/` (or a link
-    /// or anything but a directory is there). Read only: a `LOG.tmp` with no `LOG`
-    /// beside it (a crash between the renames of ``keepLogOwn(in:)``, which the writer's
-    /// next use of `lost/` renames to `LOG`) is read as the log meanwhile, not listed as
-    /// a file the notes would miss.
-    func entries() -> [Entry] {
-        guard let store = try? files.storeDirectory(),
-              let lost = try? LostDirectory.open(Self.directoryName, in: store, fileSystem: files.fileSystem, making: false),
-              let names = try? lost.names() else { return [] }
+    /// What `lost/` holds, and why it could not be looked at when it could not.
+    struct Listing {
+        var entries: [Entry] = []
+        /// Set when `lost/` was not listed (the store's directory moved or replaced since
+        /// the store opened, `lost/` unreadable): its entries are then unknown, not none.
+        var notListed: String?
+    }
+
+    /// What `lost/` holds, oldest note first; no entries when there is no `lost/`.
+    /// Anything that keeps it from being looked at (the store's directory moved away
+    /// from a read-only handle's path, a link or a file at `lost/`, no permission) is
+    /// said in ``Listing/notListed``, never passed off as an empty folder. Read only: a
+    /// `LOG.tmp` with no `LOG` beside it (a crash between the renames of
+    /// ``keepLogOwn(in:)``, which the writer's next use of `lost/` renames to `LOG`) is
+    /// read as the log meanwhile, not listed as a file the notes would miss.
+    func listing() -> Listing {
+        let lost: LostDirectory, names: [String]
+        do {
+            let store = try files.storeDirectory()
+            lost = try LostDirectory.open(Self.directoryName, in: store, fileSystem: files.fileSystem, making: false)
+            names = try lost.names()
+        } catch let error as RouteLogError where error.errno == ENOENT {
+            return Listing()  // no lost/: nothing was ever moved aside
+        } catch {
+            return Listing(notListed: "\(Self.directoryName)/ was not listed: \(error)")
+        }
         let logName = names.contains(Self.logName) || !names.contains(Self.logName + FormatConstants.temporarySuffix)
             ? Self.logName : Self.logName + FormatConstants.temporarySuffix
         var notes: [String: String] = [:]
@@ -318,11 +335,11 @@ struct LostAndFound: Sendable {
                 notes[words[2].hasPrefix("moved") ? "\(file)@0" : "\(file)@\(offset)"] = String(line)
             }
         }
-        return names.filter { $0 != logName }.sorted().map { name in
+        return Listing(entries: names.filter { $0 != logName }.sorted().map { name in
             let size = (try? lost.open(name, flags: O_RDONLY)).flatMap { try? $0.size() } ?? 0
             let base = name.split(separator: ".").count > 1 && name.hasSuffix(String(name.split(separator: ".").last!))
                 && Int(name.split(separator: ".").last!) != nil ? String(name[..<name.lastIndex(of: ".")!]) : name
             return Entry(name: name, bytes: size, note: notes[base] ?? notes[name])
-        }
+        })
     }
 }

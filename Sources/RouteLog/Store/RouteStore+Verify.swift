@@ -14,7 +14,7 @@ extension RouteStore {
             return VerificationSnapshot(state: s, indexFile: s.segments.isEmpty ? nil : indexFileForVerify(s))
         }
         var withLost = snapshot
-        withLost.lost = LostAndFound(files: files).entries()
+        withLost.lost = LostAndFound(files: files).listing()
         return StoreVerifier(snapshot: withLost, directory: directory, progress: progress).run()
     }
 

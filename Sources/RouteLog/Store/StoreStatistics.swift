@@ -69,6 +69,10 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
     public var writes = Writes()
     /// What the store's `lost/` folder holds.
     public var lostFiles: [VerificationReport.LostFile] = []
+    /// Why `lost/` could not be listed, when it could not (``lostFiles`` is then empty
+    /// for want of a look, not because nothing is there): the store's directory was
+    /// moved or replaced since this handle opened it, or `lost/` is unreadable.
+    public var lostFilesNotListed: String?
     /// The last compaction (the app's or a background one), if any ran.
     public var lastCompaction: CompactionOutcome?
     /// Failed compactions in a row; automatic ones back off (1 s, doubling, at most
@@ -153,7 +157,9 @@ extension RouteStore {
             stats.compactionFailures = c.consecutiveFailures
             stats.damagedSegments = c.damaged.sorted().map(FormatConstants.segmentName)
         }
-        stats.lostFiles = LostAndFound(files: files).entries().map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
+        let lost = LostAndFound(files: files).listing()
+        stats.lostFiles = lost.entries.map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
+        stats.lostFilesNotListed = lost.notListed
         stats.writerPID = isReadOnly ? StoreLock.holder(in: directory, fileSystem: fileSystem) : getpid()
         return stats
     }

@@ -8,7 +8,7 @@ struct VerificationSnapshot {
     var indexEnd: Int64
     var tornTails: [DamagedRange]
     var indexDamaged: Bool
-    var lost: [LostAndFound.Entry] = []
+    var lost = LostAndFound.Listing()
 
     init(state: StoreState, indexFile: DurableFile?) {
         index = state.index
@@ -43,7 +43,8 @@ struct StoreVerifier {
                                          message: VerificationReport.Problem.unopenedPrefix + reason + held
                                              + "; the index was checked against the segments only for the routes with no record in it"))
         }
-        report.lostFiles = snapshot.lost.map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
+        report.lostFiles = snapshot.lost.entries.map { .init(name: $0.name, bytes: $0.bytes, note: $0.note) }
+        report.lostFilesNotListed = snapshot.lost.notListed
         progress?(1)
         return report
     }

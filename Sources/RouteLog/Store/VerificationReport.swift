@@ -50,6 +50,10 @@ public struct VerificationReport: Sendable, Equatable, Codable {
     /// What `lost/` holds: nothing is lost from the store's point of view, but these
     /// bytes were not kept in the log. Not a problem by itself.
     public var lostFiles: [LostFile] = []
+    /// Why `lost/` could not be listed, when it could not (``lostFiles`` is then empty
+    /// for want of a look): the store's directory was moved or replaced since the
+    /// handle opened it, or `lost/` is unreadable. Not a problem with the store's data.
+    public var lostFilesNotListed: String?
     /// Everything wrong; empty for a whole store.
     public var problems: [Problem] = []
     /// Partial records at the end of a segment (a writer died mid-append, or is

@@ -41,6 +41,7 @@ enum InspectCommand: Command {
             ("bytes", "\(Formatting.bytes(stats.totalBytes)) in segments and index: \(Formatting.bytes(stats.liveBytes)) live, \(Formatting.bytes(stats.deadBytes)) dead"),
             ("bytes per point", String(format: "%.2f", stats.bytesPerPoint)),
             ("compression", String(format: "%.2fx smaller than 24 bytes a point", stats.compressionRatio)),
+            ("lost", TerminalText.quoted(JSONFields.lostSummary(stats.lostFiles, notListed: stats.lostFilesNotListed) ?? "nothing kept aside")),
         ]
         var lines = rows.map { $0.0.padding(toLength: 17, withPad: " ", startingAt: 0) + $0.1 }
         lines.append("")
@@ -102,6 +103,8 @@ enum InspectCommand: Command {
                          ("liveBytes", .integer(segment.liveBytes)), ("deadBytes", .integer(segment.deadBytes))])
             })),
             ("files", .array(files.map { .object([("name", .string($0.name)), ("bytes", .integer($0.bytes))]) })),
+            ("lostFiles", .array(stats.lostFiles.map(JSONFields.lostFile))),
+            ("lostFilesNotListed", .string(stats.lostFilesNotListed)),
         ])
     }
 

@@ -31,11 +31,16 @@ enum VerifyCommand: Command {
                 ("damagedRoutes", .array(damaged.map { JSON.integer($0.rawValue) })),
                 ("problems", .array(report.problems.map(JSONFields.problem))),
                 ("tornTails", .array(report.tornTails.map(JSONFields.problem))),
+                ("lostFiles", .array(report.lostFiles.map(JSONFields.lostFile))),
+                ("lostFilesNotListed", .string(report.lostFilesNotListed)),
             ]).rendered())
         } else {
             var lines = ["checked \(report.routesChecked) routes, \(report.recordsChecked) records, \(Formatting.bytes(report.bytesChecked))"]
             for tail in report.tornTails {
                 lines.append("note: \(tail.message) of \(TerminalText.quoted((tail.path as NSString).lastPathComponent)) (not damage: an append was cut short or is under way)")
+            }
+            if let lost = JSONFields.lostSummary(report.lostFiles, notListed: report.lostFilesNotListed) {
+                lines.append("note: \(TerminalText.quoted(lost))")
             }
             if report.isClean {
                 lines.append("no damage found")

@@ -83,6 +83,21 @@ enum JSONFields {
                  ("segment", .integer(segment))])
     }
 
+    /// A file in the store's `lost/` folder.
+    static func lostFile(_ f: VerificationReport.LostFile) -> JSON {
+        .object([("name", .string(f.name)), ("bytes", .integer(f.bytes)), ("note", .string(f.note))])
+    }
+
+    /// One line on `lost/`: how many files and bytes it keeps, or why it was not listed;
+    /// nil when it keeps nothing.
+    static func lostSummary(_ files: [VerificationReport.LostFile], notListed: String?) -> String? {
+        if let notListed { return notListed }
+        guard !files.isEmpty else { return nil }
+        let bytes = files.reduce(Int64(0)) { $0 + $1.bytes }
+        return "\(files.count) file\(files.count == 1 ? "" : "s") (\(Formatting.bytes(bytes))) kept aside in lost/, "
+            + "bytes a writer moved out of the log rather than delete them (lost/LOG says why)"
+    }
+
     static func problem(_ p: VerificationReport.Problem) -> JSON {
         .object([("kind", .string(p.kind.rawValue)), ("file", .string((p.path as NSString).lastPathComponent)),
                  ("offset", .integer(p.offset)), ("length", .integer(p.length)),

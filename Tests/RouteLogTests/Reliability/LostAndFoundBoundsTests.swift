@@ -40,7 +40,7 @@ import Darwin
         // Two megabytes at most hold data (the first and last pieces); the zeros between
         // take no space.
         #expect(Self.allocatedBytes(copy) <= 2 << 20, "\(Self.allocatedBytes(copy)) bytes allocated")
-        #expect(lost.entries().first?.note?.contains("length \(size): a test") == true)
+        #expect(lost.listing().entries.first?.note?.contains("length \(size): a test") == true)
     }
 
     @Test func aLineIsFoundInALogOfManyMegabytes() throws {
@@ -72,7 +72,7 @@ import Darwin
         try lost.moveAside("seg-00000007.rlseg", reason: "in the way")
         #expect(FileManager.default.fileExists(atPath: lost.directory + "/seg-00000007.rlseg@0"))
         #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("seg-00000007.rlseg").path))
-        #expect(lost.entries().map(\.name).contains("seg-00000007.rlseg@0"))
+        #expect(lost.listing().entries.map(\.name).contains("seg-00000007.rlseg@0"))
     }
 
     /// A compaction or an index rewrite makes its index file before the manifest counts

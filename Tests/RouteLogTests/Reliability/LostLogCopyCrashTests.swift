@@ -78,7 +78,7 @@ import Testing
         try Data(note.utf8).write(to: lost.appendingPathComponent(LostAndFound.logName + FormatConstants.temporarySuffix))
         try Data(repeating: 7, count: 300).write(to: lost.appendingPathComponent("seg-00000001.rlseg@20"))
         try Data("the other store's log\n".utf8).write(to: lost.appendingPathComponent(LostAndFound.logName + "@0"))
-        let entries = LostAndFound(files: LogFiles(directory: store.path, fileSystem: PosixFileSystem.shared)).entries()
+        let entries = LostAndFound(files: LogFiles(directory: store.path, fileSystem: PosixFileSystem.shared)).listing().entries
         #expect(entries.map(\.name) == [LostAndFound.logName + "@0", "seg-00000001.rlseg@20"])
         #expect(entries.first { $0.name == "seg-00000001.rlseg@20" }?.note == String(note.dropLast()))
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: lost.path))

@@ -87,6 +87,7 @@ import Testing
 
         let listed = try writer.statistics().lostFiles
         #expect(listed.map(\.name) == own, "statistics() after the move: \(listed)")
+        #expect(try writer.statistics().lostFilesNotListed == nil)
         #expect(listed.first?.note?.contains("torn tail") == true, "\(listed)")
         let verified = try writer.verify().lostFiles
         #expect(verified.map(\.name) == own, "verify() after the move: \(verified)")
@@ -102,7 +103,7 @@ import Testing
 
     /// A read-only handle holds no directory: a listing opens the store's path once and
     /// lists nothing when that is no longer the directory the handle opened, never
-    /// another directory's `lost/` as the store's.
+    /// another directory's `lost/` as the store's, and says why it listed nothing.
     @Test(arguments: Replacement.allCases)
     func aReadOnlyHandleNeverListsAnotherDirectorysLost(_ replacement: Replacement) throws {
         let dir = TemporaryDirectory()
@@ -111,15 +112,19 @@ import Testing
         let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
         defer { try? reader.close() }
         #expect(try reader.statistics().lostFiles.map(\.name) == ["seg-00000001.rlseg@\(size)"])
+        #expect(try reader.statistics().lostFilesNotListed == nil)
         let (decoy, decoyFiles) = try Self.decoy(in: dir)
         let away = dir.url.appendingPathComponent("moved.routelog")
         Self.replace(url.path, away: away.path, decoy: decoy.path, with: replacement)
 
-        let listed = try reader.statistics().lostFiles.map(\.name)
+        let statistics = try reader.statistics()
+        let listed = statistics.lostFiles.map(\.name)
         #expect(!listed.contains("seg-00000007.rlseg@0"), "the decoy's lost/ listed as the store's: \(listed)")
         #expect(listed.isEmpty, "\(listed)")
-        let verified = try reader.verify().lostFiles.map(\.name)
-        #expect(verified.isEmpty, "\(verified)")
+        #expect(statistics.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: statistics.lostFilesNotListed))")
+        let report = try reader.verify()
+        #expect(report.lostFiles.isEmpty, "\(report.lostFiles)")
+        #expect(report.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: report.lostFilesNotListed))")
         let decoyNow = replacement == .linkToDecoy ? decoy : url
         #expect(Self.tree(decoyNow) == Self.withLost(decoyFiles), "the decoy changed: \(Self.tree(decoyNow).keys.sorted())")
     }
@@ -340,7 +345,7 @@ extension LostThroughHeldDirectoryTests {
         }
         #expect(copyError.errno == ENOENT && copyError.path == url.path && copyError.message.contains("deleted"), "\(copyError)")
         #expect(throws: RouteLogError.self) { try lostAndFound.moveAside("seg-00000009.rlseg", reason: "a test") }
-        #expect(lostAndFound.entries().isEmpty)
+        #expect(lostAndFound.listing().entries.isEmpty)
         var expected = Self.withLost(decoyFiles)
         expected["seg-00000009.rlseg"] = Data("planted\n".utf8)
         #expect(Self.tree(url) == expected, "the decoy changed: \(Self.tree(url).keys.sorted())")

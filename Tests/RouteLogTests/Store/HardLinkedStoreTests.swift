@@ -158,7 +158,7 @@ import Testing
         // The file A names is as it was: its tail is A's to judge.
         #expect(try Data(contentsOf: segment) == bytes)
         #expect(try Self.contents(b) == Self.expected([1: 1, 2: 2, 3: 300]))
-        let lostB = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).entries()
+        let lostB = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).listing().entries
         #expect(lostB.count == 1 && lostB[0].bytes == 40, "\(lostB)")
 
         let original = try RouteStore(at: a, options: .init(compaction: .manual))
@@ -166,7 +166,7 @@ import Testing
         try original.close()
         #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 400]))
         #expect(try Self.contents(b) == Self.expected([1: 1, 2: 2, 3: 300]))
-        let lostA = LostAndFound(files: LogFiles(directory: a.path, fileSystem: PosixFileSystem.shared)).entries()
+        let lostA = LostAndFound(files: LogFiles(directory: a.path, fileSystem: PosixFileSystem.shared)).listing().entries
         #expect(lostA.count == 1 && lostA[0].bytes == 40, "\(lostA)")
     }
 
@@ -215,7 +215,7 @@ import Testing
             try reader.close()
             #expect(try Self.contents(a) == Self.expected([1: 1, 2: 2, 3: 3, 4: 600]), "crash at change \(crashPoint)")
             // A copy cut short is a prefix of the file it copied, which is still there: it goes.
-            let lost = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).entries()
+            let lost = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).listing().entries
             #expect(!lost.contains { $0.name.contains(FormatConstants.temporarySuffix) }, "crash at change \(crashPoint): \(lost)")
             #expect(!(try FileManager.default.contentsOfDirectory(atPath: b.path).contains { $0.hasSuffix(FormatConstants.temporarySuffix) }))
             try FileManager.default.removeItem(at: a)

@@ -106,7 +106,7 @@ import Testing
         let after = try FileManager.default.attributesOfItem(atPath: a.appendingPathComponent(name).path)
         #expect(after[.systemFileNumber] as? Int == before)
         #expect(after[.referenceCount] as? Int == 1)
-        let lost = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).entries()
+        let lost = LostAndFound(files: LogFiles(directory: b.path, fileSystem: PosixFileSystem.shared)).listing().entries
         #expect(lost.isEmpty, "\(lost)")
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: b.path).contains { $0.hasSuffix(FormatConstants.temporarySuffix) }))
     }
