@@ -50,7 +50,11 @@ enum ParquetExportFlags {
         let report = try ParquetExporter.export(store, to: directory, options: exportOptions, progress: { done, total in
             bar?.update(Double(done) / Double(max(1, total)))
         }, waiting: {
-            console.note("another export into \(TerminalText.quoted(directory.path)) is under way; this one starts when it ends")
+            // A month-partitioned export also waits at a month folder another export
+            // (into that folder) is writing: it may have begun already.
+            console.note(exportOptions.partitioning == .month
+                ? "another export is writing into \(TerminalText.quoted(directory.path)) or one of its month folders; this one goes on when it ends"
+                : "another export into \(TerminalText.quoted(directory.path)) is under way; this one starts when it ends")
         })
         bar?.finish()
         if arguments.has("json") {

@@ -98,4 +98,33 @@ import Testing
         #expect(told == 1)
         withExtendedLifetime(lock) {}
     }
+
+    /// A directory removed while an export waits for it (the month folder of another
+    /// export's directory, which that export removes once it holds no tables) is made
+    /// again, and the export writes into the new one, not into the removed one. Here the
+    /// other export removes it as this one hears of the wait, then ends.
+    @Test(arguments: [ParquetExportOptions.Partitioning.none, .month])
+    func aDirectoryRemovedDuringTheWaitIsMadeAgain(_ partitioning: ParquetExportOptions.Partitioning) throws {
+        let dir = TemporaryDirectory()
+        let store = try RouteStore(at: dir.store())
+        _ = try store.save(Fixtures.sampleWalk(seed: 1, points: 50))
+        let month = "start_month=" + ParquetExporter.month(of: try #require(try store.summaries().first).startDate)
+        let out = try Self.directory(dir)
+        // Plain: the export's own directory is the month folder; by month: the folder in it.
+        let target = partitioning == .none ? out.appendingPathComponent(month) : out
+        let folder = out.appendingPathComponent(month)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let other = OtherExport(folder)
+        var told = 0
+        let report = try ParquetExporter.export(store, to: target, options: .init(partitioning: partitioning), waiting: {
+            told += 1
+            #expect(rmdir(folder.path) == 0)
+            other.end()
+        })
+        #expect(told == 1)
+        #expect(report.routeCount == 1)
+        #expect(ExportPartContents.read(in: folder)?.ids(atMost: 10)?.count == 1, "nothing was written at \(folder.path)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(ParquetExporter.routesFileName).path))
+        try store.close()
+    }
 }

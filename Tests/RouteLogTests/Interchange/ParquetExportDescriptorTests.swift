@@ -81,4 +81,43 @@ import RouteLogSamples
         }
         #expect(Self.held(under: dir.url) == [], "left open: \(Self.held(under: dir.url))")
     }
+
+    /// Exports that met at a month folder (ParquetExportMonthFolderLockTests): one that
+    /// waited for it, one refused there with `.locked` (into the folder, and by month
+    /// into the directory above), one refused on the thread that held it. Once they end,
+    /// nothing is left open under their directory.
+    @Test(.timeLimit(.minutes(2))) func noDescriptorIsLeftOpenByExportsThatMetAtAMonthFolder() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return }
+        typealias Meeting = ParquetExportMonthFolderLockTests
+        let dir = TemporaryDirectory()
+        do {
+            let store = try Meeting.store(in: dir)
+            let out = dir.url.appendingPathComponent("out"), folder = out.appendingPathComponent(Meeting.month)
+            for wait in [ExportDirectoryLock.defaultWait, 0] {
+                let second = Meeting.Second()
+                try Meeting.exportByMonth(store, into: out, starting: second) { waiting in
+                    try ParquetExporter.export(store, to: folder, options: Meeting.options(.month, wait: wait), waiting: waiting)
+                }
+                #expect(second.ended() == (wait > 0 ? "ok" : "locked: \(folder.path)"))
+                let other = Meeting.Second()
+                var started = false
+                try ParquetExporter.export(store, to: folder, options: Meeting.options(.none)) { done, _ in
+                    guard done == 1, !started else { return }
+                    started = true
+                    other.start { waiting in
+                        try ParquetExporter.export(store, to: out, options: Meeting.options(.month, wait: wait), waiting: waiting)
+                    }
+                }
+                #expect(other.ended() == (wait > 0 ? "ok" : "locked: \(folder.path)"))
+            }
+            var refused = false
+            try ParquetExporter.export(store, to: out, options: Meeting.options(.month)) { done, _ in
+                guard done == 2, !refused else { return }
+                refused = (try? ParquetExporter.export(store, to: folder)) == nil
+            }
+            #expect(refused)
+            try store.close()
+        }
+        #expect(Self.held(under: dir.url) == [], "left open: \(Self.held(under: dir.url))")
+    }
 }

@@ -6,12 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-/// An exclusive lock on a Parquet export's directory, held for the whole export: a
-/// second export into the same directory (from any process) waits for the first, so
+/// An exclusive lock on a Parquet export's directory, held for the whole export, or on
+/// a `start_month=` folder in it, held while the export works in that folder: a second
+/// export into the same directory or folder (from any process) waits for the first, so
 /// that the steps that put one part in place (its list of routes removed, its tables
 /// renamed in, its new list written) never interleave with another export's, which
-/// could leave a list that leaves out a route its tables hold. An flock on the
-/// directory itself: no file is added, and the lock goes with the descriptor.
+/// could leave a list that leaves out a route its tables hold. An export into `D` by
+/// month and an export into `D/start_month=2024-05` lock different directories, and
+/// meet at the month folder's lock. An flock on the directory itself: no file is added,
+/// and the lock goes with the descriptor.
 ///
 /// The export then reaches its files through this same descriptor (``directory``, held
 /// by ``ExportFolder``), never through the directory's path again: the directory written
@@ -21,10 +24,22 @@ import Darwin
 /// as a writer's lock descriptors are (``StoreLock``): a child forked by another
 /// thread meanwhile would share the open description, and with it the lock, and keep
 /// the directory locked after this process let go of it or died.
+///
+/// No two exports wait for each other: an export takes its directory's lock first, then
+/// at most one month folder's at a time, opened by name in that directory without
+/// following a link, so each waits only for a directory below the one it holds. Every
+/// wait is bounded besides (``ParquetExportOptions/directoryWait``).
 final class ExportDirectoryLock {
     /// How long an export waits for another export into the same directory, by default
     /// (``ParquetExportOptions/directoryWait``).
     static let defaultWait = ParquetExportOptions().directoryWait
+
+    /// What is locked, for messages.
+    enum Place {
+        case directory, monthFolder
+
+        var name: String { self == .directory ? "the export directory" : "the month folder" }
+    }
 
     private let ref: FileRef
     /// The locked directory, open: the descriptor the lock is on, named by the path the
@@ -55,58 +70,97 @@ final class ExportDirectoryLock {
     /// - Throws: ``RouteLogError`` `.locked` when another export still holds it after
     ///   `wait`; `.io` when it cannot be opened or locked; `.invalidArgument` when it is
     ///   the store's directory.
-    init(_ directory: URL, store: URL? = nil, storeIdentity: DirectoryIdentity? = nil, waiting: (() -> Void)? = nil, wait: TimeInterval = defaultWait,
-         fileSystem: any FileSystem = PosixFileSystem.shared) throws {
-        self.fileSystem = fileSystem
-        var registered = false
-        let ref = try StoreLock.openWatched({
+    convenience init(_ directory: URL, store: URL? = nil, storeIdentity: DirectoryIdentity? = nil, waiting: (() -> Void)? = nil,
+                     wait: TimeInterval = defaultWait, fileSystem: any FileSystem = PosixFileSystem.shared) throws {
+        try self.init(place: .directory, path: directory.path, storeIdentity: storeIdentity, waiting: waiting, wait: wait, fileSystem: fileSystem, opening: {
             try DurableFile.retrying("opening the export directory", path: directory.path) {
                 try fileSystem.open(directory.path, flags: O_RDONLY | O_DIRECTORY, mode: 0)
             }
-        }, then: { opened in registered = routelog_release_in_forked_child(opened.fd) == 0 })
+        }, checking: { mine in
+            var theirs = stat()
+            if let store, stat(store.path, &theirs) == 0, FileIdentity(theirs) == mine { throw Self.isTheStores(.directory, directory.path) }
+        })
+    }
+
+    /// Opens the folder `name` in `parent` (never through a symbolic link at the name)
+    /// and waits for its lock: a month folder an export is to work in.
+    /// - Parameters:
+    ///   - url: the folder's path as the caller names it (messages).
+    ///   - storeIdentity: the store's directory, refused as for the export's directory.
+    ///   - checking: called with the folder's device and inode before the wait; what it
+    ///     throws is thrown, with nothing locked (a folder that is not the one expected).
+    ///   - waiting, wait: as for the export's directory.
+    /// - Throws: ``Errno`` when the folder cannot be opened (`ENOENT` when nothing is at
+    ///   the name; `ENOTDIR` or `ELOOP` when a link or a file is); ``RouteLogError`` as
+    ///   for the export's directory.
+    convenience init(folder name: String, in parent: DirectoryRef, url: URL, storeIdentity: DirectoryIdentity?,
+                     checking: (FileIdentity) throws -> Void, waiting: (() -> Void)?, wait: TimeInterval) throws {
+        let fileSystem = PosixFileSystem.shared
+        try self.init(place: .monthFolder, path: url.path, storeIdentity: storeIdentity, waiting: waiting, wait: wait, fileSystem: fileSystem, opening: {
+            let opened = try fileSystem.openDirectory(name, in: parent, flags: O_NOFOLLOW)
+            return FileRef(fd: opened.fd, path: url.path)
+        }, checking: checking)
+    }
+
+    private init(place: Place, path: String, storeIdentity: DirectoryIdentity?, waiting: (() -> Void)?, wait: TimeInterval,
+                 fileSystem: any FileSystem, opening: () throws -> FileRef, checking: (FileIdentity) throws -> Void) throws {
+        self.fileSystem = fileSystem
+        var registered = false
+        let ref = try StoreLock.openWatched(opening, then: { opened in registered = routelog_release_in_forked_child(opened.fd) == 0 })
         self.ref = ref
-        self.directory = DirectoryRef(fd: ref.fd, path: directory.path)
+        self.directory = DirectoryRef(fd: ref.fd, path: path)
         self.registered = registered
         // Every step that can fail comes before `key` is set, which completes the object:
         // a failure until then closes the descriptor here, and deinit does not run.
-        func fail(_ error: RouteLogError) -> RouteLogError {
+        func fail(_ error: any Error) -> any Error {
             Self.close(ref, registered: registered, fileSystem: fileSystem)
             return error
         }
         guard registered else {
             throw fail(RouteLogError(.io, "too many locks are held in this process; end an export or close a store first",
-                                     path: directory.path, errno: EMFILE))
+                                     path: path, errno: EMFILE))
         }
-        var mine = stat(), theirs = stat()
+        var mine = stat()
         guard fstat(ref.fd, &mine) == 0 else {
             let failure = errno
-            throw fail(RouteLogError.io("looking at the export directory", path: directory.path, errno: failure))
-        }
-        let isStores = storeIdentity == DirectoryIdentity(device: UInt64(mine.st_dev), inode: UInt64(mine.st_ino))
-            || (store.map { stat($0.path, &theirs) == 0 && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino } ?? false)
-        if isStores {
-            throw fail(RouteLogError(.invalidArgument, "the export directory is the store's own directory; export into another one", path: directory.path))
+            throw fail(RouteLogError.io("looking at \(place.name)", path: path, errno: failure))
         }
         identity = FileIdentity(mine)
+        do {
+            if storeIdentity == DirectoryIdentity(device: identity.device, inode: identity.inode) { throw Self.isTheStores(place, path) }
+            try checking(identity)
+        } catch {
+            throw fail(error)
+        }
         let key = "\(mine.st_dev):\(mine.st_ino)"
         let thread = ObjectIdentifier(Thread.current)
         if Self.holders.withLock({ $0[key] == thread }) {
             throw fail(RouteLogError(.invalidArgument, "an export into this directory is already under way on this thread (an export started from another's progress); export into another directory",
-                                     path: directory.path))
+                                     path: path))
         }
         do {
-            try Self.lock(ref, directory: directory, waiting: waiting, wait: wait, fileSystem: fileSystem)
+            try Self.lock(ref, place: place, path: path, waiting: waiting, wait: wait, fileSystem: fileSystem)
         } catch {
-            Self.close(ref, registered: registered, fileSystem: fileSystem)
-            throw error
+            throw fail(error)
         }
         Self.holders.withLock { $0[key] = thread }
         self.key = key
     }
 
+    private static func isTheStores(_ place: Place, _ path: String) -> RouteLogError {
+        RouteLogError(.invalidArgument, "\(place.name) is the store's own directory; export into another one", path: path)
+    }
+
+    /// The directory was removed (its last name unlinked, `rmdir`), perhaps while this
+    /// waited for its lock: nothing written into it could be found again.
+    var isRemoved: Bool {
+        var info = stat()
+        return fstat(ref.fd, &info) == 0 && info.st_nlink == 0
+    }
+
     /// Takes the lock, trying again with growing pauses (up to 50 ms) until `wait` is
     /// over: flock cannot wait for a limited time by itself.
-    private static func lock(_ ref: FileRef, directory: URL, waiting: (() -> Void)?, wait: TimeInterval,
+    private static func lock(_ ref: FileRef, place: Place, path: String, waiting: (() -> Void)?, wait: TimeInterval,
                              fileSystem: any FileSystem) throws {
         // A wait that is not a positive number (below zero, not a number) waits not at
         // all; one too long to end (infinite) waits as long as the other export runs.
@@ -125,13 +179,15 @@ final class ExportDirectoryLock {
                 }
                 let left = deadline.timeIntervalSinceNow
                 guard left > 0 else {
-                    throw RouteLogError(.locked, "another export into this directory holds it, and did not end within \(Int(min(wait, 1e15).rounded(.up))) s; export again once it ends, or into another directory",
-                                        path: directory.path)
+                    let within = Int(min(wait, 1e15).rounded(.up))
+                    throw RouteLogError(.locked, place == .directory
+                        ? "another export into this directory holds it, and did not end within \(within) s; export again once it ends, or into another directory"
+                        : "another export is writing into this month folder, and did not end within \(within) s; export again once it ends", path: path)
                 }
                 usleep(min(pause, useconds_t(min(left, 1) * 1_000_000) + 1))
                 pause = min(pause * 2, 50_000)
             } catch let error as Errno {
-                throw RouteLogError.io("locking the export directory", path: directory.path, errno: error.code)
+                throw RouteLogError.io("locking \(place.name)", path: path, errno: error.code)
             }
         }
     }

@@ -16,8 +16,12 @@ import Darwin
 /// under its new name. These are the calls of every platform (Apple systems too), with
 /// no moment between a check and a call.
 ///
-/// A month folder's descriptor is let go between the export's steps (``release()``), so
-/// that an export of many months holds one at a time, not one a month; the next use opens
+/// A month folder is locked while the export works in it (``ExportDirectoryLock``, on the
+/// folder's own descriptor, with the export's wait): another export into that folder, or
+/// by month into the directory above, waits for it, so no two exports write one folder
+/// at once. Its descriptor, and with it its lock, is let go between the export's steps
+/// (``release()``), so that an export of many months holds one at a time, not one a
+/// month, and another export into the folder may run between them; the next use opens
 /// it again by name in its parent, never through a link, and it must then be the same
 /// directory (device and inode), or that use throws `.io` saying the folder was moved or
 /// replaced, with nothing done there. A folder the export wrote into cannot have been
@@ -39,20 +43,36 @@ final class ExportFolder {
     /// What owns the descriptor of the export's directory (its lock), or nil when this
     /// folder closes its own.
     private let owner: AnyObject?
+    /// A month folder's lock while it is held (its descriptor is ``held``).
+    private var lock: ExportDirectoryLock?
+    /// How the folders in this one are locked.
+    private let locking: Locking
 
-    private init(url: URL, identity: FileIdentity, parent: ExportFolder?, name: String, held: DirectoryRef, owner: AnyObject?) {
+    /// How an export's month folders are locked: the store's directory refused, and the
+    /// export's wait for another export (``ParquetExportOptions/directoryWait``, and the
+    /// `waiting` callback, called before each wait).
+    struct Locking {
+        var storeIdentity: DirectoryIdentity?
+        var waiting: (() -> Void)?
+        var wait: TimeInterval = ExportDirectoryLock.defaultWait
+    }
+
+    private init(url: URL, identity: FileIdentity, parent: ExportFolder?, name: String, held: DirectoryRef?, owner: AnyObject?,
+                 lock: ExportDirectoryLock? = nil, locking: Locking) {
         self.url = url
         self.identity = identity
         self.parent = parent
         self.name = name
         self.held = held
         self.owner = owner
+        self.lock = lock
+        self.locking = locking
     }
 
     /// The export's directory, through `lock`'s descriptor (kept open, and locked, as
-    /// long as this is).
-    convenience init(locked lock: ExportDirectoryLock, url: URL) {
-        self.init(url: url, identity: lock.identity, parent: nil, name: url.path, held: lock.directory, owner: lock)
+    /// long as this is); its month folders are locked as `locking` says.
+    convenience init(locked lock: ExportDirectoryLock, url: URL, locking: Locking = Locking()) {
+        self.init(url: url, identity: lock.identity, parent: nil, name: url.path, held: lock.directory, owner: lock, locking: locking)
     }
 
     /// The directory at `url` (a link at its end followed), opened for this folder alone:
@@ -70,26 +90,34 @@ final class ExportFolder {
             fileSystem.closeDirectory(opened)
             throw RouteLogError.io("fstat", path: url.path, errno: EIO)
         }
-        self.init(url: url, identity: identity, parent: nil, name: url.path, held: opened, owner: nil)
+        self.init(url: url, identity: identity, parent: nil, name: url.path, held: opened, owner: nil, locking: Locking())
     }
 
     deinit {
-        if owner == nil, let held { fileSystem.closeDirectory(held) }
+        if owner == nil, lock == nil, let held { fileSystem.closeDirectory(held) }
     }
 
     // MARK: Folders in it
 
     /// The folder `name` here, made first when nothing is at the name (mode 0777 less the
-    /// umask, as a directory made by path is): the month folder an export writes into.
+    /// umask, as a directory made by path is), and locked: the month folder an export
+    /// writes into. One removed while this waited for its lock (by an export clearing its
+    /// stale months) is made again.
     /// - Throws: `.invalidArgument` when a symbolic link, a file or anything else but a
-    ///   directory is at the name; `.io` when it cannot be made or opened.
+    ///   directory is at the name; `.locked` when another export writes into it and did
+    ///   not end within the wait; `.io` when it cannot be made, opened or locked.
     func folder(making name: String) throws -> ExportFolder {
         let within = try directory()
         let url = self.url.appendingPathComponent(name, isDirectory: true)
         var made = false
         while true {
             do {
-                return try ExportFolder(name, in: self, url: url, opened: fileSystem.openDirectory(name, in: within, flags: O_NOFOLLOW))
+                let folder = try ExportFolder(name, in: self, url: url)
+                guard folder.lock?.isRemoved != true else {
+                    made = false
+                    continue
+                }
+                return folder
             } catch let error as Errno where error.code == ENOENT && !made {
                 // Made relative to the held directory: never through a link, never elsewhere.
                 guard mkdirat(within.fd, name, 0o777) == 0 || errno == EEXIST else {
@@ -111,16 +139,16 @@ final class ExportFolder {
 
     /// The directory `name` here, when a directory (not a link to one) is at the name: a
     /// folder an earlier export made, to look in or clear; nil when nothing, a link, a
-    /// file or anything else is there. Its descriptor is let go (``release()``): the
-    /// first use opens it again.
+    /// file or anything else is there. Its descriptor is let go at once, unlocked: the
+    /// first use opens it again, and locks it.
     /// - Throws: `.io` when it cannot be opened for another reason (no descriptor left,
     ///   no permission), or this folder was moved or replaced.
     func existingFolder(_ name: String) throws -> ExportFolder? {
         let within = try directory(), url = self.url.appendingPathComponent(name, isDirectory: true)
         guard let opened = try Self.openFolder(name, in: within, url: url) else { return nil }
-        let folder = try ExportFolder(name, in: self, url: url, opened: opened)
-        folder.release()
-        return folder
+        defer { fileSystem.closeDirectory(opened) }
+        guard let identity = fileSystem.identity(opened) else { throw RouteLogError.io("fstat", path: url.path, errno: EIO) }
+        return ExportFolder(url: url, identity: identity, parent: self, name: name, held: nil, owner: nil, locking: locking)
     }
 
     /// The directory `name` in `within`, never through a link; nil when nothing, a link,
@@ -136,38 +164,58 @@ final class ExportFolder {
         }
     }
 
-    private convenience init(_ name: String, in parent: ExportFolder, url: URL, opened: DirectoryRef) throws {
-        guard let identity = PosixFileSystem.shared.identity(opened) else {
-            PosixFileSystem.shared.closeDirectory(opened)
-            throw RouteLogError.io("fstat", path: url.path, errno: EIO)
-        }
-        self.init(url: url, identity: identity, parent: parent, name: name, held: opened, owner: nil)
+    /// The folder `name` in `parent`, opened (never through a link) and locked.
+    /// - Throws: ``Errno`` when it cannot be opened; ``RouteLogError`` when it cannot be
+    ///   locked.
+    private convenience init(_ name: String, in parent: ExportFolder, url: URL) throws {
+        let lock = try Self.lock(name, in: parent, url: url, expecting: nil)
+        self.init(url: url, identity: lock.identity, parent: parent, name: name, held: lock.directory, owner: nil, lock: lock, locking: parent.locking)
+    }
+
+    /// Opens the folder `name` in `parent` (never through a link) and waits for its lock,
+    /// with the export's wait; when `expecting` is given, it must be that directory
+    /// (checked before any wait).
+    /// - Throws: ``Errno`` when it cannot be opened; ``RouteLogError`` when it cannot be
+    ///   locked, or is not the directory expected (`.io`, moved or replaced).
+    private static func lock(_ name: String, in parent: ExportFolder, url: URL, expecting: FileIdentity?) throws -> ExportDirectoryLock {
+        let locking = parent.locking
+        return try ExportDirectoryLock(folder: name, in: parent.directory(), url: url, storeIdentity: locking.storeIdentity, checking: { found in
+            if let expecting, found != expecting { throw replaced(url) }
+        }, waiting: locking.waiting, wait: locking.wait)
     }
 
     /// The held descriptor. A month folder let go is opened again by name in its parent
-    /// (never through a link), and must be the directory it was.
-    /// - Throws: `.io` when it was moved or replaced, or cannot be opened.
+    /// (never through a link), must be the directory it was, and is locked again (waiting
+    /// for another export writing into it).
+    /// - Throws: `.io` when it was moved, replaced or removed, or cannot be opened;
+    ///   `.locked` when another export held it past the wait.
     func directory() throws -> DirectoryRef {
         if let held { return held }
         guard let parent else { preconditionFailure("the export's directory is held for the whole export") }
-        guard let opened = try Self.openFolder(name, in: try parent.directory(), url: url) else { throw replaced }
-        guard fileSystem.identity(opened) == identity else {
-            fileSystem.closeDirectory(opened)
-            throw replaced
+        let reopened: ExportDirectoryLock
+        do {
+            reopened = try Self.lock(name, in: parent, url: url, expecting: identity)
+        } catch let error as Errno where error.code == ENOENT || error.code == ENOTDIR || error.code == ELOOP {
+            throw Self.replaced(url)
+        } catch let error as Errno {
+            throw RouteLogError.io("opening the month folder", path: url.path, errno: error.code)
         }
-        held = opened
-        return opened
+        guard !reopened.isRemoved else { throw Self.replaced(url) }
+        lock = reopened
+        held = reopened.directory
+        return reopened.directory
     }
 
-    /// Lets a month folder's descriptor go until its next use (the export's directory
-    /// stays held).
+    /// Lets a month folder's descriptor, and its lock, go until its next use (the export's
+    /// directory stays held).
     func release() {
-        guard parent != nil, let held else { return }
-        fileSystem.closeDirectory(held)
-        self.held = nil
+        guard parent != nil, held != nil else { return }
+        if lock == nil, let held { fileSystem.closeDirectory(held) }
+        lock = nil
+        held = nil
     }
 
-    private var replaced: RouteLogError {
+    private static func replaced(_ url: URL) -> RouteLogError {
         RouteLogError(.io, "this folder of the export was moved or replaced while the export ran (its name no longer leads to the folder the export wrote into); nothing more was written there: export again",
                       path: url.path)
     }

@@ -15,7 +15,9 @@ import Foundation
 /// once every table of the export is complete; beside each part's tables goes the list
 /// of the routes they hold (`_routelog_export.json`).
 ///
-/// The directory is locked for the whole export, and every file of the export is made,
+/// The directory is locked for the whole export, and a month folder while the export
+/// works in it (so an export into a month folder and one by month into the directory
+/// above never write that folder at once), and every file of the export is made,
 /// renamed, looked at and removed through the lock's descriptor (``ExportFolder``),
 /// never through the directory's path again: a directory renamed away meanwhile, and a
 /// symbolic link or another directory put at its path, lead nothing elsewhere, and the
@@ -32,12 +34,15 @@ public enum ParquetExporter {
     /// files of the same names.
     /// - Parameters:
     ///   - progress: Called after each route with the routes done and the total.
-    ///   - waiting: Called once, before the export waits, when another export (from any
-    ///     process) is writing into `directory`: this one starts when that one ends, or
-    ///     throws `.locked` when it has not ended within ``ParquetExportOptions/directoryWait``.
+    ///   - waiting: Called before the export waits, when another export (from any
+    ///     process) is writing into `directory`, or into a month folder this one is to
+    ///     work in (an export into `directory/start_month=2024-05`): once for each wait.
+    ///     This one goes on when that one ends, or throws `.locked` when it has not ended
+    ///     within ``ParquetExportOptions/directoryWait``.
     /// - Returns: What was written.
     /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.locked`
-    ///   when another export into it did not end within the options' wait; `.io`
+    ///   when another export into it, or into a month folder this one works in, did not
+    ///   end within the options' wait (naming that directory or folder); `.io`
     ///   when a directory or file cannot be written, or a month folder was moved or
     ///   replaced while the export ran (nothing is changed in it then). The directory
     ///   renamed away mid-export is no error: the export goes on in it. Every table is written whole under
@@ -53,14 +58,21 @@ public enum ParquetExporter {
     public static func export(_ store: RouteStore, to directory: URL, options: ParquetExportOptions = .init(),
                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil,
                               waiting: (() -> Void)? = nil) throws -> ParquetExportReport {
-        try makeDirectory(directory)
         // The store's directory is refused by what the store holds (a writer's locked
         // directory, a reader's opened one), not only by its path: renamed while the store
         // is open, it is still the store's under its new name.
-        let lock = try ExportDirectoryLock(directory, store: store.url, storeIdentity: store.lock?.lockedDirectory ?? store.directoryIdentity,
-                                           waiting: waiting, wait: options.directoryWait)
-        // From here on, the directory locked is reached through the lock's descriptor only.
-        let root = ExportFolder(locked: lock, url: directory)
+        let storeIdentity = store.lock?.lockedDirectory ?? store.directoryIdentity
+        var lock: ExportDirectoryLock
+        repeat {
+            try makeDirectory(directory)
+            lock = try ExportDirectoryLock(directory, store: store.url, storeIdentity: storeIdentity, waiting: waiting, wait: options.directoryWait)
+            // A month folder of another export's directory, removed by it (a stale month)
+            // while this waited for it, is made again.
+        } while lock.isRemoved
+        // From here on, the directory locked is reached through the lock's descriptor only;
+        // each month folder is locked while the export works in it, as the directory is.
+        let root = ExportFolder(locked: lock, url: directory,
+                                locking: .init(storeIdentity: storeIdentity, waiting: waiting, wait: options.directoryWait))
         defer { withExtendedLifetime(root) {} }
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
@@ -178,10 +190,9 @@ public enum ParquetExporter {
             } else {
                 report.removedFiles += try EarlierTables.remove(in: folder)
             }
-            if folder.names().isEmpty {
-                folder.release()
-                root.removeEmpty(name, folder)
-            }
+            // Removed while still locked: an export into it waiting meanwhile finds it
+            // removed once it gets the lock, and makes it again.
+            if folder.names().isEmpty { root.removeEmpty(name, folder) }
         }
     }
 }
