@@ -435,13 +435,15 @@ final class StoreLock: Sendable {
                 try created.write(contents, at: 0)
             } catch {
                 if locking { fileSystem.unlock(created.ref) }
-                if watched { routelog_forget_for_forked_child(created.ref.fd) }
                 // The new file goes into lost/ by a rename, as anything at the name does
                 // (an unlink could delete a file renamed over it since the look); left
                 // where it is when even that fails: no mark, or a whole one of the writer's.
                 if let made = fileSystem.identity(created.ref), files.identityOfName(name) == made {
                     try? LostAndFound(files: files).moveAside(name, reason: "a LOCK the writer could not finish putting back")
                 }
+                // It stops being watched and closes with fork() held off.
+                var failed: DurableFile? = consume created
+                closeWatched(&failed, registered: watched)
                 throw error
             }
             return created
