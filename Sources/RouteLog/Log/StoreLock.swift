@@ -76,14 +76,10 @@ final class StoreLock: Sendable {
         closeFile()
     }
 
-    /// Stops watching `LOCK`'s descriptor and closes it (unless another reference holds
-    /// it a moment longer: a write of the mark under way), with fork() held off.
+    /// Stops watching `LOCK`'s descriptor and closes it, with fork() held off.
     private func closeFile() {
         let registered = registeredForFork
-        heldFile.withLock { file in
-            guard let open = file else { return }
-            StoreLock.closeWatched(open.ref.fd, registered: registered) { file = nil }
-        }
+        heldFile.withLock { file in StoreLock.closeWatched(&file, registered: registered) }
     }
 
     /// Closing the directory's descriptor lets its flock go.
@@ -156,15 +152,13 @@ final class StoreLock: Sendable {
                 // place the same way, at its next cut, close or open; the old file then
                 // has a name in each lost/. Two names of a few bytes, which the user may
                 // delete, against a file deleted that someone needed.
-                let shared = file!
-                file = try putBack([], replacing: shared, files: files, locking: true, cause: .sharedAtOpen, writer: getpid(),
+                var shared = file
+                file = try putBack([], replacing: shared!, files: files, locking: true, cause: .sharedAtOpen, writer: getpid(),
                                    protection: protection, watchForFork: real)
                 if real { watched.append(file!.ref.fd) }
-                // The shared file was never locked here: stop watching it, and let it close.
-                if let i = watched.firstIndex(of: shared.ref.fd) {
-                    routelog_forget_for_forked_child(shared.ref.fd)
-                    watched.remove(at: i)
-                }
+                // The shared file was never locked here: it stops being watched and closes.
+                if let i = watched.firstIndex(of: shared!.ref.fd) { watched.remove(at: i) }
+                closeWatched(&shared, registered: real)
             } else {
                 try protection.apply(toDescriptor: file!.ref.fd, path: path)
                 try takeFileLock(file!, in: directory, fileSystem: fileSystem)
@@ -223,6 +217,15 @@ final class StoreLock: Sendable {
         defer { routelog_fork_guard_leave() }
         if registered { routelog_forget_for_forked_child(fd) }
         close()
+    }
+
+    /// ``closeWatched(_:registered:close:)`` of a file held by `file` alone: `file`
+    /// becomes nil, and the file closes as this, its last reference, goes. (A second
+    /// reference, even a local binding the caller still has, would close it later,
+    /// after the guarded stretch: a child forked in between would get it.)
+    static func closeWatched(_ file: inout DurableFile?, registered: Bool) {
+        guard let fd = file?.ref.fd else { return }
+        closeWatched(fd, registered: registered) { file = nil }
     }
 
     #if DEBUG
@@ -311,11 +314,12 @@ final class StoreLock: Sendable {
             // showed there, and anything done to LOCK since reads as a mark gone.
             guard !Self.isNamed(file, in: files) else { return }
             let replacement = try putBack(contents, replacing: file, files: files, locking: true)
-            // Let the old file go explicitly, then stop watching it; it closes when the
-            // last reference goes.
+            // Let the old file go explicitly, then it stops being watched and closes
+            // (this binding let go first: `old` is its last reference).
             file.fileSystem.unlock(file.ref)
-            if registeredForFork { routelog_forget_for_forked_child(file.ref.fd) }
+            var old: DurableFile? = consume file
             held = replacement
+            StoreLock.closeWatched(&old, registered: registeredForFork)
         }
         mark.withLock { $0 = renewed }
     }
@@ -431,13 +435,15 @@ final class StoreLock: Sendable {
                 try created.write(contents, at: 0)
             } catch {
                 if locking { fileSystem.unlock(created.ref) }
-                if watched { routelog_forget_for_forked_child(created.ref.fd) }
                 // The new file goes into lost/ by a rename, as anything at the name does
                 // (an unlink could delete a file renamed over it since the look); left
                 // where it is when even that fails: no mark, or a whole one of the writer's.
                 if let made = fileSystem.identity(created.ref), files.identityOfName(name) == made {
                     try? LostAndFound(files: files).moveAside(name, reason: "a LOCK the writer could not finish putting back")
                 }
+                // It stops being watched and closes with fork() held off.
+                var failed: DurableFile? = consume created
+                closeWatched(&failed, registered: watched)
                 throw error
             }
             return created

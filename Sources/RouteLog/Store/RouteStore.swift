@@ -329,10 +329,11 @@ public final class RouteStore: Sendable {
             ScratchMemory.storeClosed()
         }
         try writer.withLock { w in
+            // The writer goes, and its files close, even when the last sync failed.
+            defer { w = nil }
             // Saves append one index record each: when many have piled up, the index is
             // written again as runs, which the next open reads fastest.
             try w?.closeFiles(rewriting: state.withLock { $0.index })
-            w = nil
         }
     }
 

@@ -41,6 +41,30 @@ import Glibc
         try RouteStore(at: url).close()
     }
 
+    /// A close() whose final sync of buffered saves fails throws, and lets every
+    /// descriptor go all the same: the writer's segment and index files among them.
+    @Test func aCloseWhoseFinalSyncFailsHoldsNothingUnderTheStore() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return }
+        let dir = TemporaryDirectory()
+        let template = try BufferedSyncFailureTests.template(dir)
+        let opened = try BufferedSyncFailureTests.callsAtOpen(.syncData, template, dir)
+        let url = dir.store()
+        try FileManager.default.copyItem(at: template, to: url)
+        let fs = InterceptingFileSystem(fault: .init(.kind(.syncData, opened + 1), errno: EIO, .persistent))
+        let store = try RouteStore(at: url, options: BufferedSyncFailureTests.options, fileSystem: fs)
+        for i in 0..<5 { try store.save(BufferedSyncFailureTests.route(100 + i)) }
+        #expect(ParquetExportDescriptorTests.held(under: url).count > 2, "the open writer holds its files")
+        #expect(throws: RouteLogError.self, "the final sync failed") { try store.close() }
+        #expect(fs.faultFired)
+        let left = ParquetExportDescriptorTests.held(under: url)
+        #expect(left.isEmpty, "still open after a close() that threw: \(left)")
+        withExtendedLifetime(store) {}
+        // The store is free for the next writer, which finds the saves synced before.
+        let reopened = try RouteStore(at: url)
+        #expect(try reopened.summaries().count >= 3)
+        try reopened.close()
+    }
+
     /// A read that began before the store closed and reaches for a segment after it
     /// (the cache closed meanwhile): the file it opens serves that read alone and closes
     /// with it; a segment made after the close is not kept either.
