@@ -50,11 +50,13 @@ final class ExportFolder {
 
     /// How an export's month folders are locked: the store's directory refused, and the
     /// export's wait for another export (``ParquetExportOptions/directoryWait``, and the
-    /// `waiting` callback, called before each wait).
+    /// `waiting` callback, called before each wait; none for an export started from
+    /// another's progress, `nested`).
     struct Locking {
         var storeIdentity: DirectoryIdentity?
         var waiting: (() -> Void)?
         var wait: TimeInterval = ExportDirectoryLock.defaultWait
+        var nested = false
     }
 
     private init(url: URL, identity: FileIdentity, parent: ExportFolder?, name: String, held: DirectoryRef?, owner: AnyObject?,
@@ -181,7 +183,7 @@ final class ExportFolder {
         let locking = parent.locking
         return try ExportDirectoryLock(folder: name, in: parent.directory(), url: url, storeIdentity: locking.storeIdentity, checking: { found in
             if let expecting, found != expecting { throw replaced(url) }
-        }, waiting: locking.waiting, wait: locking.wait)
+        }, waiting: locking.waiting, wait: locking.wait, nested: locking.nested)
     }
 
     /// The held descriptor. A month folder let go is opened again by name in its parent
