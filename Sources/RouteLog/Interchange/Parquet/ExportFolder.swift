@@ -104,7 +104,8 @@ final class ExportFolder {
     /// The folder `name` here, made first when nothing is at the name (mode 0777 less the
     /// umask, as a directory made by path is), and locked: the month folder an export
     /// writes into. One removed while this waited for its lock (by an export clearing its
-    /// stale months) is made again.
+    /// stale months) is made again; one renamed away or replaced meanwhile is let go, and
+    /// the directory at the name now is opened instead.
     /// - Throws: `.invalidArgument` when a symbolic link, a file or anything else but a
     ///   directory is at the name; `.locked` when another export writes into it and did
     ///   not end within the wait; `.io` when it cannot be made, opened or locked.
@@ -115,7 +116,9 @@ final class ExportFolder {
         while true {
             do {
                 let folder = try ExportFolder(name, in: self, url: url)
-                guard folder.lock?.isRemoved != true else {
+                // Removed, renamed away or replaced while this waited for its lock: the
+                // name is opened (or made) again, and nothing goes into that folder.
+                guard folder.lock?.isRemoved != true, fileSystem.identityOfName(name, in: within) == folder.identity else {
                     made = false
                     continue
                 }
