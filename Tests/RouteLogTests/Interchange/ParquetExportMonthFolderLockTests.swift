@@ -196,6 +196,7 @@ struct ParquetExportMonthFolderLockTests {
         #expect(ExportPartContents.read(in: folder)?.ids(atMost: 100)?.count == 1, "the export by month wrote the folder last")
         try Self.expectListsAgreeWithTables(in: out)
         try store.close()
+        #expect(ParquetExportDescriptorTests.held(under: directory.url) == [], "left open: \(ParquetExportDescriptorTests.held(under: directory.url))")
     }
 
     /// A month folder renamed away, and another directory made at its name, while an
@@ -227,6 +228,7 @@ struct ParquetExportMonthFolderLockTests {
         #expect(Set(left) == [ParquetExporter.routesFileName, ParquetExporter.pointsFileName, ExportPartContents.fileName], "\(left)")
         try Self.expectListsAgreeWithTables(in: out)
         try store.close()
+        #expect(ParquetExportDescriptorTests.held(under: directory.url) == [], "left open: \(ParquetExportDescriptorTests.held(under: directory.url))")
     }
 
     /// The reverse order: a plain export into the month folder holds it, and the export
