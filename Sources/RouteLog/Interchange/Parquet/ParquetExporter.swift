@@ -38,7 +38,9 @@ public enum ParquetExporter {
     ///     process) is writing into `directory`, or into a month folder this one is to
     ///     work in (an export into `directory/start_month=2024-05`): once for each wait.
     ///     This one goes on when that one ends, or throws `.locked` when it has not ended
-    ///     within ``ParquetExportOptions/directoryWait``.
+    ///     within ``ParquetExportOptions/directoryWait``. An export started from another's
+    ///     `progress` or `waiting`, on that export's thread, never waits (the other export
+    ///     may be waiting for the folder that thread holds): it throws `.locked` at once.
     /// - Returns: What was written.
     /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.locked`
     ///   when another export into it, or into a month folder this one works in, did not
