@@ -312,9 +312,17 @@ struct LostAndFound: Sendable {
     /// ``keepLogOwn(in:)``, which the writer's next use of `lost/` renames to `LOG`) is
     /// read as the log meanwhile, not listed as a file the notes would miss.
     func listing() -> Listing {
-        let lost: LostDirectory, names: [String]
+        let store: HeldDirectory, lost: LostDirectory, names: [String]
         do {
-            let store = try files.storeDirectory()
+            store = try files.storeDirectory()
+        } catch let error as RouteLogError where error.errno == ENOENT && files.opened != nil {
+            // Nothing at the path of the directory a read-only handle opened: it was moved
+            // away (or deleted), and its lost/ is not known to be empty.
+            return Listing(notListed: "\(Self.directoryName)/ was not listed: \(HeldDirectory.moved(error.path ?? files.directory))")
+        } catch {
+            return Listing(notListed: "\(Self.directoryName)/ was not listed: \(error)")
+        }
+        do {
             lost = try LostDirectory.open(Self.directoryName, in: store, fileSystem: files.fileSystem, making: false)
             names = try lost.names()
         } catch let error as RouteLogError where error.errno == ENOENT {

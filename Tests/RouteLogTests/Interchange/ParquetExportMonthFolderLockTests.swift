@@ -160,6 +160,77 @@ struct ParquetExportMonthFolderLockTests {
         try store.close()
     }
 
+    /// An export started from the progress of another, on the thread that holds the
+    /// other's folder, never waits for a directory a third export holds: that one may be
+    /// waiting for the folder this thread holds, and neither would ever go on. Here the
+    /// export into the month folder holds it; the export by month into the directory
+    /// above holds that directory and waits for the folder; an export into the directory
+    /// started from the first one's progress is refused with `.locked` at once, without
+    /// waiting (its `waiting` is never called), and the other two end as they would.
+    @Test(.timeLimit(.minutes(2))) func anExportFromAProgressNeverWaitsForAnExportThatWaitsForItsThread() throws {
+        let directory = TemporaryDirectory()
+        let store = try Self.store(in: directory)
+        let out = directory.url.appendingPathComponent("out"), folder = out.appendingPathComponent(Self.month)
+        let second = Second()
+        var nested: String?, nestedWaits = 0
+        try ParquetExporter.export(store, to: folder, options: Self.options(.none)) { done, _ in
+            guard done == 1, nested == nil else { return }
+            // The export by month locks `out`, writes January, and waits for February.
+            second.start { waiting in
+                try ParquetExporter.export(store, to: out, options: Self.options(.month), waiting: waiting)
+            }
+            #expect(second.waits.withLock { $0 } == 1, "the export by month did not wait for the month folder")
+            do {
+                // (A wait bounded, so that an export that does wait ends, and the test with it.)
+                try ParquetExporter.export(store, to: out, options: Self.options(.month, wait: 5), waiting: { nestedWaits += 1 })
+                nested = "ok"
+            } catch let error as RouteLogError {
+                nested = "\(error.code): \(error.path ?? "")"
+            } catch {
+                nested = "\(error)"
+            }
+        }
+        #expect(nested == "locked: \(out.path)")
+        #expect(nestedWaits == 0, "the export started from the progress waited while its thread held the month folder")
+        #expect(second.ended() == "ok")
+        #expect(ExportPartContents.read(in: folder)?.ids(atMost: 100)?.count == 1, "the export by month wrote the folder last")
+        try Self.expectListsAgreeWithTables(in: out)
+        try store.close()
+        #expect(ParquetExportDescriptorTests.held(under: directory.url) == [], "left open: \(ParquetExportDescriptorTests.held(under: directory.url))")
+    }
+
+    /// A month folder renamed away, and another directory made at its name, while an
+    /// export by month waits for its lock: once it has the lock, the export finds that the
+    /// name no longer leads to that folder, opens the name again and writes the directory
+    /// there now; the folder renamed away keeps the other export's tables and nothing of
+    /// this one's (no temporary file either).
+    @Test(.timeLimit(.minutes(2))) func aMonthFolderReplacedWhileAnExportWaitsForItIsOpenedAgain() throws {
+        let directory = TemporaryDirectory()
+        let store = try Self.store(in: directory)
+        let out = directory.url.appendingPathComponent("out"), folder = out.appendingPathComponent(Self.month)
+        let away = directory.url.appendingPathComponent("moved")
+        let second = Second()
+        var started = false
+        try ParquetExporter.export(store, to: folder, options: Self.options(.none)) { done, _ in
+            guard done == 1, !started else { return }
+            started = true
+            second.start { waiting in
+                try ParquetExporter.export(store, to: out, options: Self.options(.month), waiting: waiting)
+            }
+            #expect(second.waits.withLock { $0 } == 1, "the export by month did not wait for the month folder")
+            #expect(rename(folder.path, away.path) == 0)
+            #expect(mkdir(folder.path, 0o755) == 0)
+        }
+        #expect(second.ended() == "ok")
+        #expect(ExportPartContents.read(in: folder)?.ids(atMost: 100)?.count == 1, "the folder at the name holds the export by month's route")
+        #expect(ExportPartContents.read(in: away)?.ids(atMost: 100)?.count == 3, "the folder renamed away holds the other export's routes")
+        let left = try FileManager.default.contentsOfDirectory(atPath: away.path)
+        #expect(Set(left) == [ParquetExporter.routesFileName, ParquetExporter.pointsFileName, ExportPartContents.fileName], "\(left)")
+        try Self.expectListsAgreeWithTables(in: out)
+        try store.close()
+        #expect(ParquetExportDescriptorTests.held(under: directory.url) == [], "left open: \(ParquetExportDescriptorTests.held(under: directory.url))")
+    }
+
     /// The reverse order: a plain export into the month folder holds it, and the export
     /// by month into the directory above waits for it on reaching that folder, then
     /// writes it.

@@ -129,6 +129,29 @@ import Testing
         #expect(Self.tree(decoyNow) == Self.withLost(decoyFiles), "the decoy changed: \(Self.tree(decoyNow).keys.sorted())")
     }
 
+    /// A read-only handle whose store's directory was moved away, with nothing put at its
+    /// path, says that `lost/` was not listed (the directory it opened is no longer
+    /// there), never that `lost/` keeps nothing: no `lost/` at the path is not the
+    /// store's `lost/` being empty.
+    @Test func aReadOnlyHandleWhoseDirectoryWasMovedAwaySaysLostWasNotListed() throws {
+        let dir = TemporaryDirectory()
+        let (url, _, _, size) = try RouteStoreRecoveryTests.storeWithTornTail(dir)
+        try RouteStore(at: url, options: .init(compaction: .manual)).close()
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        defer { try? reader.close() }
+        #expect(try reader.statistics().lostFiles.map(\.name) == ["seg-00000001.rlseg@\(size)"])
+        let away = dir.url.appendingPathComponent("moved.routelog")
+        #expect(Glibc.rename(url.path, away.path) == 0)
+
+        let statistics = try reader.statistics()
+        #expect(statistics.lostFiles.isEmpty, "\(statistics.lostFiles)")
+        #expect(statistics.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: statistics.lostFilesNotListed))")
+        let report = try reader.verify()
+        #expect(report.lostFiles.isEmpty, "\(report.lostFiles)")
+        #expect(report.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: report.lostFilesNotListed))")
+        #expect(!FileManager.default.fileExists(atPath: url.path), "nothing was made at the store's old path")
+    }
+
     /// A read-only handle opened through a symbolic link to the store's directory still
     /// lists its `lost/`: the link leads to the directory it opened.
     @Test func aReadOnlyHandleOpenedThroughALinkListsItsLost() throws {

@@ -27,8 +27,11 @@ import Darwin
 ///
 /// No two exports wait for each other: an export takes its directory's lock first, then
 /// at most one month folder's at a time, opened by name in that directory without
-/// following a link, so each waits only for a directory below the one it holds. Every
-/// wait is bounded besides (``ParquetExportOptions/directoryWait``).
+/// following a link, so each waits only for a directory below the one it holds. An
+/// export started from another's progress, on the thread that holds the other's locks,
+/// could hold a folder while it waits for a directory above it: it never waits, and is
+/// refused at once when what it asks for is held. Every wait is bounded besides
+/// (``ParquetExportOptions/directoryWait``).
 final class ExportDirectoryLock {
     /// How long an export waits for another export into the same directory, by default
     /// (``ParquetExportOptions/directoryWait``).
@@ -56,6 +59,13 @@ final class ExportDirectoryLock {
     /// callback) is refused, since the wait would never end; another thread waits.
     private static let holders = StateLock<[String: ObjectIdentifier]>([:])
 
+    /// Whether the calling thread holds an export's lock: an export it starts now is
+    /// started from that export's progress, and is `nested`.
+    static var heldByThisThread: Bool {
+        let thread = ObjectIdentifier(Thread.current)
+        return holders.withLock { $0.values.contains(thread) }
+    }
+
     /// Opens `directory` (a directory, reached as given) and waits for its lock.
     /// - Parameters:
     ///   - store: the store's own directory, which is refused: its writer holds an flock
@@ -67,12 +77,15 @@ final class ExportDirectoryLock {
     ///   - waiting: called once, before the wait, when another export holds the lock
     ///     (so that a user is told why nothing happens); not called when it is free.
     ///   - wait: how long to wait for another export to let go, in seconds.
+    ///   - nested: the export was started from another's progress, on the thread that
+    ///     holds that one's locks (``heldByThisThread``): it does not wait at all.
     /// - Throws: ``RouteLogError`` `.locked` when another export still holds it after
-    ///   `wait`; `.io` when it cannot be opened or locked; `.invalidArgument` when it is
-    ///   the store's directory.
+    ///   `wait` (at once when `nested`); `.io` when it cannot be opened or locked;
+    ///   `.invalidArgument` when it is the store's directory.
     convenience init(_ directory: URL, store: URL? = nil, storeIdentity: DirectoryIdentity? = nil, waiting: (() -> Void)? = nil,
-                     wait: TimeInterval = defaultWait, fileSystem: any FileSystem = PosixFileSystem.shared) throws {
-        try self.init(place: .directory, path: directory.path, storeIdentity: storeIdentity, waiting: waiting, wait: wait, fileSystem: fileSystem, opening: {
+                     wait: TimeInterval = defaultWait, nested: Bool = false, fileSystem: any FileSystem = PosixFileSystem.shared) throws {
+        try self.init(place: .directory, path: directory.path, storeIdentity: storeIdentity, waiting: waiting, wait: wait, nested: nested,
+                      fileSystem: fileSystem, opening: {
             try DurableFile.retrying("opening the export directory", path: directory.path) {
                 try fileSystem.open(directory.path, flags: O_RDONLY | O_DIRECTORY, mode: 0)
             }
@@ -89,21 +102,22 @@ final class ExportDirectoryLock {
     ///   - storeIdentity: the store's directory, refused as for the export's directory.
     ///   - checking: called with the folder's device and inode before the wait; what it
     ///     throws is thrown, with nothing locked (a folder that is not the one expected).
-    ///   - waiting, wait: as for the export's directory.
+    ///   - waiting, wait, nested: as for the export's directory.
     /// - Throws: ``Errno`` when the folder cannot be opened (`ENOENT` when nothing is at
     ///   the name; `ENOTDIR` or `ELOOP` when a link or a file is); ``RouteLogError`` as
     ///   for the export's directory.
     convenience init(folder name: String, in parent: DirectoryRef, url: URL, storeIdentity: DirectoryIdentity?,
-                     checking: (FileIdentity) throws -> Void, waiting: (() -> Void)?, wait: TimeInterval) throws {
+                     checking: (FileIdentity) throws -> Void, waiting: (() -> Void)?, wait: TimeInterval, nested: Bool) throws {
         let fileSystem = PosixFileSystem.shared
-        try self.init(place: .monthFolder, path: url.path, storeIdentity: storeIdentity, waiting: waiting, wait: wait, fileSystem: fileSystem, opening: {
+        try self.init(place: .monthFolder, path: url.path, storeIdentity: storeIdentity, waiting: waiting, wait: wait, nested: nested,
+                      fileSystem: fileSystem, opening: {
             let opened = try fileSystem.openDirectory(name, in: parent, flags: O_NOFOLLOW)
             return FileRef(fd: opened.fd, path: url.path)
         }, checking: checking)
     }
 
     private init(place: Place, path: String, storeIdentity: DirectoryIdentity?, waiting: (() -> Void)?, wait: TimeInterval,
-                 fileSystem: any FileSystem, opening: () throws -> FileRef, checking: (FileIdentity) throws -> Void) throws {
+                 nested: Bool, fileSystem: any FileSystem, opening: () throws -> FileRef, checking: (FileIdentity) throws -> Void) throws {
         self.fileSystem = fileSystem
         var registered = false
         let ref = try StoreLock.openWatched(opening, then: { opened in registered = routelog_release_in_forked_child(opened.fd) == 0 })
@@ -139,7 +153,7 @@ final class ExportDirectoryLock {
                                      path: path))
         }
         do {
-            try Self.lock(ref, place: place, path: path, waiting: waiting, wait: wait, fileSystem: fileSystem)
+            try Self.lock(ref, place: place, path: path, waiting: waiting, wait: wait, nested: nested, fileSystem: fileSystem)
         } catch {
             throw fail(error)
         }
@@ -159,9 +173,13 @@ final class ExportDirectoryLock {
     }
 
     /// Takes the lock, trying again with growing pauses (up to 50 ms) until `wait` is
-    /// over: flock cannot wait for a limited time by itself.
+    /// over: flock cannot wait for a limited time by itself. A `nested` export (started
+    /// from another's progress, on the thread that holds that one's locks) does not wait
+    /// at all: the export holding this lock may be waiting for what this
+    /// thread holds (an export by month into the directory above that folder), and
+    /// neither would go on.
     private static func lock(_ ref: FileRef, place: Place, path: String, waiting: (() -> Void)?, wait: TimeInterval,
-                             fileSystem: any FileSystem) throws {
+                             nested: Bool, fileSystem: any FileSystem) throws {
         // A wait that is not a positive number (below zero, not a number) waits not at
         // all; one too long to end (infinite) waits as long as the other export runs.
         let wait = wait > 0 ? wait : 0
@@ -172,6 +190,10 @@ final class ExportDirectoryLock {
                 try fileSystem.lockDirectory(ref)
                 return
             } catch let error as Errno where error.code == EWOULDBLOCK || error.code == EAGAIN {
+                if nested {
+                    throw RouteLogError(.locked, "another export holds \(place.name), and this export, started from another's progress on the thread that holds that one's folders, does not wait for it (it may be waiting for them); export once the other ends",
+                                        path: path)
+                }
                 if !told {
                     told = true
                     waiting?()  // the caller hears of a wait once, before it

@@ -50,11 +50,13 @@ final class ExportFolder {
 
     /// How an export's month folders are locked: the store's directory refused, and the
     /// export's wait for another export (``ParquetExportOptions/directoryWait``, and the
-    /// `waiting` callback, called before each wait).
+    /// `waiting` callback, called before each wait; none for an export started from
+    /// another's progress, `nested`).
     struct Locking {
         var storeIdentity: DirectoryIdentity?
         var waiting: (() -> Void)?
         var wait: TimeInterval = ExportDirectoryLock.defaultWait
+        var nested = false
     }
 
     private init(url: URL, identity: FileIdentity, parent: ExportFolder?, name: String, held: DirectoryRef?, owner: AnyObject?,
@@ -102,7 +104,8 @@ final class ExportFolder {
     /// The folder `name` here, made first when nothing is at the name (mode 0777 less the
     /// umask, as a directory made by path is), and locked: the month folder an export
     /// writes into. One removed while this waited for its lock (by an export clearing its
-    /// stale months) is made again.
+    /// stale months) is made again; one renamed away or replaced meanwhile is let go, and
+    /// the directory at the name now is opened instead.
     /// - Throws: `.invalidArgument` when a symbolic link, a file or anything else but a
     ///   directory is at the name; `.locked` when another export writes into it and did
     ///   not end within the wait; `.io` when it cannot be made, opened or locked.
@@ -113,7 +116,9 @@ final class ExportFolder {
         while true {
             do {
                 let folder = try ExportFolder(name, in: self, url: url)
-                guard folder.lock?.isRemoved != true else {
+                // Removed, renamed away or replaced while this waited for its lock: the
+                // name is opened (or made) again, and nothing goes into that folder.
+                guard folder.lock?.isRemoved != true, fileSystem.identityOfName(name, in: within) == folder.identity else {
                     made = false
                     continue
                 }
@@ -181,7 +186,7 @@ final class ExportFolder {
         let locking = parent.locking
         return try ExportDirectoryLock(folder: name, in: parent.directory(), url: url, storeIdentity: locking.storeIdentity, checking: { found in
             if let expecting, found != expecting { throw replaced(url) }
-        }, waiting: locking.waiting, wait: locking.wait)
+        }, waiting: locking.waiting, wait: locking.wait, nested: locking.nested)
     }
 
     /// The held descriptor. A month folder let go is opened again by name in its parent

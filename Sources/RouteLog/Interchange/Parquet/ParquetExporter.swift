@@ -38,7 +38,9 @@ public enum ParquetExporter {
     ///     process) is writing into `directory`, or into a month folder this one is to
     ///     work in (an export into `directory/start_month=2024-05`): once for each wait.
     ///     This one goes on when that one ends, or throws `.locked` when it has not ended
-    ///     within ``ParquetExportOptions/directoryWait``.
+    ///     within ``ParquetExportOptions/directoryWait``. An export started from another's
+    ///     `progress` or `waiting`, on that export's thread, never waits (the other export
+    ///     may be waiting for the folder that thread holds): it throws `.locked` at once.
     /// - Returns: What was written.
     /// - Throws: ``RouteLogError`` `.invalidArgument` when `directory` is a file; `.locked`
     ///   when another export into it, or into a month folder this one works in, did not
@@ -62,17 +64,21 @@ public enum ParquetExporter {
         // directory, a reader's opened one), not only by its path: renamed while the store
         // is open, it is still the store's under its new name.
         let storeIdentity = store.lock?.lockedDirectory ?? store.directoryIdentity
+        // Started from another export's progress, on the thread that holds that one's
+        // locks: this one waits for no other export (which may be waiting for those).
+        let nested = ExportDirectoryLock.heldByThisThread
         var lock: ExportDirectoryLock
         repeat {
             try makeDirectory(directory)
-            lock = try ExportDirectoryLock(directory, store: store.url, storeIdentity: storeIdentity, waiting: waiting, wait: options.directoryWait)
+            lock = try ExportDirectoryLock(directory, store: store.url, storeIdentity: storeIdentity, waiting: waiting, wait: options.directoryWait,
+                                           nested: nested)
             // A month folder of another export's directory, removed by it (a stale month)
             // while this waited for it, is made again.
         } while lock.isRemoved
         // From here on, the directory locked is reached through the lock's descriptor only;
         // each month folder is locked while the export works in it, as the directory is.
         let root = ExportFolder(locked: lock, url: directory,
-                                locking: .init(storeIdentity: storeIdentity, waiting: waiting, wait: options.directoryWait))
+                                locking: .init(storeIdentity: storeIdentity, waiting: waiting, wait: options.directoryWait, nested: nested))
         defer { withExtendedLifetime(root) {} }
         let summaries = try store.summaries().sorted { $0.id < $1.id }
         var report = ParquetExportReport()
