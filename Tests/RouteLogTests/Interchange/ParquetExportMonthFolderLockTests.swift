@@ -83,6 +83,23 @@ struct ParquetExportMonthFolderLockTests {
         }
     }
 
+    /// The reverse order: exports `store` into the month folder `folder` (plain); while it
+    /// writes its first route, `second` is started with an export by month into the
+    /// directory above (waiting up to `wait`), and then `meanwhile` runs.
+    static func exportIntoTheFolder(_ store: RouteStore, _ folder: URL, starting second: Second,
+                                    wait: TimeInterval = ExportDirectoryLock.defaultWait, meanwhile: @escaping () -> Void = {}) throws {
+        let out = folder.deletingLastPathComponent()
+        var started = false
+        try ParquetExporter.export(store, to: folder, options: options(.none)) { done, _ in
+            guard done == 1, !started else { return }
+            started = true
+            second.start { waiting in
+                try ParquetExporter.export(store, to: out, options: options(.month, wait: wait), waiting: waiting)
+            }
+            meanwhile()
+        }
+    }
+
     /// Every folder of the export in `out` (itself and its month folders) that holds
     /// tables has a list of routes naming exactly the routes of both tables, read by
     /// pyarrow; no temporary file is left.
@@ -210,13 +227,7 @@ struct ParquetExportMonthFolderLockTests {
         let out = directory.url.appendingPathComponent("out"), folder = out.appendingPathComponent(Self.month)
         let away = directory.url.appendingPathComponent("moved")
         let second = Second()
-        var started = false
-        try ParquetExporter.export(store, to: folder, options: Self.options(.none)) { done, _ in
-            guard done == 1, !started else { return }
-            started = true
-            second.start { waiting in
-                try ParquetExporter.export(store, to: out, options: Self.options(.month), waiting: waiting)
-            }
+        try Self.exportIntoTheFolder(store, folder, starting: second) {
             #expect(second.waits.withLock { $0 } == 1, "the export by month did not wait for the month folder")
             #expect(rename(folder.path, away.path) == 0)
             #expect(mkdir(folder.path, 0o755) == 0)
@@ -239,14 +250,7 @@ struct ParquetExportMonthFolderLockTests {
         let store = try Self.store(in: directory)
         let out = directory.url.appendingPathComponent("out"), folder = out.appendingPathComponent(Self.month)
         let second = Second()
-        var started = false
-        try ParquetExporter.export(store, to: folder, options: Self.options(.none)) { done, _ in
-            guard done == 1, !started else { return }
-            started = true
-            second.start { waiting in
-                try ParquetExporter.export(store, to: out, options: Self.options(.month), waiting: waiting)
-            }
-        }
+        try Self.exportIntoTheFolder(store, folder, starting: second)
         #expect(second.ended() == "ok")
         #expect(second.waits.withLock { $0 } == 1, "the export by month did not wait for the month folder")
         // The export by month wrote the folder last: its one route is listed there.
@@ -263,14 +267,7 @@ struct ParquetExportMonthFolderLockTests {
         let store = try Self.store(in: directory)
         let out = directory.url.appendingPathComponent("out"), folder = out.appendingPathComponent(Self.month)
         let second = Second()
-        var started = false
-        try ParquetExporter.export(store, to: folder, options: Self.options(.none)) { done, _ in
-            guard done == 1, !started else { return }
-            started = true
-            second.start { waiting in
-                try ParquetExporter.export(store, to: out, options: Self.options(.month, wait: 0), waiting: waiting)
-            }
-        }
+        try Self.exportIntoTheFolder(store, folder, starting: second, wait: 0)
         #expect(second.ended() == "locked: \(folder.path)")
         #expect(second.waits.withLock { $0 } == 1)
         let january = out.appendingPathComponent("start_month=2024-01")

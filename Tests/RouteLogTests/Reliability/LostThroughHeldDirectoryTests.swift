@@ -101,30 +101,41 @@ import Testing
         files.merging([LostAndFound.directoryName + "/": Data()]) { a, _ in a }
     }
 
+    /// A store whose writer moved a torn tail into `lost/`, and a read-only handle on it
+    /// that lists that file.
+    static func readerOfAStoreWithLostBytes(in dir: TemporaryDirectory) throws -> (URL, RouteStore) {
+        let (url, _, _, size) = try RouteStoreRecoveryTests.storeWithTornTail(dir)
+        try RouteStore(at: url, options: .init(compaction: .manual)).close()
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        #expect(try reader.statistics().lostFiles.map(\.name) == ["seg-00000001.rlseg@\(size)"])
+        return (url, reader)
+    }
+
+    /// `statistics()` and `verify()` of `reader` list nothing in `lost/` (no other
+    /// directory's either), and say that the store's directory moved.
+    static func expectLostNotListed(by reader: RouteStore) throws {
+        let statistics = try reader.statistics()
+        #expect(statistics.lostFiles.isEmpty, "\(statistics.lostFiles)")
+        #expect(statistics.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: statistics.lostFilesNotListed))")
+        let report = try reader.verify()
+        #expect(report.lostFiles.isEmpty, "\(report.lostFiles)")
+        #expect(report.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: report.lostFilesNotListed))")
+    }
+
     /// A read-only handle holds no directory: a listing opens the store's path once and
     /// lists nothing when that is no longer the directory the handle opened, never
     /// another directory's `lost/` as the store's, and says why it listed nothing.
     @Test(arguments: Replacement.allCases)
     func aReadOnlyHandleNeverListsAnotherDirectorysLost(_ replacement: Replacement) throws {
         let dir = TemporaryDirectory()
-        let (url, _, _, size) = try RouteStoreRecoveryTests.storeWithTornTail(dir)
-        try RouteStore(at: url, options: .init(compaction: .manual)).close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        let (url, reader) = try Self.readerOfAStoreWithLostBytes(in: dir)
         defer { try? reader.close() }
-        #expect(try reader.statistics().lostFiles.map(\.name) == ["seg-00000001.rlseg@\(size)"])
         #expect(try reader.statistics().lostFilesNotListed == nil)
         let (decoy, decoyFiles) = try Self.decoy(in: dir)
         let away = dir.url.appendingPathComponent("moved.routelog")
         Self.replace(url.path, away: away.path, decoy: decoy.path, with: replacement)
 
-        let statistics = try reader.statistics()
-        let listed = statistics.lostFiles.map(\.name)
-        #expect(!listed.contains("seg-00000007.rlseg@0"), "the decoy's lost/ listed as the store's: \(listed)")
-        #expect(listed.isEmpty, "\(listed)")
-        #expect(statistics.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: statistics.lostFilesNotListed))")
-        let report = try reader.verify()
-        #expect(report.lostFiles.isEmpty, "\(report.lostFiles)")
-        #expect(report.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: report.lostFilesNotListed))")
+        try Self.expectLostNotListed(by: reader)
         let decoyNow = replacement == .linkToDecoy ? decoy : url
         #expect(Self.tree(decoyNow) == Self.withLost(decoyFiles), "the decoy changed: \(Self.tree(decoyNow).keys.sorted())")
     }
@@ -135,20 +146,12 @@ import Testing
     /// store's `lost/` being empty.
     @Test func aReadOnlyHandleWhoseDirectoryWasMovedAwaySaysLostWasNotListed() throws {
         let dir = TemporaryDirectory()
-        let (url, _, _, size) = try RouteStoreRecoveryTests.storeWithTornTail(dir)
-        try RouteStore(at: url, options: .init(compaction: .manual)).close()
-        let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+        let (url, reader) = try Self.readerOfAStoreWithLostBytes(in: dir)
         defer { try? reader.close() }
-        #expect(try reader.statistics().lostFiles.map(\.name) == ["seg-00000001.rlseg@\(size)"])
         let away = dir.url.appendingPathComponent("moved.routelog")
         #expect(Glibc.rename(url.path, away.path) == 0)
 
-        let statistics = try reader.statistics()
-        #expect(statistics.lostFiles.isEmpty, "\(statistics.lostFiles)")
-        #expect(statistics.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: statistics.lostFilesNotListed))")
-        let report = try reader.verify()
-        #expect(report.lostFiles.isEmpty, "\(report.lostFiles)")
-        #expect(report.lostFilesNotListed?.contains("moved or replaced") == true, "\(String(describing: report.lostFilesNotListed))")
+        try Self.expectLostNotListed(by: reader)
         #expect(!FileManager.default.fileExists(atPath: url.path), "nothing was made at the store's old path")
     }
 

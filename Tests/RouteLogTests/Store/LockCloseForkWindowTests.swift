@@ -81,8 +81,11 @@ import Testing
         try RouteStore(at: url).close()
     }
 
-    @Test func aChildForkedAsAWriterReplacesTheLOCKItLostKeepsNothing() throws {
-        let dir = TemporaryDirectory()
+    /// A writer whose `LOCK` was deleted, made to cut (a failed save) with the fork armed
+    /// for the next close of a `LOCK` descriptor: it puts a new `LOCK` in place, or, with
+    /// `failingCreatedWrites`, fails to write the one it creates.
+    func cutAfterLosingLOCK(in dir: TemporaryDirectory, failingCreatedWrites: Bool = false) throws
+        -> (url: URL, fs: ForkingOnLockClose, writer: RouteStore) {
         let url = dir.store()
         try RouteStore(at: url).close()
         let lock = LockPutBackTests.lockPath(url)
@@ -91,9 +94,15 @@ import Testing
         let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: cuts)
         _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 50))
         try FileManager.default.removeItem(atPath: lock)
-        fs.arm()
+        fs.arm(failingCreatedWrites: failingCreatedWrites)
         cuts.arm()
         #expect(throws: RouteLogError.self) { try writer.save(Fixtures.sampleWalk(seed: 2, points: 50)) }
+        return (url, fs, writer)
+    }
+
+    @Test func aChildForkedAsAWriterReplacesTheLOCKItLostKeepsNothing() throws {
+        let dir = TemporaryDirectory()
+        let (url, fs, writer) = try cutAfterLosingLOCK(in: dir)
         #expect(fs.fired, "the writer closed the LOCK it lost as it put a new one in place")
         #expect(LockPutBackTests.lock(url)?.pid == getpid())
         let statuses = fs.forker.reap()
@@ -106,17 +115,7 @@ import Testing
     /// disk full): the writer lets it go, and it closes.
     @Test func aChildForkedAsAWriterGivesUpALOCKItCouldNotPutBackKeepsNothing() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        try RouteStore(at: url).close()
-        let lock = LockPutBackTests.lockPath(url)
-        let fs = ForkingOnLockClose(lockPath: lock)
-        let cuts = LockPutBackTests.CutOnDemand(base: fs)
-        let writer = try RouteStore(at: url, options: .init(compaction: .manual), fileSystem: cuts)
-        _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 50))
-        try FileManager.default.removeItem(atPath: lock)
-        fs.arm(failingCreatedWrites: true)
-        cuts.arm()
-        #expect(throws: RouteLogError.self) { try writer.save(Fixtures.sampleWalk(seed: 2, points: 50)) }
+        let (url, fs, writer) = try cutAfterLosingLOCK(in: dir, failingCreatedWrites: true)
         #expect(fs.fired, "the writer closed the LOCK it could not put back")
         let statuses = fs.forker.reap()
         #expect(statuses == [0], "a child forked as the LOCK not put back closed kept its descriptor: \(statuses)")
