@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `verify` and `inspect` say what the store's `lost/` keeps (bytes a writer moved out of
 /// the log instead of deleting them), in text and in `--json`; nothing when it keeps
@@ -34,5 +37,25 @@ import Testing
         #expect(inspect.stdout.contains("1 file (1.2 KiB) kept aside in lost/"), "\(inspect.stdout)")
         let stats = try parseJSON(CLI.run(["inspect", store.path, "--json"]).stdout)
         #expect((stats["lostFiles"] as? [[String: Any]])?.map { $0["name"] as? String } == ["seg-00000001.rlseg@4096"])
+    }
+
+    /// A file in `lost/` this user may not read (root's alone, the command run as
+    /// another user) still shows its size: it is looked up by name, not opened.
+    @Test func aLostFileThisUserMayNotReadShowsItsSize() throws {
+        let dir = ScratchDirectory()
+        let store = try FixtureStore.make(at: dir.path("fixture.routelog")).url
+        let lost = store.appendingPathComponent("lost")
+        try FileManager.default.createDirectory(at: lost, withIntermediateDirectories: false)
+        let kept = lost.appendingPathComponent("seg-00000001.rlseg@4096")
+        try Data(repeating: 0xAB, count: 1_234).write(to: kept)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.path)
+        for path in [dir.url.path, store.path, lost.path] { chmod(path, 0o755) }
+        for name in names where name != "lost" { chmod(store.appendingPathComponent(name).path, 0o644) }
+        chmod(kept.path, getuid() == 0 ? 0o600 : 0)
+        let inspect = try CLI.run(["inspect", store.path, "--json"], asOtherUser: true)
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let files = try #require(try parseJSON(inspect.stdout)["lostFiles"] as? [[String: Any]])
+        #expect(files.map { $0["name"] as? String } == ["seg-00000001.rlseg@4096"])
+        #expect(files.first?["bytes"] as? Int == 1_234, "\(files)")
     }
 }

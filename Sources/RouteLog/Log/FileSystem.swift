@@ -119,6 +119,10 @@ protocol FileSystem: Sendable {
     /// fstatat's file type of `name` in `directory`, never following a link (nil when
     /// nothing is there, or the file system cannot tell).
     func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType?
+    /// fstatat's size of the regular file `name` in `directory`, never following a link
+    /// and needing no permission to read it (nil when no regular file is there, or the
+    /// file system cannot tell).
+    func sizeOfName(_ name: String, in directory: DirectoryRef) -> Int64?
 }
 
 extension FileSystem {
@@ -134,6 +138,7 @@ extension FileSystem {
     func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? { nil }
     func identity(_ directory: DirectoryRef) -> FileIdentity? { nil }
     func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? { nil }
+    func sizeOfName(_ name: String, in directory: DirectoryRef) -> Int64? { nil }
 }
 
 /// A file's device and inode number.

@@ -60,4 +60,5 @@ extension ForwardingFileSystem {
     }
     func identity(_ directory: DirectoryRef) -> FileIdentity? { base.identity(directory) }
     func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? { base.typeOfName(name, in: directory) }
+    func sizeOfName(_ name: String, in directory: DirectoryRef) -> Int64? { base.sizeOfName(name, in: directory) }
 }

@@ -344,7 +344,8 @@ struct LostAndFound: Sendable {
             }
         }
         return Listing(entries: names.filter { $0 != logName }.sorted().map { name in
-            let size = (try? lost.open(name, flags: O_RDONLY)).flatMap { try? $0.size() } ?? 0
+            // By name: a file this user may not read still shows its size.
+            let size = lost.sizeOfName(name) ?? (try? lost.open(name, flags: O_RDONLY)).flatMap { try? $0.size() } ?? 0
             let base = name.split(separator: ".").count > 1 && name.hasSuffix(String(name.split(separator: ".").last!))
                 && Int(name.split(separator: ".").last!) != nil ? String(name[..<name.lastIndex(of: ".")!]) : name
             return Entry(name: name, bytes: size, note: notes[base] ?? notes[name])

@@ -124,6 +124,11 @@ final class LostDirectory {
     /// Device and inode of what is at `name` in `lost/`, never following a link.
     func identityOfName(_ name: String) -> FileIdentity? { fileSystem.identityOfName(name, in: lost) }
 
+    /// The size of the regular file `name` in `lost/`, looked up without opening it (no
+    /// read permission needed, no FIFO waited on); nil when no regular file is there or
+    /// the file system cannot tell.
+    func sizeOfName(_ name: String) -> Int64? { fileSystem.sizeOfName(name, in: lost) }
+
     /// Makes creations, renames and removals in `lost/` durable.
     func sync() throws {
         try fileSystem.checked("fsync directory", path) { try fileSystem.syncDirectory(lost) }

@@ -79,6 +79,12 @@ extension PosixFileSystem {
         return Self.type(info.st_mode)
     }
 
+    func sizeOfName(_ name: String, in directory: DirectoryRef) -> Int64? {
+        var info = stat()
+        guard fstatat(directory.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// The names `next` (readdir on an open directory) gives until it gives none, but
     /// `.` and `..`.
     static func names(_ next: () -> UnsafeMutablePointer<dirent>?) -> [String] {
