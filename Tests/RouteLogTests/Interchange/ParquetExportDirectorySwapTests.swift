@@ -4,7 +4,6 @@ import Glibc
 #endif
 import Testing
 @testable import RouteLog
-import RouteLogSamples
 
 /// The export locks its directory and then reaches every file through the directory it
 /// locked, never through the path again: the directory renamed away mid-export (from the
@@ -15,12 +14,7 @@ import RouteLogSamples
 @Suite struct ParquetExportDirectorySwapTests {
     /// `count` walks, each in a month of its own when `monthsApart` (January 2024 on).
     func walks(_ count: Int, in directory: TemporaryDirectory, monthsApart: Bool = true) throws -> RouteStore {
-        let store = try RouteStore(at: directory.store(), options: .init(durability: .buffered, compaction: .manual))
-        var generator = WalkGenerator(seed: 11)
-        for i in 0..<count {
-            _ = try store.save(generator.walk(points: 40 + i, start: Date(timeIntervalSince1970: 1_704_067_200 + Double(i) * (monthsApart ? 40 : 1) * 86_400)))
-        }
-        return store
+        try ParquetExportDirectoryTests().walks(count, in: directory, monthsApart: monthsApart)
     }
 
     /// One route a batch, so that the progress callback runs between routes.

@@ -261,14 +261,7 @@ final class ExportFolder {
     /// be reached).
     func kind(of name: String) -> FileType? {
         guard let within = try? directory() else { return nil }
-        var info = stat()
-        guard fstatat(within.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return .regular
-        case S_IFDIR: return .directory
-        case S_IFLNK: return .symbolicLink
-        default: return .other
-        }
+        return fileSystem.typeOfName(name, in: within)
     }
 
     /// Something (a file, link, FIFO, directory) has this name.
@@ -323,27 +316,12 @@ final class ExportFolder {
     /// The bytes of the regular file `name` here when it holds at most `limit` of them;
     /// nil for anything else (a link is not followed, a FIFO not waited on).
     func contents(of name: String, atMost limit: Int) -> [UInt8]? {
-        guard let file = try? open(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) else { return nil }
-        defer { fileSystem.close(file) }
-        guard (try? fileSystem.fileType(file)) == .regular, let size = try? fileSystem.size(file), size <= Int64(limit) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(size) + 1)  // one more: a file grown meanwhile is seen
-        var done = 0
-        while done < bytes.count {
-            let n: Int
-            do {
-                n = try bytes.withUnsafeMutableBytes { raw in
-                    try fileSystem.pread(file, UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: Int64(done))
-                }
-            } catch let error as Errno where error.code == EINTR {
-                continue
-            } catch {
-                return nil
-            }
-            if n == 0 { break }
-            done += n
-        }
-        guard done <= limit else { return nil }
-        return Array(bytes[..<done])
+        guard let within = try? directory(),
+              let file = try? DurableFile.open(name, in: within, flags: O_RDONLY, fileSystem: fileSystem),
+              let size = try? file.size(), size <= Int64(limit),
+              let bytes = try? file.read(at: 0, count: Int(size) + 1),  // one more: a file grown meanwhile is seen
+              bytes.count <= limit else { return nil }
+        return bytes
     }
 
     /// Writes `bytes` as the file `name` here: under a temporary name of its own, created
@@ -362,21 +340,9 @@ final class ExportFolder {
         }
         guard let file else { throw Errno(code: EEXIST) }
         do {
-            var done = 0
-            while done < bytes.count {
-                do {
-                    let n = try bytes.withUnsafeBytes { raw in
-                        try fileSystem.pwrite(file, UnsafeRawBufferPointer(rebasing: raw[done...]), at: Int64(done))
-                    }
-                    guard n > 0 else { throw Errno(code: EIO) }
-                    done += n
-                } catch let error as Errno where error.code == EINTR {
-                    continue
-                }
-            }
-            fileSystem.close(file)
+            // Closed as this, its only reference, goes.
+            try DurableFile(ref: file, fileSystem: fileSystem).write(bytes, at: 0)
         } catch {
-            fileSystem.close(file)
             try? unlink(temporary)
             throw error
         }
