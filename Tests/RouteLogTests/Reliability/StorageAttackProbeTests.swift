@@ -37,15 +37,16 @@ import Testing
         try h.close()
     }
 
-    /// P1: a sealed segment's header damaged; compaction over it; routes survive.
-    @Test func sealedHeaderDamageThroughCompaction() throws {
+    /// A sealed segment's header damaged, then deletes and a compaction over it: every
+    /// route left loads as before, after the compaction and after a reopen.
+    @Test func aSealedSegmentsDamagedHeaderIsCompactedOver() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let store = try RouteStore(at: url, options: Self.options)
         let first = try Self.fillUntilRoll(store, seed: 1)
-        let second = try Self.fillUntilRoll(store, seed: 500)
+        _ = try Self.fillUntilRoll(store, seed: 500)
         try store.close()
-        try Self.flip(url.appendingPathComponent("seg-00000001.rlseg"), at: 3)
+        try Self.flip(url.appendingPathComponent(FormatConstants.segmentName(1)), at: 3)
         let writer = try RouteStore(at: url, options: Self.options)
         for id in first.prefix(first.count / 2) { try writer.delete(id) }
         let expected = try ExpectedStore(writer, deleted: Set(first.prefix(first.count / 2)))
@@ -54,12 +55,12 @@ import Testing
         try writer.close()
         let again = try RouteStore(at: url, options: Self.options)
         #expect(expected.mismatches(in: again).isEmpty, "\(expected.mismatches(in: again))")
-        _ = second
         try again.close()
     }
 
-    /// P2: an index written as runs vouches for the last record: a flipped byte there is damage, not a torn tail.
-    @Test func runIndexVouchesForTheLastRecord() throws {
+    /// An index written as runs vouches for the last record: a flipped byte there is
+    /// damage, reported, not a torn tail cut into lost/.
+    @Test func anIndexWrittenAsRunsVouchesForTheLastRecord() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let store = try RouteStore(at: url, options: .init(compaction: .manual))
@@ -70,7 +71,7 @@ import Testing
         _ = try removeIndexFiles(of: url)
         let rebuild = try RouteStore(at: url, options: .init(compaction: .manual))
         try rebuild.close()
-        try Self.flip(url.appendingPathComponent("seg-00000001.rlseg"), at: Int(lastStart) + 30)
+        try Self.flip(url.appendingPathComponent(FormatConstants.segmentName(1)), at: Int(lastStart) + 30)
         let writer = try RouteStore(at: url, options: .init(compaction: .manual))
         #expect(try writer.count == 5)
         let lost = try writer.verify().lostFiles
@@ -78,17 +79,20 @@ import Testing
         try writer.close()
     }
 
-    /// P3: a sealed segment cut in its last record; compaction after deletes there.
-    @Test func sealedSegmentCutThenCompacted() throws {
+    /// A sealed segment cut inside the last record the index lists in it, then deletes
+    /// there and a compaction: that route fails to load, every other one loads as before.
+    @Test func aSealedSegmentCutInItsLastRecordIsCompactedOver() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let store = try RouteStore(at: url, options: Self.options)
         let first = try Self.fillUntilRoll(store, seed: 1)
         _ = try Self.fillUntilRoll(store, seed: 500)
-        let lastOfFirst = first.dropLast().last!   // the last route fully in segment 1? (the last id rolled)
+        // The save that rolled the store went to the new segment: the one before it is
+        // the first segment's last record.
+        let lastOfFirst = first.dropLast().last!
         let loc = try store.state.withLock { $0.index.routes.locations(lastOfFirst)!.location }
         try store.close()
-        let seg = url.appendingPathComponent("seg-0000000\(loc.segment).rlseg")
+        let seg = url.appendingPathComponent(FormatConstants.segmentName(loc.segment))
         try Self.truncate(seg, to: Int(loc.offset) + 20)
         let writer = try RouteStore(at: url, options: Self.options)
         let deleted = Set(first.prefix(first.count / 2))
@@ -106,8 +110,10 @@ import Testing
         try again.close()
     }
 
-    /// P5: last segment's header damaged with the index vouching for its records.
-    @Test func lastHeaderDamaged() throws {
+    /// The last segment's header damaged, or the file cut below a header's size, while
+    /// the index lists its records: the writer opens on a new segment, and a save there
+    /// survives a reopen, a compaction and a read-only open.
+    @Test func theLastSegmentsDamagedHeaderLeavesTheStoreWritable() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let store = try RouteStore(at: url, options: Self.options)
@@ -119,7 +125,7 @@ import Testing
         for cut in [nil, 0, 10, 20] as [Int?] {
             let work = dir.store("w\(cut ?? -1)")
             try FileManager.default.copyItem(at: url, to: work)
-            let seg = work.appendingPathComponent("seg-0000000\(last).rlseg")
+            let seg = work.appendingPathComponent(FormatConstants.segmentName(last))
             if let cut { try Self.truncate(seg, to: cut) } else { try Self.flip(seg, at: 5) }
             let writer = try RouteStore(at: work, options: Self.options)
             let newID = try writer.save(Fixtures.sampleWalk(seed: 99, points: 20))
