@@ -46,7 +46,8 @@ public enum ParquetExporter {
     ///   when another export into it, or into a month folder this one works in, did not
     ///   end within the options' wait (naming that directory or folder); `.io`
     ///   when a directory or file cannot be written, or a month folder was moved or
-    ///   replaced while the export ran (nothing is changed in it then). The directory
+    ///   replaced while the export ran (nothing is changed in it then), or kept being
+    ///   replaced each time the export waited for its lock (8 times). The directory
     ///   renamed away mid-export is no error: the export goes on in it. Every table is written whole under
     ///   a temporary name before any is put in place, so a failure while writing (a full
     ///   disk) leaves the earlier export as it was. A route that cannot be read (damaged,
