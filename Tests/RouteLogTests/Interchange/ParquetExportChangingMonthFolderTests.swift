@@ -12,20 +12,23 @@ import Testing
 /// its name (held too, while it swaps again) and lets the old one go. One swap is met by
 /// opening the name again; a folder that keeps changing ends the export with `.io` naming
 /// it after ``ExportFolder/openingsOfAFolderThatKeepsChanging`` openings, with no
-/// temporary table left anywhere and no descriptor open.
+/// temporary table left anywhere and no descriptor open. The export's own directory,
+/// removed each time the export waits for it, ends the export the same way.
 @Suite struct ParquetExportChangingMonthFolderTests {
     /// The folder at a month folder's name, held locked; swapped for a new one each time
-    /// the export waits, at most `swaps` times.
+    /// the export waits, at most `swaps` times: renamed away, or removed when `removing`.
     final class SwappedFolder: @unchecked Sendable {
         let folder: URL
         let swaps: Int
+        let removing: Bool
         private(set) var waits = 0
         private(set) var aside: [URL] = []
         private var held: Int32 = -1
 
-        init(_ folder: URL, swaps: Int) throws {
+        init(_ folder: URL, swaps: Int, removing: Bool = false) throws {
             self.folder = folder
             self.swaps = swaps
+            self.removing = removing
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             held = Self.lock(folder)
         }
@@ -42,10 +45,14 @@ import Testing
         func swap() {
             waits += 1
             guard waits <= swaps else { return }
-            let away = folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("away-\(waits)")
-            #expect(rename(folder.path, away.path) == 0)
+            if removing {
+                #expect(rmdir(folder.path) == 0)
+            } else {
+                let away = folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("away-\(waits)")
+                #expect(rename(folder.path, away.path) == 0)
+                aside.append(away)
+            }
             #expect(mkdir(folder.path, 0o755) == 0)
-            aside.append(away)
             let old = held
             held = waits < swaps ? Self.lock(folder) : -1
             close(old)
@@ -103,6 +110,29 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: away.path).isEmpty, "written into \(away.lastPathComponent)")
         }
         #expect(ParquetExportDescriptorTests.held(under: out) == [], "left open: \(ParquetExportDescriptorTests.held(under: out))")
+        try store.close()
+        #expect(ParquetExportDescriptorTests.held(under: directory.url) == [], "left open: \(ParquetExportDescriptorTests.held(under: directory.url))")
+    }
+
+    /// The export's directory, held by another export, removed and made again each time
+    /// the export waits for it: the export makes it again and waits again, up to the
+    /// bound, then fails with `.io` naming it, having written nothing.
+    @Test func anExportDirectoryThatKeepsBeingRemovedEndsTheExport() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return }
+        let directory = TemporaryDirectory()
+        let store = try ParquetExportDirectoryTests().walks(3, in: directory)
+        let out = directory.url.appendingPathComponent("out")
+        let limit = ExportFolder.openingsOfAFolderThatKeepsChanging
+        let swapped = try SwappedFolder(out, swaps: limit * 4, removing: true)
+        let result = export(store, into: out, swapped)
+        swapped.release()
+        guard case .failure(let error) = result else {
+            Issue.record("the export ended well after \(swapped.waits) removals")
+            return
+        }
+        #expect(error.code == .io && error.path == out.path, "\(error)")
+        #expect(swapped.waits == limit, "the export made the directory \(swapped.waits) times")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
         try store.close()
         #expect(ParquetExportDescriptorTests.held(under: directory.url) == [], "left open: \(ParquetExportDescriptorTests.held(under: directory.url))")
     }

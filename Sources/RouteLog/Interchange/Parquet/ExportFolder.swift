@@ -105,7 +105,9 @@ final class ExportFolder {
     /// replaced once this had its lock, before the export gives up. Once or twice is
     /// another export clearing its stale months, or someone tidying up, and opening the
     /// name again deals with it; a name that keeps changing (a directory swapped in each
-    /// time the export waits) would otherwise keep the export opening it for ever.
+    /// time the export waits) would otherwise keep the export opening it for ever. The
+    /// export's own directory, removed each time the export waited for its lock, is made
+    /// again as many times (ParquetExporter).
     static let openingsOfAFolderThatKeepsChanging = 8
 
     /// The folder `name` here, made first when nothing is at the name (mode 0777 less the
