@@ -326,4 +326,72 @@ import Testing
         #expect(first.ends(within: 30) && working.ends(within: 30))
         #expect(state.withLock { $0.returned && $0.letGo == .some(nil) }, "\(state.withLock { $0 })")
     }
+
+    /// Rounds of a writer at work on several threads (saves, compactions, exports,
+    /// verifies, reads) while closes come from four threads at random moments and from
+    /// the exports' progress, and a read-only handle following it is closed from its own
+    /// deliveries: every close() returns, and once one has returned no writer holds the
+    /// store; nothing is left open once all have.
+    @Test func closesFromEverywhereRacingWorkReturnOnceTheStoreIsLetGo() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return }
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let options = RouteStore.Options(durability: .buffered, segmentSizeLimit: 8 << 10, compaction: .manual)
+        var ids: [RouteID] = []
+        do {
+            let store = try RouteStore(at: url, options: options)
+            for seed in 0..<16 { ids.append(try store.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 120))) }
+            for id in ids.prefix(4) { try store.delete(id) }
+            try store.close()
+        }
+        let live = Array(ids.dropFirst(4))
+        var rng = SeededGenerator(state: 17)
+        for round in 0..<24 {
+            let store = try RouteStore(at: url, options: options)
+            let reader = try RouteStore(at: url, options: .init(mode: .readOnly))
+            _ = reader.changeHub.subscribe(ChangeHub.Subscriber(deliver: { [weak reader] _ in
+                if Bool.random() { try? reader?.close() }
+            }, finish: { _ in }))
+            let stillLocked = StateLock([String]())
+            @Sendable func closeAndCheck() {
+                try? store.close()
+                if let holder = RouteStore.writerProcess(at: url) {
+                    stillLocked.withLock { $0.append("locked by \(holder) after a close() returned") }
+                }
+            }
+            let workers = (0..<5).map { kind in
+                Background {
+                    var n = 0
+                    while true {
+                        n += 1
+                        do {
+                            switch kind {
+                            case 0: _ = try store.save(Fixtures.sampleWalk(seed: UInt64(1_000 + round * 1_000 + n), points: 30))
+                            case 1: _ = try store.compact()
+                            case 2:
+                                try ParquetExporter.export(store, to: dir.url.appendingPathComponent("out-\(kind)")) { done, _ in
+                                    if done == 3, Int.random(in: 0..<4) == 0 { closeAndCheck() }
+                                }
+                            case 3: _ = try store.verify()
+                            default: _ = try store.route(live[n % live.count])
+                            }
+                        } catch let error as RouteLogError where error.code == .closed {
+                            return
+                        }
+                    }
+                }
+            }
+            let pauses = (0..<4).map { _ in UInt32.random(in: 0...30_000, using: &rng) }
+            let closers = pauses.map { pause in Background { usleep(pause); closeAndCheck() } }
+            #expect(closers.allSatisfy { $0.ends(within: 60) }, "round \(round): a close() never returned")
+            #expect(workers.allSatisfy { $0.ends(within: 60) }, "round \(round): work went on after close()")
+            #expect(workers.compactMap(\.error).isEmpty, "round \(round): \(workers.compactMap(\.error))")
+            #expect(stillLocked.withLock { $0 }.isEmpty, "round \(round): \(stillLocked.withLock { $0 })")
+            try reader.close()
+            #expect(ParquetExportDescriptorTests.held(under: url).isEmpty, "round \(round): \(ParquetExportDescriptorTests.held(under: url))")
+        }
+        let reopened = try RouteStore(at: url, options: options)
+        #expect(try reopened.verify().isClean)
+        try reopened.close()
+    }
 }
