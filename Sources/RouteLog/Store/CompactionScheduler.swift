@@ -26,6 +26,10 @@ final class CompactionScheduler: Sendable {
 
     let status = StateLock(Status())
     private let idle = DispatchGroup()
+    /// The threads running a compaction (or a background rewrite of the index) now:
+    /// close() waits for it, so a close() called from one must not wait for that
+    /// close() (``StoreClosing``).
+    let threads = ThreadsAtWork()
 
     /// Nanoseconds since boot (not counting sleep on Linux), for waits.
     static func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
@@ -63,7 +67,7 @@ final class CompactionScheduler: Sendable {
             idle.wait()
         }
         defer { end() }
-        return try run(store)
+        return try threads.run { try run(store) }
     }
 
     private func run(_ store: RouteStore) throws -> CompactionReport {
@@ -120,7 +124,7 @@ final class CompactionScheduler: Sendable {
         DispatchQueue.global(qos: .utility).async { [self] in
             defer { end() }
             // The outcome, success or failure, is kept in `status` for statistics().
-            _ = try? run(store)
+            _ = threads.run { try? run(store) }
         }
     }
 
@@ -141,7 +145,7 @@ final class CompactionScheduler: Sendable {
         guard allowed, tryBegin(store) else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             defer { end() }
-            if (try? BackgroundIndexRewrite(store: store).run()) == true {
+            if threads.run({ try? BackgroundIndexRewrite(store: store).run() }) == true {
                 status.withLock { $0.indexRewriteTriedAt = nil }
             }
         }

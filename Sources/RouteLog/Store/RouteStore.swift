@@ -43,6 +43,8 @@ public final class RouteStore: Sendable {
     let changeHub = ChangeHub()
     /// A read-only handle's watch on the writer process's files (Store/Observation).
     let following = WriterFollowing()
+    /// The first close(), which a second one waits for.
+    let closing = StoreClosing()
     /// The directory a read-only handle opened, taken before its files were read: the
     /// watch tells it from another one put at the same path later.
     let directoryIdentity: DirectoryIdentity?
@@ -167,12 +169,16 @@ public final class RouteStore: Sendable {
     ///   read-only handle; what `body` throws.
     func withWriter<T>(_ body: (inout StoreWriter) throws -> T) throws -> T {
         try checkOpenedInThisProcess()
-        return try writer.withLock { writer in
-            guard writer != nil else {
-                try state.withLock { try $0.checkOpen() }
-                throw RouteLogError(.invalidArgument, "the store was opened read-only", path: directory)
+        // A close() from `body` (a change of settings) must not wait for a close() that
+        // waits for this lock.
+        return try closing.threads.run {
+            try writer.withLock { writer in
+                guard writer != nil else {
+                    try state.withLock { try $0.checkOpen() }
+                    throw RouteLogError(.invalidArgument, "the store was opened read-only", path: directory)
+                }
+                return try body(&writer!)
             }
-            return try body(&writer!)
         }
     }
 
@@ -296,22 +302,54 @@ public final class RouteStore: Sendable {
     /// waits for a running compaction to finish or give up, then releases the files and
     /// the writer's lock: every descriptor the handle opened is closed, though the object
     /// lives on (a read still under way keeps the segment it reads until it ends).
-    /// Every later call on this handle throws `.closed`; calling
-    /// close() again does nothing. Dropping the last reference closes it too.
+    /// Every later call on this handle throws `.closed`. Dropping the last reference
+    /// closes it too.
+    ///
+    /// A close() called while another is under way (on another thread) returns once that
+    /// one has released everything, so that the store may be opened again at once; it
+    /// throws nothing, the first one reports what went wrong. Calling close() again
+    /// afterwards does nothing. One called on a thread that the close() under way waits
+    /// for returns at once instead, as that wait would never end: from inside
+    /// ``updateSettings(_:)``'s change, which holds the writer's lock the close() needs.
     /// - Throws: `.io` when the final sync of buffered saves fails, or an earlier sync or
-    ///   write of them failed (the lock is released all the same).
+    ///   write of them failed (the lock is released all the same). `.invalidArgument`,
+    ///   with the store left open, for the first close() called from inside
+    ///   ``updateSettings(_:)``'s change: it would wait for the writer's lock its own
+    ///   thread holds.
     ///
     /// In a child process made with fork(), close() does nothing: the handle still
     /// belongs to the parent (RouteStore+Process).
     public func close() throws {
         // A forked child's copy of the handle lets nothing go: its parent still holds the store.
         guard !isInheritedAcrossFork else { return }
+        if closeMayWaitForThisThread, state.withLock({ $0.lifecycle == .open }) {
+            throw RouteLogError(.invalidArgument, "close() was called from inside work that it waits for (a change of updateSettings, which holds the writer's lock); the store is still open: close it once that returns",
+                                path: directory)
+        }
         let first = state.withLock { s -> Bool in
             guard s.lifecycle == .open else { return false }
             s.lifecycle = .closing
+            closing.begin()
             return true
         }
-        guard first else { return }
+        guard first else {
+            if !closing.hasEnded && !closeMayWaitForThisThread { closing.waitForTheFirst() }
+            return
+        }
+        // Last of all, once everything is let go: the close() calls waiting for this one return.
+        defer { closing.end() }
+        try closing.threads.run { try letGo() }
+    }
+
+    /// Whether the close() under way may be waiting for this thread: its own (a
+    /// subscriber told of the end), one holding the writer lock, one compacting, one
+    /// delivering changes (``StoreClosing``).
+    private var closeMayWaitForThisThread: Bool {
+        closing.threads.includesThisThread || compaction.threads.includesThisThread || changeHub.delivering.includesThisThread
+    }
+
+    /// The first close()'s work, once the handle is marked closing.
+    private func letGo() throws {
         // From here no compaction can start, and a running one gives up at its next step.
         compaction.waitUntilIdle()
         following.stop()

@@ -101,24 +101,38 @@ final class ExportFolder {
 
     // MARK: Folders in it
 
+    /// How many times a month folder may be opened, each found removed, renamed away or
+    /// replaced once this had its lock, before the export gives up. Once or twice is
+    /// another export clearing its stale months, or someone tidying up, and opening the
+    /// name again deals with it; a name that keeps changing (a directory swapped in each
+    /// time the export waits) would otherwise keep the export opening it for ever. The
+    /// export's own directory, removed each time the export waited for its lock, is made
+    /// again as many times (ParquetExporter).
+    static let openingsOfAFolderThatKeepsChanging = 8
+
     /// The folder `name` here, made first when nothing is at the name (mode 0777 less the
     /// umask, as a directory made by path is), and locked: the month folder an export
     /// writes into. One removed while this waited for its lock (by an export clearing its
     /// stale months) is made again; one renamed away or replaced meanwhile is let go, and
-    /// the directory at the name now is opened instead.
+    /// the directory at the name now is opened instead, up to
+    /// ``openingsOfAFolderThatKeepsChanging`` openings in all.
     /// - Throws: `.invalidArgument` when a symbolic link, a file or anything else but a
     ///   directory is at the name; `.locked` when another export writes into it and did
-    ///   not end within the wait; `.io` when it cannot be made, opened or locked.
+    ///   not end within the wait; `.io` when it cannot be made, opened or locked, or
+    ///   kept being removed, moved or replaced while this waited for its lock.
     func folder(making name: String) throws -> ExportFolder {
         let within = try directory()
         let url = self.url.appendingPathComponent(name, isDirectory: true)
         var made = false
+        var openings = 0
         while true {
             do {
                 let folder = try ExportFolder(name, in: self, url: url)
+                openings += 1
                 // Removed, renamed away or replaced while this waited for its lock: the
                 // name is opened (or made) again, and nothing goes into that folder.
                 guard folder.lock?.isRemoved != true, fileSystem.identityOfName(name, in: within) == folder.identity else {
+                    guard openings < Self.openingsOfAFolderThatKeepsChanging else { throw Self.keptChanging(url, openings: openings) }
                     made = false
                     continue
                 }
@@ -218,6 +232,13 @@ final class ExportFolder {
         if lock == nil, let held { fileSystem.closeDirectory(held) }
         lock = nil
         held = nil
+    }
+
+    /// The month folder at `url` was removed, moved or replaced each of the `openings`
+    /// times the export opened it and waited for its lock.
+    private static func keptChanging(_ url: URL, openings: Int) -> RouteLogError {
+        RouteLogError(.io, "this month folder of the export was removed, moved or replaced each of the \(openings) times the export opened it and waited for its lock (something keeps changing what is at its name); nothing was written there: export again once it stays put",
+                      path: url.path)
     }
 
     private static func replaced(_ url: URL) -> RouteLogError {

@@ -46,7 +46,9 @@ public enum ParquetExporter {
     ///   when another export into it, or into a month folder this one works in, did not
     ///   end within the options' wait (naming that directory or folder); `.io`
     ///   when a directory or file cannot be written, or a month folder was moved or
-    ///   replaced while the export ran (nothing is changed in it then). The directory
+    ///   replaced while the export ran (nothing is changed in it then), or kept being
+    ///   replaced each time the export waited for its lock (8 times), or the directory
+    ///   removed each time (8 times). The directory
     ///   renamed away mid-export is no error: the export goes on in it. Every table is written whole under
     ///   a temporary name before any is put in place, so a failure while writing (a full
     ///   disk) leaves the earlier export as it was. A route that cannot be read (damaged,
@@ -68,12 +70,19 @@ public enum ParquetExporter {
         // locks: this one waits for no other export (which may be waiting for those).
         let nested = ExportDirectoryLock.heldByThisThread
         var lock: ExportDirectoryLock
+        var openings = 0
         repeat {
             try makeDirectory(directory)
             lock = try ExportDirectoryLock(directory, store: store.url, storeIdentity: storeIdentity, waiting: waiting, wait: options.directoryWait,
                                            nested: nested)
             // A month folder of another export's directory, removed by it (a stale month)
-            // while this waited for it, is made again.
+            // while this waited for it, is made again; one removed each time is given up
+            // on, as a month folder that keeps changing is.
+            openings += 1
+            if lock.isRemoved, openings >= ExportFolder.openingsOfAFolderThatKeepsChanging {
+                throw RouteLogError(.io, "the export directory was removed each of the \(openings) times the export made it and waited for its lock (something keeps removing it); nothing was written: export again once it stays put",
+                                    path: directory.path)
+            }
         } while lock.isRemoved
         // From here on, the directory locked is reached through the lock's descriptor only;
         // each month folder is locked while the export works in it, as the directory is.

@@ -25,6 +25,10 @@ final class ChangeHub: Sendable {
 
     private let subscribers = StateLock(List())
     private let delivery = NSLock()
+    /// The threads running subscribers now: close() waits for a delivery under way
+    /// before it ends the subscriptions, so a close() called from one must not wait for
+    /// that close() (``StoreClosing``).
+    let delivering = ThreadsAtWork()
     /// Called when the first subscriber arrives (a read-only handle starts watching its files).
     let onFirstSubscriber: StateLock<(@Sendable () -> Void)?> = StateLock(nil)
 
@@ -56,7 +60,10 @@ final class ChangeHub: Sendable {
         delivery.lock()
         defer { delivery.unlock() }
         let current = subscribers.withLock { $0.entries.sorted { $0.key < $1.key }.map(\.value) }
-        for subscriber in current { subscriber.deliver(changes) }
+        guard !current.isEmpty else { return }
+        delivering.run {
+            for subscriber in current { subscriber.deliver(changes) }
+        }
     }
 
     /// Ends every subscription: quietly (the store closed) or with `error`; later
@@ -71,6 +78,8 @@ final class ChangeHub: Sendable {
             defer { list.entries = [:] }
             return list.entries.sorted { $0.key < $1.key }.map(\.value)
         }
-        for subscriber in ended { subscriber.finish(error) }
+        delivering.run {
+            for subscriber in ended { subscriber.finish(error) }
+        }
     }
 }
