@@ -14,6 +14,11 @@ final class SegmentFile: Sendable {
     let writable: Bool
     /// The header did not decode when the store opened: its file number cannot be checked.
     let headerDamaged: Bool
+    /// The device and inode of the file the store opened (nil when the file system cannot
+    /// tell): the file at the segment's name must still be this one when it is opened
+    /// again, whatever its bytes say (``SegmentFileCache``), and a read-only handle that
+    /// finds another one there reads the store again (RouteStore+WriterCatchUp).
+    let identity: FileIdentity?
     let fileSystem: any FileSystem
     private let pinned: DurableFile?
     private let cache: SegmentFileCache?
@@ -31,6 +36,7 @@ final class SegmentFile: Sendable {
         self.number = number
         self.writable = writable
         self.headerDamaged = headerDamaged
+        identity = file.fileSystem.identity(file.ref)
         fileSystem = file.fileSystem
         self.cache = cache
         unreadable = nil
@@ -42,21 +48,22 @@ final class SegmentFile: Sendable {
         }
     }
 
-    /// The open file, to use for one operation or one scan and then let go.
-    ///
-    /// - Throws: what ``SegmentFileCache/file(for:)`` throws when it must be opened again.
     /// A sealed segment a reader could not open: ``open()`` throws `error`.
     init(unreadable error: RouteLogError, path: String, number: UInt32, fileSystem: any FileSystem) {
         self.path = path
         self.number = number
         writable = false
         headerDamaged = false
+        identity = nil
         self.fileSystem = fileSystem
         pinned = nil
         cache = nil
         unreadable = error
     }
 
+    /// The open file, to use for one operation or one scan and then let go.
+    ///
+    /// - Throws: what ``SegmentFileCache/file(for:)`` throws when it must be opened again.
     func open() throws -> DurableFile {
         if unreadable != nil { return try openLate() }
         if let pinned { return pinned }
