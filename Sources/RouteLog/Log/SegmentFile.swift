@@ -19,6 +19,9 @@ final class SegmentFile: Sendable {
     /// again, whatever its bytes say (``SegmentFileCache``), and a read-only handle that
     /// finds another one there reads the store again (RouteStore+WriterCatchUp).
     let identity: FileIdentity?
+    /// When that file was made (nil when the file system cannot tell): a file restored
+    /// in its place after it was removed may have been given its inode number.
+    let birth: FileBirth?
     let fileSystem: any FileSystem
     private let pinned: DurableFile?
     private let cache: SegmentFileCache?
@@ -37,6 +40,7 @@ final class SegmentFile: Sendable {
         self.writable = writable
         self.headerDamaged = headerDamaged
         identity = file.fileSystem.identity(file.ref)
+        birth = file.fileSystem.birth(file.ref)
         fileSystem = file.fileSystem
         self.cache = cache
         unreadable = nil
@@ -55,6 +59,7 @@ final class SegmentFile: Sendable {
         writable = false
         headerDamaged = false
         identity = nil
+        birth = nil
         self.fileSystem = fileSystem
         pinned = nil
         cache = nil
@@ -68,6 +73,14 @@ final class SegmentFile: Sendable {
         if unreadable != nil { return try openLate() }
         if let pinned { return pinned }
         return try cache!.file(for: self)
+    }
+
+    /// Whether `file` is the file the store opened for this segment: the same device and
+    /// inode, made at the same moment. True when the file system can tell neither.
+    func isOpenedFile(_ file: DurableFile) -> Bool {
+        guard let identity else { return true }
+        guard file.fileSystem.identity(file.ref) == identity else { return false }
+        return birth == nil || file.fileSystem.birth(file.ref) == birth
     }
 
     /// True while a segment that could not be opened with the store still cannot be.

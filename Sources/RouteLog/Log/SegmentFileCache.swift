@@ -11,7 +11,8 @@ import Darwin
 /// eviction only drops the cache's reference, and the descriptor closes with the last one.
 ///
 /// A file opened again must be the very file the store opened (``SegmentFile/identity``,
-/// its device and inode), not only a file with the segment's header: a copy of the
+/// its device and inode, and ``SegmentFile/birth``, when it was made, for an inode number
+/// a removed file freed is soon given again), not only a file with the segment's header: a copy of the
 /// segment restored over it, a backup's copy renamed in, or the store's directory moved
 /// away and another store's put at its path all give a file whose header names the
 /// same number. It is opened in the directory the writer holds, and a read-only
@@ -113,7 +114,7 @@ final class SegmentFileCache: Sendable {
         // The file the store opened, or none: a copy under the name holds the same
         // header, and may hold the same bytes only up to where it was made. The new
         // descriptor closes with `file` as this throws.
-        if let opened = segment.identity, file.fileSystem.identity(file.ref) != opened {
+        guard segment.isOpenedFile(file) else {
             throw RouteLogError.corrupted("segment \(segment.number)'s file was replaced by another file while the store was open "
                                           + "(its name now leads to a file the store did not open, whatever its header says): "
                                           + "it is not read as the segment; open the store again to read what is there now",

@@ -103,6 +103,104 @@ import Testing
         try store.close()
     }
 
+    /// A file system that gives every segment file made at a name the inode number of the
+    /// one the name had (as ext4 does for a file made just after another was removed,
+    /// with no descriptor left open on it): device and inode alone cannot tell a copy
+    /// restored there from the file the store opened.
+    struct InodeNumbersGivenAgain: ForwardingFileSystem {
+        let base: any FileSystem
+
+        static func given(_ identity: FileIdentity?, at path: String) -> FileIdentity? {
+            guard let identity, path.contains(FormatConstants.segmentPrefix) else { return identity }
+            var info = stat()
+            info.st_dev = dev_t(identity.device)
+            info.st_ino = ino_t(path.utf8.reduce(UInt64(5381)) { $0 &* 33 &+ UInt64($1) } >> 1)
+            return FileIdentity(info)
+        }
+
+        func identity(_ file: FileRef) -> FileIdentity? { Self.given(base.identity(file), at: file.path) }
+        func identityOfName(_ path: String) -> FileIdentity? { Self.given(base.identityOfName(path), at: path) }
+        func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? {
+            Self.given(base.identityOfName(name, in: directory), at: directory.path(name))
+        }
+    }
+
+    /// A copy restored where a segment was, with the device and inode of the segment (the
+    /// number its removal freed): told apart by when it was made.
+    @Test(arguments: [true, false]) func aCopyGivenTheSegmentsInodeNumberIsRefused(readOnly: Bool) throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.make(url, count: 4)
+        var options = Self.options
+        options.mode = readOnly ? .readOnly : .mustExist
+        options.openSegmentFileLimit = 1
+        let fileSystem = InodeNumbersGivenAgain(base: PosixFileSystem.shared)
+        let store = try RouteStore(at: url, options: options, fileSystem: fileSystem)
+        for route in saved { #expect(try store.route(route.id).withoutUUID == RouteCodec.quantize(route.route)) }
+        let replaced = Self.segment(saved[1].segment, of: url)
+        let before = fileSystem.identityOfName(replaced.path)
+        try Self.replace(replaced)
+        #expect(fileSystem.identityOfName(replaced.path) == before, "the copy has the segment's device and inode")
+
+        Self.expectReplaced(store, saved[1], at: url)
+        for route in saved where route.id != saved[1].id {
+            #expect(try store.route(route.id).withoutUUID == RouteCodec.quantize(route.route), "route \(route.id)")
+        }
+        try store.close()
+    }
+
+    /// The same on the real file system: the segment removed while no descriptor held it,
+    /// and another store's segment of that number written at its name, which ext4 gives
+    /// the removed file's inode number at once. Its records are whole, the same ids at the
+    /// same places: only the file's identity tells it is not the segment.
+    @Test func anotherStoresSegmentWrittenAtARemovedSegmentsNameIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store("a.routelog"), other = dir.store("b.routelog")
+        let saved = try Self.make(url, count: 4)
+        _ = try Self.make(other, count: 4, later: 60)
+        let reader = try Self.handle(url, readOnly: true)
+        for route in saved { #expect(try reader.route(route.id).withoutUUID == RouteCodec.quantize(route.route)) }
+        let target = Self.segment(saved[1].segment, of: url)
+        let bytes = try Data(contentsOf: Self.segment(saved[1].segment, of: other))
+        #expect(unlink(target.path) == 0)
+        let fd = open(target.path, O_CREAT | O_EXCL | O_WRONLY, 0o600)
+        #expect(fd >= 0)
+        #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        #expect(close(fd) == 0)
+
+        Self.expectReplaced(reader, saved[1], at: url)
+        try reader.close()
+    }
+
+    /// A symbolic link (to the segment's own bytes, kept elsewhere) or a FIFO put at the
+    /// name of a segment the cache closed: never followed, never waited on, refused as no
+    /// regular file (DurableFile's open, before any identity is compared).
+    @Test(arguments: [(true, "link"), (true, "fifo"), (false, "link"), (false, "fifo")])
+    func aLinkOrFIFOAtAClosedSegmentsNameIsRefused(readOnly: Bool, plant: String) throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let saved = try Self.make(url, count: 3)
+        let store = try Self.handle(url, readOnly: readOnly)
+        for route in saved { #expect(try store.route(route.id).withoutUUID == RouteCodec.quantize(route.route)) }
+        let target = Self.segment(saved[0].segment, of: url)
+        let aside = dir.url.appendingPathComponent("aside.rlseg")
+        try FileManager.default.moveItem(at: target, to: aside)
+        if plant == "link" {
+            try FileManager.default.createSymbolicLink(at: target, withDestinationURL: aside)
+        } else {
+            #expect(mkfifo(target.path, 0o600) == 0)
+        }
+        do {
+            _ = try store.route(saved[0].id)
+            Issue.record("a \(plant) at segment \(saved[0].segment)'s name was read")
+        } catch let error as RouteLogError {
+            #expect(error.code == .corrupted && error.path == target.path, "\(error)")
+            #expect(error.message.contains(plant == "link" ? "symbolic link" : "special file"), "\(error)")
+        }
+        #expect(try store.route(saved[1].id).withoutUUID == RouteCodec.quantize(saved[1].route))
+        try store.close()
+    }
+
     /// A writer whose last segment was closed by its cache, and an older copy of that
     /// segment restored over it: the next save is refused and writes nothing into the
     /// copy (which would have taken the record past its end, after a hole).
@@ -218,12 +316,17 @@ import Testing
     /// the store's files, which tells the change from the identity it took at the open
     /// (not from a descriptor it no longer has) and reads the store again, as it does for
     /// a writer's open that gave the store a last segment of its own (below), before any
-    /// look at that segment's bytes.
-    @Test func aReaderCatchingUpReadsTheStoreAgainWhenItsLastSegmentIsAnotherFile() throws {
+    /// look at that segment's bytes; also when the new file has the old one's device and
+    /// inode (``InodeNumbersGivenAgain``).
+    @Test(arguments: [false, true]) func aReaderCatchingUpReadsTheStoreAgainWhenItsLastSegmentIsAnotherFile(inodeGivenAgain: Bool) throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let saved = try Self.make(url, count: 4)
-        let reader = try Self.handle(url, readOnly: true)
+        var options = Self.options
+        options.mode = .readOnly
+        options.openSegmentFileLimit = 1
+        let reader = try RouteStore(at: url, options: options, fileSystem: inodeGivenAgain
+                                    ? InodeNumbersGivenAgain(base: PosixFileSystem.shared) : PosixFileSystem.shared)
         for route in saved.reversed() { #expect(try reader.route(route.id).withoutUUID == RouteCodec.quantize(route.route)) }
         try Self.replace(Self.segment(saved.last!.segment, of: url))
         Self.expectReplaced(reader, saved.last!, at: url)
