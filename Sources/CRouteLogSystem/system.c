@@ -244,6 +244,27 @@ int routelog_rename_exchange(const char *a, const char *b) {
 #endif
 }
 
+int routelog_birth_time(int fd, int64_t *seconds, int64_t *nanoseconds) {
+#if defined(__APPLE__)
+    struct stat info;
+    if (fstat(fd, &info) != 0) return errno;
+    *seconds = (int64_t)info.st_birthtimespec.tv_sec;
+    *nanoseconds = (int64_t)info.st_birthtimespec.tv_nsec;
+    return 0;
+#elif defined(__linux__) && defined(STATX_BTIME)
+    // Kernels before 4.11 have no statx: glibc then answers from fstat, without a birth time.
+    struct statx info;
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &info) != 0) return errno;
+    if (!(info.stx_mask & STATX_BTIME)) return ENOTSUP;
+    *seconds = (int64_t)info.stx_btime.tv_sec;
+    *nanoseconds = (int64_t)info.stx_btime.tv_nsec;
+    return 0;
+#else
+    (void)fd, (void)seconds, (void)nanoseconds;
+    return ENOTSUP;
+#endif
+}
+
 int routelog_renameat_exclusive(int from_dir, const char *from, int to_dir, const char *to) {
 #if defined(__linux__) && defined(SYS_renameat2)
     // RENAME_NOREPLACE (1): the check and the rename are one step.

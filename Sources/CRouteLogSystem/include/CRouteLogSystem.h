@@ -523,6 +523,13 @@ int routelog_rename_exclusive(const char *from, const char *to);
 /// rename stand-in here: that is the caller's to choose).
 int routelog_rename_exchange(const char *a, const char *b);
 
+/// When the open file `fd` was made, for the life of its inode: statx's birth time on
+/// Linux, st_birthtimespec on Darwin. An inode number a removed file freed is soon given
+/// to the next new file (ext4 gives it at once): the birth time tells the two apart,
+/// where the device and inode cannot. Returns 0 or errno: ENOTSUP where the system or
+/// the file system records no birth time.
+int routelog_birth_time(int fd, int64_t *seconds, int64_t *nanoseconds);
+
 // Descriptor-relative calls: the store's lost/ is used through one descriptor of it
 // (LostAndFound), opened in the store's directory as the writer holds it (HeldDirectory),
 // so that a link or another directory put at either path meanwhile leads nothing elsewhere.

@@ -81,6 +81,9 @@ protocol FileSystem: Sendable {
     /// still leads to that file.
     func identityOfName(_ path: String) -> FileIdentity?
     func identity(_ file: FileRef) -> FileIdentity?
+    /// When an open file was made (nil when the file system cannot tell): what tells a
+    /// file from an earlier one whose inode number it was given (``FileBirth``).
+    func birth(_ file: FileRef) -> FileBirth?
     /// An exclusive lock on the directory itself (flock), which deleting or replacing a
     /// file in it cannot escape; EWOULDBLOCK when another open description holds it.
     func lockDirectory(_ directory: FileRef) throws
@@ -135,6 +138,7 @@ extension FileSystem {
     /// A file system that cannot tell identities says so (a check of one then fails).
     func identityOfName(_ path: String) -> FileIdentity? { nil }
     func identity(_ file: FileRef) -> FileIdentity? { nil }
+    func birth(_ file: FileRef) -> FileBirth? { nil }
     func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? { nil }
     func identity(_ directory: DirectoryRef) -> FileIdentity? { nil }
     func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? { nil }
@@ -150,6 +154,16 @@ struct FileIdentity: Equatable, Sendable {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }
+}
+
+/// When a file was made, to the nanosecond where the file system keeps that, unchanged for
+/// the life of its inode. A file removed while nothing holds it open frees its inode
+/// number, and the next file made on that device may be given it (ext4 gives it at
+/// once): a copy restored in the place of a removed file can then have the removed
+/// file's device and inode, but not its birth.
+struct FileBirth: Equatable, Sendable {
+    let seconds: Int64
+    let nanoseconds: Int64
 }
 
 /// The real file system.
@@ -291,6 +305,12 @@ struct PosixFileSystem: FileSystem {
         var info = stat()
         guard fstat(file.fd, &info) == 0 else { return nil }
         return FileIdentity(info)
+    }
+
+    func birth(_ file: FileRef) -> FileBirth? {
+        var seconds: Int64 = 0, nanoseconds: Int64 = 0
+        guard routelog_birth_time(file.fd, &seconds, &nanoseconds) == 0 else { return nil }
+        return FileBirth(seconds: seconds, nanoseconds: nanoseconds)
     }
 
     func lockDirectory(_ directory: FileRef) throws {

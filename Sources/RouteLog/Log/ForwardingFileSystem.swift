@@ -36,6 +36,7 @@ extension ForwardingFileSystem {
     func sizeOfName(_ path: String) -> Int64? { base.sizeOfName(path) }
     func identityOfName(_ path: String) -> FileIdentity? { base.identityOfName(path) }
     func identity(_ file: FileRef) -> FileIdentity? { base.identity(file) }
+    func birth(_ file: FileRef) -> FileBirth? { base.birth(file) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
     func unlockDirectory(_ directory: FileRef) { base.unlockDirectory(directory) }
     func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {

@@ -23,8 +23,8 @@ struct LogFiles: Sendable {
 
     func path(_ name: String) -> String { directory + "/" + name }
 
-    /// The store's directory for one use of `lost/`, which every step of it goes
-    /// through: the one the writer holds; else opened once by its path, and refused as
+    /// The store's directory for one use of `lost/` (which every step of it goes
+    /// through) or one segment opened again: the one the writer holds; else opened once by its path, and refused as
     /// moved when it is not the directory the handle opened (``opened``). Only a
     /// read-only handle follows a link at the path, as its open did.
     func storeDirectory() throws -> HeldDirectory {
@@ -56,6 +56,21 @@ struct LogFiles: Sendable {
     func openFile(_ name: String, flags: Int32) throws -> DurableFile {
         if let held { return try DurableFile.open(name, in: held.ref, flags: flags, fileSystem: fileSystem) }
         return try DurableFile.open(path(name), flags: flags, fileSystem: fileSystem)
+    }
+
+    /// Opens the regular file `name` of the store once more, for a handle that opened it
+    /// before and closed it since (an evicted segment: ``SegmentFileCache``): in the held
+    /// directory when there is one, so that a store moved while open is read where it
+    /// went; else, for a handle that took the directory it opened (``opened``, a
+    /// read-only handle's), only in that directory, found at the store's path and
+    /// refused as moved when another is there; else by its path.
+    func reopenFile(_ name: String, flags: Int32) throws -> DurableFile {
+        guard held == nil, opened != nil else { return try openFile(name, flags: flags) }
+        let directory = try storeDirectory()
+        // Its descriptor closes with the last reference: kept until the file is open.
+        return try withExtendedLifetime(directory) {
+            try DurableFile.open(name, in: directory.ref, flags: flags, fileSystem: fileSystem)
+        }
     }
 
     /// Creates the new regular file `name` of the store (O_EXCL: nothing at the name is

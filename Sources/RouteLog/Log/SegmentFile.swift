@@ -14,6 +14,14 @@ final class SegmentFile: Sendable {
     let writable: Bool
     /// The header did not decode when the store opened: its file number cannot be checked.
     let headerDamaged: Bool
+    /// The device and inode of the file the store opened (nil when the file system cannot
+    /// tell): the file at the segment's name must still be this one when it is opened
+    /// again, whatever its bytes say (``SegmentFileCache``), and a read-only handle that
+    /// finds another one there reads the store again (RouteStore+WriterCatchUp).
+    let identity: FileIdentity?
+    /// When that file was made (nil when the file system cannot tell): a file restored
+    /// in its place after it was removed may have been given its inode number.
+    let birth: FileBirth?
     let fileSystem: any FileSystem
     private let pinned: DurableFile?
     private let cache: SegmentFileCache?
@@ -31,6 +39,8 @@ final class SegmentFile: Sendable {
         self.number = number
         self.writable = writable
         self.headerDamaged = headerDamaged
+        identity = file.fileSystem.identity(file.ref)
+        birth = file.fileSystem.birth(file.ref)
         fileSystem = file.fileSystem
         self.cache = cache
         unreadable = nil
@@ -42,25 +52,35 @@ final class SegmentFile: Sendable {
         }
     }
 
-    /// The open file, to use for one operation or one scan and then let go.
-    ///
-    /// - Throws: what ``SegmentFileCache/file(for:)`` throws when it must be opened again.
     /// A sealed segment a reader could not open: ``open()`` throws `error`.
     init(unreadable error: RouteLogError, path: String, number: UInt32, fileSystem: any FileSystem) {
         self.path = path
         self.number = number
         writable = false
         headerDamaged = false
+        identity = nil
+        birth = nil
         self.fileSystem = fileSystem
         pinned = nil
         cache = nil
         unreadable = error
     }
 
+    /// The open file, to use for one operation or one scan and then let go.
+    ///
+    /// - Throws: what ``SegmentFileCache/file(for:)`` throws when it must be opened again.
     func open() throws -> DurableFile {
         if unreadable != nil { return try openLate() }
         if let pinned { return pinned }
         return try cache!.file(for: self)
+    }
+
+    /// Whether `file` is the file the store opened for this segment: the same device and
+    /// inode, made at the same moment. True when the file system can tell neither.
+    func isOpenedFile(_ file: DurableFile) -> Bool {
+        guard let identity else { return true }
+        guard file.fileSystem.identity(file.ref) == identity else { return false }
+        return birth == nil || file.fileSystem.birth(file.ref) == birth
     }
 
     /// True while a segment that could not be opened with the store still cannot be.

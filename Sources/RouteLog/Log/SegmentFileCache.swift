@@ -9,6 +9,21 @@ import Darwin
 /// limit"). A store of a thousand segments then needs a few dozen descriptors, not a
 /// thousand. A file taken from here stays open while its user holds it (a scan, a read):
 /// eviction only drops the cache's reference, and the descriptor closes with the last one.
+///
+/// A file opened again must be the very file the store opened (``SegmentFile/identity``,
+/// its device and inode, and ``SegmentFile/birth``, when it was made, for an inode number
+/// a removed file freed is soon given again), not only a file with the segment's header: a copy of the
+/// segment restored over it, a backup's copy renamed in, or the store's directory moved
+/// away and another store's put at its path all give a file whose header names the
+/// same number. It is opened in the directory the writer holds, and a read-only
+/// handle's only in the directory it opened (``LogFiles/reopenFile(_:flags:)``). A
+/// writer never gives a segment another file once it has opened it (a compaction writes
+/// new numbers and removes the old files; a writer's open gives its last segment a copy
+/// of its own before it opens it, LinkedFiles), so a file found changed was replaced
+/// from outside, and is refused. A read-only handle's last segment may become another
+/// file at a writer's open (that copy): its catch-up with the writer reads the store
+/// again (RouteStore+WriterCatchUp), and until then the segment is refused as any
+/// replaced file is.
 final class SegmentFileCache: Sendable {
     /// Most descriptors kept open when no one is using them.
     let capacity: Int
@@ -20,11 +35,17 @@ final class SegmentFileCache: Sendable {
         var opens = 0
         /// Set when the store closed: nothing is kept from then on.
         var closed = false
+        /// The store's files, where an evicted segment is opened again; the writer's held
+        /// directory is let go when the store closes.
+        var store: LogFiles
     }
 
-    init(capacity: Int) {
+    /// A cache of the segments of `store` (whose own ``LogFiles/segmentFiles`` it ignores).
+    init(capacity: Int, store: LogFiles) {
         self.capacity = max(1, capacity)
-        state = StateLock(Entries())
+        var store = store
+        store.segmentFiles = nil
+        state = StateLock(Entries(store: store))
     }
 
     /// Descriptors the cache holds now.
@@ -45,9 +66,11 @@ final class SegmentFileCache: Sendable {
 
     /// The open file of `segment`, opened again when it was evicted.
     ///
-    /// - Throws: `.corrupted` when the path now holds something else (no regular file,
-    ///   or a header naming another file number); `.io` when it cannot be opened (ENOENT
-    ///   when a compaction has removed it since the caller took its segment list).
+    /// - Throws: `.corrupted` when the name now leads to something else (no regular
+    ///   file, another file than the one the store opened, or a header naming another
+    ///   file number); `.io` when it cannot be opened (ENOENT when a compaction has
+    ///   removed it since the caller took its segment list), or when the directory at a
+    ///   read-only handle's path is no longer the one it opened (moved or replaced).
     func file(for segment: SegmentFile) throws -> DurableFile {
         let capacity = self.capacity
         return try state.withLock { entries in
@@ -73,17 +96,29 @@ final class SegmentFileCache: Sendable {
         state.withLock { entries in
             entries.closed = true
             entries.files.removeAll()
+            entries.store.held = nil
         }
     }
 
     private static func reopen(_ segment: SegmentFile, entries: inout Entries) throws -> DurableFile {
+        let name = FormatConstants.segmentName(segment.number)
+        let flags = segment.writable ? O_RDWR : O_RDONLY
         let file: DurableFile
         do {
-            file = try DurableFile.open(segment.path, flags: segment.writable ? O_RDWR : O_RDONLY, fileSystem: segment.fileSystem)
+            file = try entries.store.reopenFile(name, flags: flags)
         } catch let error as RouteLogError where error.errno == EMFILE || error.errno == ENFILE {
             // Out of descriptors elsewhere in the process: give back half of ours once.
             evict(&entries, keeping: entries.files.count / 2)
-            file = try DurableFile.open(segment.path, flags: segment.writable ? O_RDWR : O_RDONLY, fileSystem: segment.fileSystem)
+            file = try entries.store.reopenFile(name, flags: flags)
+        }
+        // The file the store opened, or none: a copy under the name holds the same
+        // header, and may hold the same bytes only up to where it was made. The new
+        // descriptor closes with `file` as this throws.
+        guard segment.isOpenedFile(file) else {
+            throw RouteLogError.corrupted("segment \(segment.number)'s file was replaced by another file while the store was open "
+                                          + "(its name now leads to a file the store did not open, whatever its header says): "
+                                          + "it is not read as the segment; open the store again to read what is there now",
+                                          path: segment.path, offset: 0)
         }
         // Numbers are never reused, so a header naming another number means the name now
         // holds a different file: never read another file's bytes as this segment's.

@@ -102,12 +102,11 @@ public final class RouteStore: Sendable {
         if let locked = lock?.lockedDirectory, fileSystem is PosixFileSystem {
             fileSystem = StoreDirectoryGuard(base: fileSystem, directory: path, identity: locked)
         }
-        // A writer's uses of lost/ go through the directory it locked, held open.
-        if let lock {
-            opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem, segmentFiles: opener.segmentFiles,
-                                 held: lock.heldDirectory)
-        }
         let identity = opener.writable ? nil : DirectoryIdentity(of: path)
+        // A writer's uses of lost/, and its segments opened again, go through the
+        // directory it locked, held open; a reader's segments are opened again only in
+        // the directory it opened. (Nothing has used the first opener's segment cache.)
+        opener = StoreOpener(directory: path, options: options, fileSystem: fileSystem, held: lock?.heldDirectory, opened: identity)
         let (state, writer): (StoreState, StoreWriter?)
         do {
             (state, writer) = opener.writable ? try opener.open() : try Self.openForReading(opener)

@@ -17,21 +17,29 @@ struct StoreOpener {
     /// The store's open segment descriptors, shared with the handle it opens.
     let segmentFiles: SegmentFileCache
     /// The directory a writer locked, held (``StoreLock/heldDirectory``): its uses of
-    /// `lost/` go through it.
+    /// `lost/`, and its segments opened again, go through it.
     let held: HeldDirectory?
+    /// The directory a read-only handle opened (``RouteStore/directoryIdentity``): its
+    /// segments are opened again only there.
+    let opened: DirectoryIdentity?
 
+    /// An opener of the store at `directory`; without `segmentFiles`, it makes the cache of
+    /// the handle it opens, which opens segments again through `held` or `opened`.
     init(directory: String, options: RouteStore.Options, fileSystem: any FileSystem, segmentFiles: SegmentFileCache? = nil,
-         held: HeldDirectory? = nil) {
+         held: HeldDirectory? = nil, opened: DirectoryIdentity? = nil) {
         self.directory = directory
         self.options = options
         self.fileSystem = fileSystem
-        self.segmentFiles = segmentFiles ?? SegmentFileCache(capacity: options.openSegmentFileLimit)
         self.held = held
+        self.opened = opened
+        self.segmentFiles = segmentFiles ?? SegmentFileCache(
+            capacity: options.openSegmentFileLimit,
+            store: LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, held: held, opened: opened))
     }
 
     var files: LogFiles {
         LogFiles(directory: directory, fileSystem: fileSystem, protection: options.fileProtection, segmentFiles: segmentFiles,
-                 held: held)
+                 held: held, opened: opened)
     }
     var writable: Bool { options.mode != .readOnly }
 

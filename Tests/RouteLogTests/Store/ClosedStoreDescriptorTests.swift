@@ -71,7 +71,7 @@ import Glibc
     @Test func aClosedCacheKeepsNoSegmentOpenedAfterIt() throws {
         guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return }
         let dir = TemporaryDirectory()
-        let cache = SegmentFileCache(capacity: 4)
+        let cache = SegmentFileCache(capacity: 4, store: LogFiles(directory: dir.url.path, fileSystem: PosixFileSystem.shared))
         func segment(_ number: UInt32) throws -> SegmentFile {
             let path = dir.url.appendingPathComponent(FormatConstants.segmentName(number)).path
             #expect(FileManager.default.createFile(atPath: path, contents: Data()))

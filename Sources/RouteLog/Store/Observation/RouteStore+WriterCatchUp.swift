@@ -25,8 +25,8 @@ extension RouteStore {
         let (segments, indexFile, seen) = state.withLock { ($0.segments, $0.indexFileNumber, $0.followedMark) }
         let changes: [StoreChange]
         if !WriterMark.moved(from: seen, to: mark), manifest.indexFile == indexFile,
-           manifest.segments.starts(with: segments.numbers), try !anyShrank(segments),
-           !lastReplaced(segments), try lastRecordStillThere(segments) {
+           manifest.segments.starts(with: segments.numbers), !lastReplaced(segments),
+           try !anyShrank(segments), try lastRecordStillThere(segments) {
             changes = try readAppended(manifest, segments: segments, opener: opener, mark: mark)
         } else {
             changes = try readReplaced(opener, oldSegments: segments.numbers)
@@ -58,13 +58,20 @@ extension RouteStore {
     }
 
     /// True when the last segment's name now leads to another file than the one the
-    /// handle reads: a writer gave its store a copy of its own of a file another store
-    /// shares (LinkedFiles), and the file the handle holds is the other store's now.
+    /// handle opened: a writer gave its store a copy of its own of a file another store
+    /// shares (LinkedFiles), and the file the handle opened is the other store's now.
+    /// Told from the identity taken when the handle opened it (``SegmentFile/identity``),
+    /// not from its descriptor, which the segment file cache may have closed: opening
+    /// the name again would be refused as a replaced file (``SegmentFileCache``), so this
+    /// comes before any look at the last segment's bytes. A name that leads to the same
+    /// device and inode is opened to compare births (``SegmentFile/birth``): the file
+    /// there may have been given the number of the one the handle opened, removed since.
     private func lastReplaced(_ segments: SegmentSet) -> Bool {
-        guard let last = segments.segments.last, let file = try? last.file else { return false }
-        var held = stat(), named = stat()
-        guard fstat(file.ref.fd, &held) == 0, lstat(last.path, &named) == 0 else { return false }
-        return held.st_dev != named.st_dev || held.st_ino != named.st_ino
+        guard let last = segments.segments.last, let opened = last.handle.identity,
+              let named = fileSystem.identityOfName(last.path) else { return false }
+        guard named == opened else { return true }
+        guard last.handle.birth != nil, let file = DurableFile.openIfRegular(last.path, fileSystem: fileSystem) else { return false }
+        return !last.handle.isOpenedFile(file)
     }
 
     /// The records appended since the handle last looked, applied in log order.
