@@ -9,20 +9,22 @@ import Testing
 /// segment's header damaged or the file cut shorter than a header. In each the other
 /// routes load, a save after it survives a reopen and a compaction, and nothing is cut.
 @Suite struct StorageAttackProbeTests {
-    static var options: RouteStore.Options {
-        var options = RouteStore.Options(segmentSizeLimit: 8 * 1024, compaction: .manual)
-        options.compactionRewriteThreshold = 0.2
-        return options
-    }
+    /// Small segments and compaction only when asked, as DeadRecordEndingASegmentTests has them.
+    static var options: RouteStore.Options { DeadRecordEndingASegmentTests.options }
 
     static func fillUntilRoll(_ store: RouteStore, seed: UInt64) throws -> [RouteID] {
-        let segments = try store.statistics().segments.count
-        var ids: [RouteID] = []
-        while try store.statistics().segments.count == segments {
-            try #require(ids.count < 500)
-            ids.append(try store.save(Fixtures.sampleWalk(seed: seed + UInt64(ids.count), points: 40)))
-        }
-        return ids
+        try DeadRecordEndingASegmentTests.fillUntilRoll(store, seed: seed)
+    }
+
+    /// A store whose first segment is sealed and whose second has rolled too, closed;
+    /// returns its path, and the routes saved into the first segment (the last of them
+    /// went to the second: its save rolled the store).
+    static func storeOfSealedSegments(in dir: TemporaryDirectory) throws -> (url: URL, first: [RouteID], store: RouteStore) {
+        let url = dir.store()
+        let store = try RouteStore(at: url, options: options)
+        let first = try fillUntilRoll(store, seed: 1)
+        _ = try fillUntilRoll(store, seed: 500)
+        return (url, first, store)
     }
 
     static func flip(_ url: URL, at offset: Int) throws {
@@ -41,10 +43,7 @@ import Testing
     /// route left loads as before, after the compaction and after a reopen.
     @Test func aSealedSegmentsDamagedHeaderIsCompactedOver() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        let store = try RouteStore(at: url, options: Self.options)
-        let first = try Self.fillUntilRoll(store, seed: 1)
-        _ = try Self.fillUntilRoll(store, seed: 500)
+        let (url, first, store) = try Self.storeOfSealedSegments(in: dir)
         try store.close()
         try Self.flip(url.appendingPathComponent(FormatConstants.segmentName(1)), at: 3)
         let writer = try RouteStore(at: url, options: Self.options)
@@ -83,10 +82,7 @@ import Testing
     /// there and a compaction: that route fails to load, every other one loads as before.
     @Test func aSealedSegmentCutInItsLastRecordIsCompactedOver() throws {
         let dir = TemporaryDirectory()
-        let url = dir.store()
-        let store = try RouteStore(at: url, options: Self.options)
-        let first = try Self.fillUntilRoll(store, seed: 1)
-        _ = try Self.fillUntilRoll(store, seed: 500)
+        let (url, first, store) = try Self.storeOfSealedSegments(in: dir)
         // The save that rolled the store went to the new segment: the one before it is
         // the first segment's last record.
         let lastOfFirst = first.dropLast().last!

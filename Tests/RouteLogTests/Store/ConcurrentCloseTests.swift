@@ -203,6 +203,14 @@ import Testing
         func otherEnds(within seconds: Double) -> Bool { others.withLock { $0 }?.ends(within: seconds) ?? false }
     }
 
+    /// Both of `twice`'s closes returned, and the store at `url` is let go.
+    static func expectBothClosesReturned(_ twice: CloseFromAThreadCloseWaitsFor, _ url: URL,
+                                         sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(twice.started && twice.returned, sourceLocation: sourceLocation)
+        #expect(twice.otherEnds(within: 30), sourceLocation: sourceLocation)
+        #expect(letGo(url) == nil, sourceLocation: sourceLocation)
+    }
+
     /// A subscriber hears of a save while the save's group holds the writer lock, which
     /// the other close() waits for.
     @Test func aCloseFromTheDeliveryOfACommitReturnsAtOnce() throws {
@@ -212,9 +220,7 @@ import Testing
         _ = store.changeHub.subscribe(ChangeHub.Subscriber(deliver: { _ in twice.closeTwice() }, finish: { _ in }))
         let saving = Background { _ = try store.save(Fixtures.sampleWalk(seed: 2, points: 50)) }
         #expect(saving.ends(within: 30), "the save whose delivery closed the store never returned")
-        #expect(twice.started && twice.returned)
-        #expect(twice.otherEnds(within: 30))
-        #expect(Self.letGo(url) == nil)
+        Self.expectBothClosesReturned(twice, url)
     }
 
     /// A subscriber hears of a compaction on the compaction's thread, which the other
@@ -231,9 +237,7 @@ import Testing
         }, finish: { _ in }))
         let compacting = Background { _ = try store.compact() }
         #expect(compacting.ends(within: 30), "the compaction whose delivery closed the store never returned")
-        #expect(twice.started && twice.returned)
-        #expect(twice.otherEnds(within: 30))
-        #expect(Self.letGo(url) == nil)
+        Self.expectBothClosesReturned(twice, url)
     }
 
     /// A change of settings holds the writer lock, which the other close() waits for.
@@ -248,9 +252,7 @@ import Testing
             }
         }
         #expect(changing.ends(within: 30), "the change of settings that closed the store never returned")
-        #expect(twice.started && twice.returned)
-        #expect(twice.otherEnds(within: 30))
-        #expect(Self.letGo(url) == nil)
+        Self.expectBothClosesReturned(twice, url)
     }
 
     /// The first close() called from inside a change of settings would wait for the
