@@ -244,6 +244,14 @@ int routelog_rename_exchange(const char *a, const char *b) {
 #endif
 }
 
+int routelog_search_only_flag(void) {
+#if defined(__linux__) && defined(O_PATH)
+    return O_PATH;
+#else
+    return 0;
+#endif
+}
+
 int routelog_birth_time(int fd, int64_t *seconds, int64_t *nanoseconds) {
 #if defined(__APPLE__)
     struct stat info;

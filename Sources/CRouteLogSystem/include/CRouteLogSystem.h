@@ -523,6 +523,11 @@ int routelog_rename_exclusive(const char *from, const char *to);
 /// rename stand-in here: that is the caller's to choose).
 int routelog_rename_exchange(const char *a, const char *b);
 
+/// The open(2) flag of a descriptor of a directory that only looks names up in it:
+/// O_PATH on Linux, which needs the directory's search permission only (no read
+/// permission, as O_RDONLY needs); 0 elsewhere.
+int routelog_search_only_flag(void);
+
 /// When the open file `fd` was made, for the life of its inode: statx's birth time on
 /// Linux, st_birthtimespec on Darwin. An inode number a removed file freed is soon given
 /// to the next new file (ext4 gives it at once): the birth time tells the two apart,

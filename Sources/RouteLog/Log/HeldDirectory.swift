@@ -1,3 +1,4 @@
+import CRouteLogSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -52,12 +53,17 @@ final class HeldDirectory: Sendable {
     /// - Throws: `.io` saying the store's directory was moved or replaced when it is
     ///   another directory, or a link and not `following`; `.io` with the errno when it
     ///   could not be opened.
+    ///
+    /// With `searchOnly`, the descriptor only finds names in the directory (O_PATH on
+    /// Linux): enough to open a file in it and to tell which directory it is, and it
+    /// needs no permission to list the directory, only to search it, as opening a file
+    /// by its path does (a store in a directory its reader may search but not list).
     static func open(_ path: String, expecting expected: DirectoryIdentity?, following: Bool = false,
-                     fileSystem: any FileSystem) throws -> HeldDirectory {
+                     searchOnly: Bool = false, fileSystem: any FileSystem) throws -> HeldDirectory {
         let ref: DirectoryRef
         do {
             ref = try fileSystem.checked("open directory", path) {
-                try fileSystem.openDirectory(path, in: nil, flags: following ? 0 : O_NOFOLLOW)
+                try fileSystem.openDirectory(path, in: nil, flags: (following ? 0 : O_NOFOLLOW) | (searchOnly ? Self.searchFlag : 0))
             }
         } catch let error as RouteLogError where expected != nil && (error.errno == ELOOP || error.errno == ENOTDIR) {
             throw moved(path)  // a link, or no directory, where the store's directory was
@@ -69,6 +75,9 @@ final class HeldDirectory: Sendable {
         }
         return held
     }
+
+    /// The flag of a descriptor that only looks names up in a directory.
+    static let searchFlag = routelog_search_only_flag()
 
     /// The error of a use that found another directory, or none, at the store's path.
     static func moved(_ path: String) -> RouteLogError {

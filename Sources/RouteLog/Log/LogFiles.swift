@@ -66,7 +66,9 @@ struct LogFiles: Sendable {
     /// refused as moved when another is there; else by its path.
     func reopenFile(_ name: String, flags: Int32) throws -> DurableFile {
         guard held == nil, opened != nil else { return try openFile(name, flags: flags) }
-        let directory = try storeDirectory()
+        // Found in the directory by a descriptor that may only search it: opening the
+        // file by its path needed no more (a store in a directory its reader may not list).
+        let directory = try HeldDirectory.open(self.directory, expecting: opened, following: true, searchOnly: true, fileSystem: fileSystem)
         // Its descriptor closes with the last reference: kept until the file is open.
         return try withExtendedLifetime(directory) {
             try DurableFile.open(name, in: directory.ref, flags: flags, fileSystem: fileSystem)
