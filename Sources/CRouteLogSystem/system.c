@@ -247,6 +247,9 @@ int routelog_rename_exchange(const char *a, const char *b) {
 int routelog_search_only_flag(void) {
 #if defined(__linux__) && defined(O_PATH)
     return O_PATH;
+#elif defined(O_SEARCH)
+    // POSIX's flag for the same (Apple's SDKs and the BSDs define it).
+    return O_SEARCH;
 #else
     return 0;
 #endif

@@ -525,7 +525,7 @@ int routelog_rename_exchange(const char *a, const char *b);
 
 /// The open(2) flag of a descriptor of a directory that only looks names up in it:
 /// O_PATH on Linux, which needs the directory's search permission only (no read
-/// permission, as O_RDONLY needs); 0 elsewhere.
+/// permission, as O_RDONLY needs); POSIX's O_SEARCH where the system has it; else 0.
 int routelog_search_only_flag(void);
 
 /// When the open file `fd` was made, for the life of its inode: statx's birth time on
