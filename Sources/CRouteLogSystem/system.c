@@ -255,25 +255,37 @@ int routelog_search_only_flag(void) {
 #endif
 }
 
-int routelog_birth_time(int fd, int64_t *seconds, int64_t *nanoseconds) {
+// The birth time of `path` in `directory` (never through a link), or of `directory`
+// itself when `path` is "" (the open file's).
+static int birth_time_at(int directory, const char *path, int64_t *seconds, int64_t *nanoseconds) {
 #if defined(__APPLE__)
     struct stat info;
-    if (fstat(fd, &info) != 0) return errno;
+    int failed = path[0] == 0 ? fstat(directory, &info) : fstatat(directory, path, &info, AT_SYMLINK_NOFOLLOW);
+    if (failed != 0) return errno;
     *seconds = (int64_t)info.st_birthtimespec.tv_sec;
     *nanoseconds = (int64_t)info.st_birthtimespec.tv_nsec;
     return 0;
 #elif defined(__linux__) && defined(STATX_BTIME)
     // Kernels before 4.11 have no statx: glibc then answers from fstat, without a birth time.
     struct statx info;
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &info) != 0) return errno;
+    int flags = path[0] == 0 ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
+    if (statx(directory, path, flags, STATX_BTIME, &info) != 0) return errno;
     if (!(info.stx_mask & STATX_BTIME)) return ENOTSUP;
     *seconds = (int64_t)info.stx_btime.tv_sec;
     *nanoseconds = (int64_t)info.stx_btime.tv_nsec;
     return 0;
 #else
-    (void)fd, (void)seconds, (void)nanoseconds;
+    (void)directory, (void)path, (void)seconds, (void)nanoseconds;
     return ENOTSUP;
 #endif
+}
+
+int routelog_birth_time(int fd, int64_t *seconds, int64_t *nanoseconds) {
+    return birth_time_at(fd, "", seconds, nanoseconds);
+}
+
+int routelog_birth_time_of_name(const char *path, int64_t *seconds, int64_t *nanoseconds) {
+    return birth_time_at(AT_FDCWD, path, seconds, nanoseconds);
 }
 
 int routelog_renameat_exclusive(int from_dir, const char *from, int to_dir, const char *to) {

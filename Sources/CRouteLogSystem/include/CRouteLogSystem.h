@@ -535,6 +535,10 @@ int routelog_search_only_flag(void);
 /// the file system records no birth time.
 int routelog_birth_time(int fd, int64_t *seconds, int64_t *nanoseconds);
 
+/// routelog_birth_time of the file at `path` (a link itself, not what it points at),
+/// without opening it.
+int routelog_birth_time_of_name(const char *path, int64_t *seconds, int64_t *nanoseconds);
+
 // Descriptor-relative calls: the store's lost/ is used through one descriptor of it
 // (LostAndFound), opened in the store's directory as the writer holds it (HeldDirectory),
 // so that a link or another directory put at either path meanwhile leads nothing elsewhere.

@@ -84,6 +84,8 @@ protocol FileSystem: Sendable {
     /// When an open file was made (nil when the file system cannot tell): what tells a
     /// file from an earlier one whose inode number it was given (``FileBirth``).
     func birth(_ file: FileRef) -> FileBirth?
+    /// ``birth(_:)`` of the file at `path` (never through a link), without opening it.
+    func birthOfName(_ path: String) -> FileBirth?
     /// An exclusive lock on the directory itself (flock), which deleting or replacing a
     /// file in it cannot escape; EWOULDBLOCK when another open description holds it.
     func lockDirectory(_ directory: FileRef) throws
@@ -139,6 +141,7 @@ extension FileSystem {
     func identityOfName(_ path: String) -> FileIdentity? { nil }
     func identity(_ file: FileRef) -> FileIdentity? { nil }
     func birth(_ file: FileRef) -> FileBirth? { nil }
+    func birthOfName(_ path: String) -> FileBirth? { nil }
     func identityOfName(_ name: String, in directory: DirectoryRef) -> FileIdentity? { nil }
     func identity(_ directory: DirectoryRef) -> FileIdentity? { nil }
     func typeOfName(_ name: String, in directory: DirectoryRef) -> FileType? { nil }
@@ -310,6 +313,12 @@ struct PosixFileSystem: FileSystem {
     func birth(_ file: FileRef) -> FileBirth? {
         var seconds: Int64 = 0, nanoseconds: Int64 = 0
         guard routelog_birth_time(file.fd, &seconds, &nanoseconds) == 0 else { return nil }
+        return FileBirth(seconds: seconds, nanoseconds: nanoseconds)
+    }
+
+    func birthOfName(_ path: String) -> FileBirth? {
+        var seconds: Int64 = 0, nanoseconds: Int64 = 0
+        guard routelog_birth_time_of_name(path, &seconds, &nanoseconds) == 0 else { return nil }
         return FileBirth(seconds: seconds, nanoseconds: nanoseconds)
     }
 

@@ -37,6 +37,7 @@ extension ForwardingFileSystem {
     func identityOfName(_ path: String) -> FileIdentity? { base.identityOfName(path) }
     func identity(_ file: FileRef) -> FileIdentity? { base.identity(file) }
     func birth(_ file: FileRef) -> FileBirth? { base.birth(file) }
+    func birthOfName(_ path: String) -> FileBirth? { base.birthOfName(path) }
     func lockDirectory(_ directory: FileRef) throws { try base.lockDirectory(directory) }
     func unlockDirectory(_ directory: FileRef) { base.unlockDirectory(directory) }
     func openDirectory(_ name: String, in parent: DirectoryRef?, flags: Int32) throws -> DirectoryRef {

@@ -64,14 +64,15 @@ extension RouteStore {
     /// not from its descriptor, which the segment file cache may have closed: opening
     /// the name again would be refused as a replaced file (``SegmentFileCache``), so this
     /// comes before any look at the last segment's bytes. A name that leads to the same
-    /// device and inode is opened to compare births (``SegmentFile/birth``): the file
-    /// there may have been given the number of the one the handle opened, removed since.
+    /// device and inode has its birth compared too (``SegmentFile/birth``), looked up by
+    /// name as the identity is, with nothing opened: the file there may have been given
+    /// the number of the one the handle opened, removed since.
     private func lastReplaced(_ segments: SegmentSet) -> Bool {
         guard let last = segments.segments.last, let opened = last.handle.identity,
               let named = fileSystem.identityOfName(last.path) else { return false }
         guard named == opened else { return true }
-        guard last.handle.birth != nil, let file = DurableFile.openIfRegular(last.path, fileSystem: fileSystem) else { return false }
-        return !last.handle.isOpenedFile(file)
+        guard let birth = last.handle.birth, let namedBirth = fileSystem.birthOfName(last.path) else { return false }
+        return namedBirth != birth
     }
 
     /// The records appended since the handle last looked, applied in log order.
