@@ -328,6 +328,16 @@ size_t routelog_first_value_outside_portable(const int64_t *values, size_t count
 /// would send them (format-spec.md, "PointBlock", "Version 2").
 void routelog_count_zero_runs(const uint8_t *tokens, size_t k, uint32_t *run_counts);
 
+/// Fills `entries` (room for 2^11) with the decode table of a version 2 column's code,
+/// as Codec/V2/HuffmanCode.swift's HuffmanDecodeTable lays its entries out, and returns
+/// its width in bits (the longest code). `lengths` holds a length (0...11) for each of
+/// the 276 symbols (value tokens 0...255, then run tokens), nonzero only for value
+/// tokens below `value_tokens_listed` (at most 256) and run tokens below
+/// `run_tokens_listed` (at most 20); the lengths must have passed the code's checks
+/// (complete, or a single code of length 1).
+int routelog_fill_decode_table(const uint8_t *lengths, size_t value_tokens_listed, size_t run_tokens_listed,
+                               uint64_t *entries);
+
 /// Writes the one stream of a version 2 column with zero runs into out (room for its
 /// worst case and 8 bytes more) and returns its bytes: each run of u = 0 (tokens[j] = 0)
 /// as its run token, symbol 256 + j of send, and every other residual as

@@ -1,3 +1,5 @@
+import CRouteLogSystem
+
 /// A version 2 column's canonical Huffman code (format-spec.md, "PointBlock", "The
 /// code"): code lengths per symbol, the codes a writer sends, and the table a reader
 /// decodes with. Symbols 0...255 are value tokens, 256 + j is run token j.
@@ -130,80 +132,15 @@ struct HuffmanDecodeTable {
 
     /// Fills `storage` (room for 2^11 entries) for `code`, which must have passed
     /// ``HuffmanCode/problem()``. Made once per column a load decodes, so it allocates
-    /// nothing: the canonical codes are worked out in place, as ``HuffmanCode/codes()``
-    /// gives them (within a length, in symbol order). Its loops visit only the symbols
-    /// the column's lengths table lists (``HuffmanCode/forEachListedSymbol(_:)``): a
-    /// pass over all 276, each a branch on a length the processor cannot guess, cost
-    /// more than filling the table.
+    /// nothing and is made in C (`routelog_fill_decode_table`, in `decode_table.c`): the
+    /// canonical codes worked out in place, as ``HuffmanCode/codes()`` gives them
+    /// (within a length, in symbol order), over only the symbols the column's lengths
+    /// table lists; each symbol's entries are its whole value when its extra bits fit the
+    /// table's width too, else its base and extra-bit count.
     init(_ code: HuffmanCode, storage: UnsafeMutablePointer<UInt64>) {
-        let maxLength = FormatConstants.ColumnV2.maxCodeLength
         entries = storage
-        var bits = 0
         bits = code.lengths.withUnsafeBufferPointer { lengths in
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 2 * (maxLength + 2)) { scratch in
-                let perLength = scratch.baseAddress!, next = perLength + maxLength + 2
-                perLength.initialize(repeating: 0, count: 2 * (maxLength + 2))
-                var used = 0, longest = 0
-                code.forEachListedSymbol { symbol in
-                    let length = Int(lengths[symbol])
-                    guard length > 0 else { return }
-                    perLength[length] &+= 1
-                    used &+= 1
-                    longest = max(longest, length)
-                }
-                var first: UInt32 = 0
-                for length in 1...maxLength {
-                    first = (first &+ perLength[length &- 1]) &<< 1
-                    next[length] = first
-                }
-                let size = 1 &<< longest
-                // A complete code covers every entry; a single code of one bit covers
-                // half, and the rest must say that no code starts there.
-                if used < 2 { storage.update(repeating: Self.slow, count: size) }  // total and code 0: no code
-                code.forEachListedSymbol { symbol in
-                    let length = Int(lengths[symbol])
-                    guard length > 0 else { return }
-                    let reversed = HuffmanCode.reversed(next[length], length)
-                    next[length] &+= 1
-                    Self.fill(storage, symbol: symbol, length: length, code: Int(reversed), bits: longest)
-                }
-                return longest
-            }
-        }
-        self.bits = bits
-    }
-
-    /// Every entry of a table `bits` wide whose low `length` bits are `code`: the
-    /// symbol's whole value when its extra bits fit in the table's width too, else its
-    /// base and extra-bit count. Shaped for speed: the entries of a whole value differ
-    /// only in the extra bits, which count up from one entry to the next and start again
-    /// every 2^extra entries, so the inner loop is an add and a store.
-    private static func fill(_ entries: UnsafeMutablePointer<UInt64>, symbol: Int, length: Int, code: Int, bits: Int) {
-        let isValue = symbol < FormatConstants.ColumnV2.valueTokens
-        let extra = isValue ? ResidualToken.extraBits(symbol) : symbol - FormatConstants.ColumnV2.valueTokens
-        let base = isValue ? ResidualToken.base(symbol) : UInt64(1) &<< UInt64(extra)
-        let size = 1 &<< bits, step = 1 &<< length
-        var index = code
-        if isValue && length + extra <= bits {
-            // The extra bits are in the window too: each entry holds its whole value.
-            let first = entry(total: length + extra, code: length + extra, base: base)
-            let repeats = 1 &<< extra, one = UInt64(1) &<< baseShift
-            while index < size {
-                var value = first
-                for _ in 0..<repeats {
-                    entries[index] = value
-                    value &+= one
-                    index &+= step
-                }
-            }
-        } else {
-            let entry = base >= Self.baseLimit
-                ? Self.entry(total: length, code: length, base: UInt64(symbol), flags: Self.slow)
-                : Self.entry(total: length + extra, code: length, base: base, flags: isValue ? 0 : Self.run)
-            while index < size {
-                entries[index] = entry
-                index += step
-            }
+            Int(routelog_fill_decode_table(lengths.baseAddress, code.valueTokensListed, code.runTokensListed, storage))
         }
     }
 }
