@@ -1173,6 +1173,48 @@ static void check_run_sums(void) {
     report("decode_run_stream, sums", &d);
 }
 
+// Decode tables of complete codes made by splitting leaves (a code of one symbol at
+// length 1, or more: a random leaf of length l becomes two of length l + 1, up to 11),
+// given to random distinct symbols among those listed, runs or none: every entry and
+// the width, for each.
+static void check_decode_table(void) {
+    digest d = {0xCBF29CE484222325ull, 0};
+    static uint64_t table[1 << 11];
+    for (int round = 0; round < 600; round++) {
+        uint8_t lengths[276] = {0}, leaves[276];
+        unsigned used = 1 + (unsigned)below(round % 3 == 0 ? 6 : 120);
+        size_t value_listed = 16 + below(241), run_listed = round % 2 ? below(21) : 0;
+        if (used > value_listed + run_listed) used = (unsigned)(value_listed + run_listed);
+        unsigned count = 1;
+        leaves[0] = 1;  // one code of one bit (a single used symbol), or split below
+        if (used > 1) leaves[0] = 0;
+        while (count < used) {
+            unsigned at = (unsigned)below(count);
+            if (leaves[at] >= 11) {
+                unsigned j = 0;
+                while (j < count && leaves[j] >= 11) j++;
+                if (j == count) break;
+                at = j;
+            }
+            leaves[at]++;
+            leaves[count++] = leaves[at];
+        }
+        for (unsigned j = 0; j < count; j++) {
+            size_t slot;
+            unsigned symbol;
+            do {
+                slot = below(value_listed + run_listed);
+                symbol = slot < value_listed ? (unsigned)slot : 256 + (unsigned)(slot - value_listed);
+            } while (lengths[symbol] != 0);
+            lengths[symbol] = leaves[j];
+        }
+        int bits = routelog_fill_decode_table(lengths, value_listed, run_listed, table);
+        mix_u64(&d, (uint64_t)bits), mix(&d, table, ((size_t)1 << bits) * 8);
+        d.calls++;
+    }
+    report("fill_decode_table", &d);
+}
+
 int main(void) {
     fprintf(stderr, "paths: crc32c=%d divide=%d multiplies=%d build_points=%d farthest=%d quantize=%d short_steps=%d\n",
             routelog_crc32c_is_accelerated(), routelog_divide_is_wide(), routelog_divide_multiplies(),
@@ -1198,5 +1240,6 @@ int main(void) {
     check_farthest_ends();  // the same
     check_token_differences();  // the same
     check_run_sums();  // the same
+    check_decode_table();  // the same
     return 0;
 }
