@@ -231,4 +231,110 @@ import RouteLogSamples
             }
         }
     }
+
+    /// Points of ten doubles, a field side by side a chunk at a time, check the exactness
+    /// of their conversion once a chunk: within 32 bits for a field with no offset that
+    /// scales within them (all of a TrackPoint's but its time), below 2^51 for another
+    /// required field (the time). A NaN, an infinity, a value past 2^31 (2^51) or one out
+    /// of range anywhere in the chunk, and it is converted again lane by lane; a chunk
+    /// whose first value has a sign rounds its ties with a constant half, and is
+    /// converted again with either sign when it has both. Valid values with hostile ones
+    /// now and then (so that some chunks are taken and some are not), at the edges of 32
+    /// bits, of 2^51, of the range, of the absent pattern and of rounding; values of one
+    /// sign; and optional fields absent from every point but one.
+    @Test func fieldsCheckedOnceAChunkGiveThePortableIntegersAndSummaries() {
+        struct Field { var index: Int, optional: Int32, offset: Double, scale: Double, low: Double, high: Double }
+        let fields = [
+            Field(index: 0, optional: 0, offset: 0, scale: 1e7, low: -180, high: 180),
+            Field(index: 3, optional: 1, offset: -0.0, scale: 100, low: -1e7, high: 1e7),
+            // 2^31 - 2 at either end, the most the 32-bit conversion takes.
+            Field(index: 5, optional: 0, offset: 0, scale: 0.5, low: -4_294_967_292, high: 4_294_967_292),
+            Field(index: 7, optional: 1, offset: 0, scale: 1, low: 0, high: 1e6),
+            // One past it, and an offset: not the 32-bit conversion, the same integers.
+            Field(index: 8, optional: 0, offset: 0, scale: 0.5, low: -4_294_967_294, high: 4_294_967_294),
+            Field(index: 9, optional: 1, offset: 0.25, scale: 1, low: -1e6, high: 1e6),
+            // A point's time: an offset, no highest value, converted exactly below 2^51.
+            Field(index: 1, optional: 0, offset: 978_307_200, scale: 1000, low: -978_307_200, high: .infinity),
+        ]
+        let absent = Double(bitPattern: TrackPoint.absentBitPattern)
+        func hostile(_ f: Field) -> [Double] {
+            let s = f.scale
+            return [.nan, -.nan, .infinity, -.infinity, -0.0, 0, absent, Double(bitPattern: TrackPoint.absentBitPattern ^ 1),
+                    f.low, f.high, f.low.nextDown, f.high.nextUp, f.high + 1 / s, f.low - 1 / s,
+                    2_147_483_646.5 / s, 2_147_483_647 / s, 2_147_483_647.5 / s, 2_147_483_648 / s, -2_147_483_647.5 / s,
+                    -2_147_483_648 / s, -2_147_483_649 / s, 4.6e18, -1e300, 0.5 / s, -0.5 / s, 2.5 / s, -2.5 / s,
+                    0.49999999999999994 / s, -0.49999999999999994 / s, .leastNonzeroMagnitude,
+                    0x1p51 / s - f.offset, (0x1p51 - 1) / s - f.offset, (0x1p51 - 2) / s - f.offset, -0x1p51 / s - f.offset,
+                    (2 - 0x1p51) / s - f.offset]
+        }
+        var g = SeededGenerator(state: 0x3232)
+        for round in 0..<40 {
+            for count in Array(0...13) + [255, 256, 257, 600, 3600] {
+                var points = [Double](repeating: 0, count: max(1, count * 10))
+                // One point in this many hostile: some chunks of 256 have none.
+                let rarity = [3, 50, 400, 5000][round % 4]
+                // Values of both signs, or, but for the hostile ones, of one sign only (a
+                // run of one sign rounds its ties with a constant half).
+                let signs = (round / 2) % 3
+                for i in 0..<count {
+                    for f in fields {
+                        var x: Double
+                        let isHostile = Int.random(in: 0..<rarity, using: &g) == 0
+                        if isHostile {
+                            x = hostile(f).randomElement(using: &g)!
+                        } else if f.optional != 0 && round % 3 == 1 && Int.random(in: 0..<4, using: &g) == 0 {
+                            x = absent
+                        } else if Bool.random(using: &g) {
+                            // A tie or its neighbours, in range.
+                            let tie = (Double(Int.random(in: -1000...1000, using: &g)) + 0.5) / f.scale
+                            x = Swift.max(f.low, Swift.min(f.high, [tie, tie.nextUp, tie.nextDown].randomElement(using: &g)!))
+                        } else {
+                            x = Double.random(in: f.low...Swift.min(f.high, 4e9), using: &g)
+                        }
+                        if signs == 1 && !isHostile { x = Swift.min(f.high, x.magnitude) }
+                        if signs == 2 && !isHostile { x = Swift.max(f.low, -x.magnitude) }
+                        points[i * 10 + f.index] = x
+                    }
+                }
+                // Every fifth round, an optional field absent from every point but one (a
+                // chunk none of whose points but that one has it).
+                if round % 5 == 4 && count > 0 {
+                    for f in fields where f.optional != 0 {
+                        let lone = Int.random(in: 0..<count, using: &g)
+                        for i in 0..<count where i != lone { points[i * 10 + f.index] = absent }
+                    }
+                }
+                var outputs: [[[Int64]]] = [], results: [[routelog_field_summary]] = []
+                for wide in [true, false] {
+                    var values = [[Int64]](repeating: [Int64](repeating: 99, count: count + 1), count: fields.count)
+                    var summaries = [routelog_field_summary](repeating: routelog_field_summary(), count: fields.count)
+                    let memory = values.map { v in
+                        let m = UnsafeMutablePointer<Int64>.allocate(capacity: v.count)
+                        m.initialize(from: v, count: v.count)
+                        return m
+                    }
+                    defer { memory.forEach { $0.deallocate() } }
+                    let specs = zip(fields, memory).map { f, m in
+                        routelog_field_spec(field: f.index, optional: f.optional, offset: f.offset, scale: f.scale,
+                                            low: f.low, high: f.high, values: m, raw: nil)
+                    }
+                    if wide {
+                        routelog_quantize_fields(points, count, 10, specs, specs.count, TrackPoint.absentBitPattern, &summaries)
+                    } else {
+                        routelog_quantize_fields_portable(points, count, 10, specs, specs.count, TrackPoint.absentBitPattern, &summaries)
+                    }
+                    for k in fields.indices { values[k] = Array(UnsafeBufferPointer(start: memory[k], count: count + 1)) }
+                    outputs.append(values)
+                    results.append(summaries)
+                }
+                for k in fields.indices {
+                    #expect(outputs[0][k][count] == 99, "nothing written past the points")
+                    #expect(outputs[0][k] == outputs[1][k], "round \(round), count \(count), field \(k)")
+                    let a = results[0][k], b = results[1][k]
+                    #expect(a.min == b.min && a.max == b.max && a.absent == b.absent && a.in_range == b.in_range,
+                            "round \(round), count \(count), field \(k): \(a) against \(b)")
+                }
+            }
+        }
+    }
 }
