@@ -290,13 +290,17 @@ static inline size_t write_four_lanes(const uint64_t *u, const uint8_t *tokens, 
             buffer = _mm256_or_si256(buffer, _mm256_sllv_epi64(bits, pending));
             pending = _mm256_add_epi64(pending, total);
         }
-        // store() in each lane.
+        // store() in each lane, each word stored from its vector (VMOVQ, VPEXTRQ to
+        // memory): MOVHPD for the upper words became a shuffle and a store, two more
+        // instructions a group (callgrind: 107,700 -> 104,800 instructions a save).
         __m128i low = _mm256_castsi256_si128(buffer), high = _mm256_extracti128_si256(buffer, 1);
         __m128i next_low = _mm256_castsi256_si128(next), next_high = _mm256_extracti128_si256(next, 1);
-        _mm_storel_epi64((__m128i *)(uintptr_t)_mm_cvtsi128_si64(next_low), low);
-        _mm_storeh_pd((double *)(uintptr_t)_mm_extract_epi64(next_low, 1), _mm_castsi128_pd(low));
-        _mm_storel_epi64((__m128i *)(uintptr_t)_mm_cvtsi128_si64(next_high), high);
-        _mm_storeh_pd((double *)(uintptr_t)_mm_extract_epi64(next_high, 1), _mm_castsi128_pd(high));
+        uint64_t words[4] = {(uint64_t)_mm_cvtsi128_si64(low), (uint64_t)_mm_extract_epi64(low, 1),
+                             (uint64_t)_mm_cvtsi128_si64(high), (uint64_t)_mm_extract_epi64(high, 1)};
+        memcpy((uint8_t *)(uintptr_t)_mm_cvtsi128_si64(next_low), &words[0], 8);
+        memcpy((uint8_t *)(uintptr_t)_mm_extract_epi64(next_low, 1), &words[1], 8);
+        memcpy((uint8_t *)(uintptr_t)_mm_cvtsi128_si64(next_high), &words[2], 8);
+        memcpy((uint8_t *)(uintptr_t)_mm_extract_epi64(next_high, 1), &words[3], 8);
         next = _mm256_add_epi64(next, _mm256_srli_epi64(pending, 3));
         buffer = _mm256_srlv_epi64(buffer, _mm256_and_si256(pending, whole_bytes));
         pending = _mm256_and_si256(pending, seven);
