@@ -56,16 +56,18 @@ static inline __attribute__((always_inline)) void put(stream_writer *w, uint64_t
 }
 
 // A value of more than MAX_PUT bits (possible only for absurd residuals): the code,
-// then the extra bits 32 at a time.
-static void put_long(stream_writer *w, uint64_t send, uint64_t extra_bits) {
-    put(w, send & SEND_CODE_MASK, (send >> SEND_LENGTH_SHIFT) & 0xFF);
+// then the extra bits 32 at a time. The writer goes in and comes back by value: passed
+// by its address, it could not stay in registers in the loops that call this.
+static stream_writer put_long(stream_writer w, uint64_t send, uint64_t extra_bits) {
+    put(&w, send & SEND_CODE_MASK, (send >> SEND_LENGTH_SHIFT) & 0xFF);
     uint64_t count = (send >> SEND_EXTRA_SHIFT) & 0xFF;
     while (count > 32) {
-        put(w, extra_bits & 0xFFFFFFFFull, 32);
+        put(&w, extra_bits & 0xFFFFFFFFull, 32);
         extra_bits >>= 32;
         count -= 32;
     }
-    put(w, extra_bits, count);
+    put(&w, extra_bits, count);
+    return w;
 }
 
 // Residual j's code and extra bits, ready for one put; *total says how many.
@@ -82,7 +84,7 @@ static inline __attribute__((always_inline)) void put_value(stream_writer *w, co
     uint64_t total;
     uint64_t bits = value_bits(send, masks, u, token, &total);
     if (__builtin_expect(total <= MAX_PUT, 1)) put(w, bits, total);
-    else put_long(w, send[token], u & masks[token]);
+    else *w = put_long(*w, send[token], u & masks[token]);
 }
 
 static inline __attribute__((always_inline)) size_t finish(stream_writer *w, const uint8_t *start) {
@@ -201,27 +203,59 @@ static inline __attribute__((always_inline)) void write_streams(const uint64_t *
     write_streams_on(u, tokens, k, count, send, masks, group, 0, 0, out, lengths, bzhi);
 }
 
-// The one stream of a column with zero runs: the values between runs one by one, each
-// run as its run token (value tokens 0..<256 come first in `send`) and its j extra bits.
+// A run of 1...ROUTELOG_LONGEST_RUN zeros as its run token (value tokens 0..<256 come
+// first in `send`) and its j extra bits.
+static inline __attribute__((always_inline)) void put_run_token(stream_writer *w, const uint64_t *send, size_t run) {
+    unsigned j = routelog_run_token(run);
+    uint64_t s = send[256 + j], code_length = (s >> SEND_LENGTH_SHIFT) & 0xFF;
+    // Code and extra bits in one put: at most 11 + 19 bits.
+    put(w, (s & SEND_CODE_MASK) | ((uint64_t)run & ((1ULL << j) - 1)) << code_length, code_length + j);
+}
+
+// A run of `length` zeros (1 or more); one longer than a run token sends, as several.
+static inline __attribute__((always_inline)) void put_run(stream_writer *w, const uint64_t *send, size_t length) {
+    for (; __builtin_expect(length > ROUTELOG_LONGEST_RUN, 0); length -= ROUTELOG_LONGEST_RUN)
+        put_run_token(w, send, ROUTELOG_LONGEST_RUN);
+    put_run_token(w, send, length);
+}
+
+// The one stream of a column with zero runs: the values one by one, and each run of
+// zeros as its run token just before the value that ends it (or at the column's end).
+// 64 tokens at a time, from the mask of their zeros (routelog_zero_token_mask): the
+// values are its clear bits, taken in order; a value with a zero before it ends a run,
+// which started at the last run start below it, or in an earlier word.
+//
+// Shaped for speed: routelog_next_zero_run's scan (one run at a time, and the values
+// between runs in a loop of their own) kept more state than there are registers, and
+// the writer went through memory on every value. Callgrind, a buffered save of a
+// 3,600-point walk (one column with runs, about 900 values and 450 runs): 68,000
+// instructions that way, 56,500 this way.
 static inline __attribute__((always_inline)) size_t write_run_stream(const uint64_t *u, const uint8_t *tokens, size_t k,
                                                                     const uint64_t *send, const uint64_t *masks,
                                                                     uint8_t *out) {
     stream_writer w = {0, 0, out};
-    routelog_zero_run_scan scan = routelog_zero_runs(tokens, k);
-    size_t i = 0, start, length;
-    while (routelog_next_zero_run(&scan, &start, &length)) {
-        for (; i < start; i++) put_value(&w, send, masks, u[i], tokens[i]);
-        i = start + length;
-        while (length > 0) {
-            size_t run = length > ROUTELOG_LONGEST_RUN ? ROUTELOG_LONGEST_RUN : length;
-            unsigned j = routelog_run_token(run);
-            uint64_t s = send[256 + j], code_length = (s >> SEND_LENGTH_SHIFT) & 0xFF;
-            // Code and extra bits in one put: at most 11 + 19 bits.
-            put(&w, (s & SEND_CODE_MASK) | ((uint64_t)run & ((1ULL << j) - 1)) << code_length, code_length + j);
-            length -= run;
+    size_t run_start = 0;  // the start of the last run begun, in this word or an earlier one
+    uint64_t carry = 0;    // 1 when the word before ended with a zero token
+    for (size_t base = 0; base < k; base += 64) {
+        size_t n = k - base < 64 ? k - base : 64;
+        uint64_t zeros = routelog_zero_token_mask(tokens + base, n);
+        uint64_t before = zeros << 1 | carry;  // bit p: token p - 1 is 0 (bit 0 from the word before)
+        uint64_t starts = zeros & ~before;
+        uint64_t values = ~zeros & (n == 64 ? ~0ULL : (1ULL << n) - 1);
+        while (values) {
+            unsigned p = (unsigned)__builtin_ctzll(values);
+            values &= values - 1;
+            if (before >> p & 1) {
+                uint64_t earlier = starts & ((1ULL << p) - 1);
+                if (earlier) run_start = base + 63 - (size_t)__builtin_clzll(earlier);
+                put_run(&w, send, base + p - run_start);
+            }
+            put_value(&w, send, masks, u[base + p], tokens[base + p]);
         }
+        if (starts) run_start = base + 63 - (size_t)__builtin_clzll(starts);
+        carry = zeros >> (n - 1) & 1;
     }
-    for (; i < k; i++) put_value(&w, send, masks, u[i], tokens[i]);
+    if (carry) put_run(&w, send, k - run_start);  // a run up to the column's end
     return finish(&w, out);
 }
 
