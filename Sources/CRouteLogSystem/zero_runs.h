@@ -1,7 +1,8 @@
 // Runs of zero tokens in a version 2 column (format-spec.md, "PointBlock", "Version 2"),
 // found 64 tokens at a time: a mask of the zero tokens, whose rising and falling edges
-// are where runs start and end. A save counts the runs to choose its code and writes
-// them with it, so both go through this one scan. Shaped for speed: a column such as a
+// are where runs start and end. A save counts the runs with this scan to choose its
+// code, and writes them from the same masks (write_run_stream in residual_writer.c,
+// which takes the values and the run ends together). Shaped for speed: a column such as a
 // speed or a course has a short run every few values, and scanning for each end byte by
 // byte (or word by word) cost a branch the processor could not predict per run.
 // Shared by the C files that need it; not part of the module's API.

@@ -357,10 +357,16 @@ size_t routelog_write_run_stream_portable(const uint64_t *u, const uint8_t *toke
 /// bits 0-31, code length in bits 32-39, extra bits in 40-47 and both together in
 /// 48-55, masks[t] the mask of its extra bits, and longest the most bits any used token
 /// takes (a count too short is not trusted: the writer also reads it off send and takes
-/// the larger). With BMI2 when the processor has it, the same bytes either way.
+/// the larger). With AVX2 (four streams) and BMI2 when the processor has them, the same bytes either way.
 void routelog_write_residual_streams(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
                                      const uint64_t *send, const uint64_t *masks, unsigned longest,
                                      uint8_t *const *out, size_t *lengths);
+
+/// The same without AVX2 (for tests): with BMI2 when the processor has it, one stream
+/// after another.
+void routelog_write_residual_streams_scalar(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,
+                                            const uint64_t *send, const uint64_t *masks, unsigned longest,
+                                            uint8_t *const *out, size_t *lengths);
 
 /// The same without BMI2 (for tests).
 void routelog_write_residual_streams_portable(const uint64_t *u, const uint8_t *tokens, size_t k, size_t count,

@@ -226,9 +226,12 @@ import Testing
             let reference = plan.referenceRunStream(u)
             let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: reference.count + 8)
             defer { memory.deallocate() }
-            let length = routelog_write_run_stream(u, tokens, k, plan.sendTable, plan.extraMaskTable, memory)
-            #expect(length == reference.count, "round \(round)")
-            #expect(Array(UnsafeBufferPointer(start: memory, count: min(length, reference.count))) == reference, "round \(round)")
+            for (name, writer) in [("dispatched", routelog_write_run_stream), ("portable", routelog_write_run_stream_portable)] {
+                let length = writer(u, tokens, k, plan.sendTable, plan.extraMaskTable, memory)
+                #expect(length == reference.count, "\(name), round \(round)")
+                #expect(Array(UnsafeBufferPointer(start: memory, count: min(length, reference.count))) == reference,
+                        "\(name), round \(round)")
+            }
         }
         #expect(rounds > 300, "only \(rounds) columns chose zero runs")
     }

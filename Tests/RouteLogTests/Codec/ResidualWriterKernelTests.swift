@@ -186,4 +186,48 @@ import Testing
         }
         for group in [8, 4, 2, 1] { #expect(rounds[group, default: 0] >= 60, "values \(group) a put: \(rounds)") }
     }
+
+    /// Four streams side by side, one in each lane of a vector (AVX2:
+    /// write_four_streams_avx2, which routelog_write_residual_streams takes for four
+    /// streams on processors with it), against the one-stream-after-another writers (BMI2
+    /// and portable) and the value-at-a-time writer: each stream with values of its own
+    /// size (so the lanes' buffers fill unevenly), one of them from 48 bits to the largest
+    /// u (the code's longest value at, under and past one put: groups of one value, and
+    /// no lanes), runs of zeros, the largest value of each size every eleventh residual,
+    /// and counts of residuals that leave every remainder of steps of four and of groups.
+    @Test func fourLanesWriteWhatTheScalarWritersWrite() {
+        var g = SeededGenerator(state: 8383)
+        var rounds: [Int: Int] = [:]
+        var longestAtOnePut = 0, pastOnePut = 0
+        for round in 0..<600 {
+            let k = round % 30 == 0 ? 3600 + round / 30 : Int.random(in: 0...(4 * 8 * 3 + 11), using: &g)
+            let long = UInt64.random(in: 48...64, using: &g)
+            let widths: [UInt64] = [[1, 3, 5, 7], [2, 13, 6, 1], [27, 3, 26, 1], [12, 2, 1, 11], [long, 1, 3, 2],
+                                    [4, 4, 4, long], [6, long, 1, long - 2], [1, 2, 3, 2]][round % 8]
+            let u: [UInt64] = (0..<k).map { j in
+                if round % 3 == 0 && (j / 4) % 9 < 4 { return 0 }
+                let top: UInt64 = widths[j % 4] >= 64 ? .max : (1 << widths[j % 4]) - 1
+                return j % 11 == 5 ? top : UInt64.random(in: 0...top, using: &g)
+            }
+            let tokens = u.map { UInt8(ResidualToken.token($0)) }
+            var counts = [UInt32](repeating: 0, count: FormatConstants.ColumnV2.valueTokens)
+            for t in tokens { counts[Int(t)] += 1 }
+            let plan = tokens.withUnsafeBufferPointer { t in
+                counts.withUnsafeBufferPointer { CodePlan(tokens: t, tokenCounts: $0) }
+            }
+            if k >= 4 { rounds[Self.group(longest: plan.longestValue), default: 0] += 1 }
+            if plan.longestValue > Self.maxPut - 4 && plan.longestValue <= Self.maxPut { longestAtOnePut += 1 }
+            if plan.longestValue > Self.maxPut { pastOnePut += 1 }
+            let expected = Self.expected(u, count: 4, plan: plan)
+            for (name, writer) in [("dispatched", routelog_write_residual_streams as Writer),
+                                   ("scalar", routelog_write_residual_streams_scalar as Writer),
+                                   ("portable", routelog_write_residual_streams_portable as Writer)] {
+                let got = Self.written(u, tokens: tokens, count: 4, plan: plan, with: writer)
+                #expect(got == expected, "\(name), round \(round): \(k) values, longest \(plan.longestValue)")
+            }
+        }
+        for group in [8, 4, 2, 1] { #expect(rounds[group, default: 0] >= 40, "values \(group) a put: \(rounds)") }
+        #expect(longestAtOnePut >= 10, "longest values of 53 to 56 bits: \(longestAtOnePut)")
+        #expect(pastOnePut >= 40, "values past one put: \(pastOnePut)")
+    }
 }
