@@ -30,10 +30,15 @@ struct CompactionCopy {
     /// whole route, which a recording never holds at once before.
     private var mergedMetadata: [RouteID: StoredMetadata] = [:]
 
-    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>) {
+    /// The store's open found damage in its segments: a record of it may have been the
+    /// one that made a later record's id known (``checkRewritten()``).
+    let damageKnown: Bool
+
+    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, damageKnown: Bool = false) {
         self.index = index
         self.segments = segments
         self.rewritten = rewritten
+        self.damageKnown = damageKnown
     }
 
     private func inRewritten(_ location: RecordLocation) -> Bool { rewritten.contains(location.segment) }
@@ -114,6 +119,14 @@ struct CompactionCopy {
     /// latest edit the index places before it. None is possible in a log whose index is
     /// its own (ids are never used again); a forged or damaged index file has them.
     ///
+    /// A RecordingChunk or MetadataEdit of an id the index has no trace of (no route,
+    /// recording or tombstone) is dead when its recording or route was deleted and
+    /// compacted away, but holds acknowledged points or metadata when the record that
+    /// made its id known (a RecordingStart, a RoutePut) was lost to damage the index did
+    /// not reach. So while the store holds damage (found by its open, or in the segments
+    /// read here), a segment holding such a record is kept as found, and so is every
+    /// rewritten segment holding damage, which keeps saying that a record was lost.
+    ///
     /// Bytes that are no valid record (damage, or a damaged last record) are noted: once
     /// an index was rebuilt, nothing says what such bytes held, so the compaction keeps a
     /// copy of them in `lost/` before it removes their segment. (Damage in a record the
@@ -121,6 +134,10 @@ struct CompactionCopy {
     func checkRewritten() -> RewrittenCheck {
         func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
         var check = RewrittenCheck()
+        var orphans = Set<UInt32>()
+        func isKnown(_ id: RouteID) -> Bool {
+            index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
+        }
         for number in rewritten {
             guard let segment = segments.segment(number) else { continue }
             do {
@@ -152,10 +169,12 @@ struct CompactionCopy {
                         accounted = index.routes.location(id).map { order($0) > here } ?? true
                     case .edit:
                         accounted = index.routes.locations(id).map { order($0.location) > here || $0.edit.map { order($0) >= here } == true } ?? true
+                        if !isKnown(id) { orphans.insert(number) }
                     case .recordingDiscard:
                         accounted = index.recordings[id].map { order($0.start) > here } ?? true
                     case .recordingChunk:
                         accounted = true
+                        if !isKnown(id) { orphans.insert(number) }
                     }
                     if !accounted {
                         check.unaccounted.insert(number)
@@ -170,6 +189,10 @@ struct CompactionCopy {
             } catch {
                 check.unaccounted.insert(number)
             }
+        }
+        if !orphans.isEmpty && (damageKnown || !check.damage.isEmpty) {
+            check.unaccounted.formUnion(orphans)
+            check.unaccounted.formUnion(check.damage.keys)
         }
         return check
     }
