@@ -29,6 +29,10 @@ struct CompactionCopy {
     /// derived fields (stats, grid cells, preview) a save computes, made here from the
     /// whole route, which a recording never holds at once before.
     private var mergedMetadata: [RouteID: StoredMetadata] = [:]
+    /// Merged recordings whose latest edit was written anew with the merged metadata:
+    /// an edit carries the derived fields of the route's metadata, which the recording's
+    /// edit was made without (copied as it was, it would take them away again on replay).
+    private var editsWrittenAnew: Set<RouteID> = []
 
     /// The store's open found damage in its segments: a record of it may have been the
     /// one that made a later record's id known (``checkRewritten()``).
@@ -215,6 +219,13 @@ struct CompactionCopy {
             switch item {
             case .record(let location, let type, let id):
                 let frame = try reader.frame(at: location, type: type, what: "route \(id)")
+                if type == .metadataEdit, let metadata = mergedMetadata[id] {
+                    // Read above all the same: a damaged edit keeps its segment as found.
+                    let payload = MetadataEditRecord(id: id, metadata: metadata).payload()
+                    moved[location] = try output.append(RecordFrame.encode(type: .metadataEdit, payload: payload))
+                    editsWrittenAnew.insert(id)
+                    continue
+                }
                 moved[location] = try output.append(frame)
             case .merged(let id, let route):
                 let (finish, points) = try reader.recordedRoute(id, route)
@@ -259,7 +270,10 @@ struct CompactionCopy {
             } else {
                 events.append(.put(id, route.shape, route.metadata, try remap(route.location)))
             }
-            if let edit = route.editLocation { events.append(.edit(id, route.metadata, try remap(edit))) }
+            if let edit = route.editLocation {
+                let metadata = editsWrittenAnew.contains(id) ? mergedMetadata[id] ?? route.metadata : route.metadata
+                events.append(.edit(id, metadata, try remap(edit)))
+            }
         }
         for (id, recording) in index.recordings {
             events.append(.recordingStart(id, startedMs: recording.startedMs, recording.metadata, try remap(recording.start)))
