@@ -29,11 +29,20 @@ struct CompactionCopy {
     /// derived fields (stats, grid cells, preview) a save computes, made here from the
     /// whole route, which a recording never holds at once before.
     private var mergedMetadata: [RouteID: StoredMetadata] = [:]
+    /// Merged recordings whose latest edit was written anew with the merged metadata:
+    /// an edit carries the derived fields of the route's metadata, which the recording's
+    /// edit was made without (copied as it was, it would take them away again on replay).
+    private var editsWrittenAnew: Set<RouteID> = []
 
-    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>) {
+    /// The store's open found damage in its segments: a record of it may have been the
+    /// one that made a later record's id known (``checkRewritten()``).
+    let damageKnown: Bool
+
+    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, damageKnown: Bool = false) {
         self.index = index
         self.segments = segments
         self.rewritten = rewritten
+        self.damageKnown = damageKnown
     }
 
     private func inRewritten(_ location: RecordLocation) -> Bool { rewritten.contains(location.segment) }
@@ -114,6 +123,14 @@ struct CompactionCopy {
     /// latest edit the index places before it. None is possible in a log whose index is
     /// its own (ids are never used again); a forged or damaged index file has them.
     ///
+    /// A RecordingChunk or MetadataEdit of an id the index has no trace of (no route,
+    /// recording or tombstone) is dead when its recording or route was deleted and
+    /// compacted away, but holds acknowledged points or metadata when the record that
+    /// made its id known (a RecordingStart, a RoutePut) was lost to damage the index did
+    /// not reach. So while the store holds damage (found by its open, or in the segments
+    /// read here), a segment holding such a record is kept as found, and so is every
+    /// rewritten segment holding damage, which keeps saying that a record was lost.
+    ///
     /// Bytes that are no valid record (damage, or a damaged last record) are noted: once
     /// an index was rebuilt, nothing says what such bytes held, so the compaction keeps a
     /// copy of them in `lost/` before it removes their segment. (Damage in a record the
@@ -121,6 +138,10 @@ struct CompactionCopy {
     func checkRewritten() -> RewrittenCheck {
         func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
         var check = RewrittenCheck()
+        var orphans = Set<UInt32>()
+        func isKnown(_ id: RouteID) -> Bool {
+            index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
+        }
         for number in rewritten {
             guard let segment = segments.segment(number) else { continue }
             do {
@@ -152,10 +173,12 @@ struct CompactionCopy {
                         accounted = index.routes.location(id).map { order($0) > here } ?? true
                     case .edit:
                         accounted = index.routes.locations(id).map { order($0.location) > here || $0.edit.map { order($0) >= here } == true } ?? true
+                        if !isKnown(id) { orphans.insert(number) }
                     case .recordingDiscard:
                         accounted = index.recordings[id].map { order($0.start) > here } ?? true
                     case .recordingChunk:
                         accounted = true
+                        if !isKnown(id) { orphans.insert(number) }
                     }
                     if !accounted {
                         check.unaccounted.insert(number)
@@ -170,6 +193,10 @@ struct CompactionCopy {
             } catch {
                 check.unaccounted.insert(number)
             }
+        }
+        if !orphans.isEmpty && (damageKnown || !check.damage.isEmpty) {
+            check.unaccounted.formUnion(orphans)
+            check.unaccounted.formUnion(check.damage.keys)
         }
         return check
     }
@@ -192,6 +219,13 @@ struct CompactionCopy {
             switch item {
             case .record(let location, let type, let id):
                 let frame = try reader.frame(at: location, type: type, what: "route \(id)")
+                if type == .metadataEdit, let metadata = mergedMetadata[id] {
+                    // Read above all the same: a damaged edit keeps its segment as found.
+                    let payload = MetadataEditRecord(id: id, metadata: metadata).payload()
+                    moved[location] = try output.append(RecordFrame.encode(type: .metadataEdit, payload: payload))
+                    editsWrittenAnew.insert(id)
+                    continue
+                }
                 moved[location] = try output.append(frame)
             case .merged(let id, let route):
                 let (finish, points) = try reader.recordedRoute(id, route)
@@ -236,7 +270,10 @@ struct CompactionCopy {
             } else {
                 events.append(.put(id, route.shape, route.metadata, try remap(route.location)))
             }
-            if let edit = route.editLocation { events.append(.edit(id, route.metadata, try remap(edit))) }
+            if let edit = route.editLocation {
+                let metadata = editsWrittenAnew.contains(id) ? mergedMetadata[id] ?? route.metadata : route.metadata
+                events.append(.edit(id, metadata, try remap(edit)))
+            }
         }
         for (id, recording) in index.recordings {
             events.append(.recordingStart(id, startedMs: recording.startedMs, recording.metadata, try remap(recording.start)))

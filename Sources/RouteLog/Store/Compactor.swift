@@ -37,7 +37,8 @@ struct Compactor {
             let active = w.log.active
             return (index, w.log.segments, plan, (active.number, active.end))
         }
-        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten)
+        let damageKnown = store.state.withLock { !$0.openDamage.isEmpty }
+        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten, damageKnown: damageKnown)
         // 2. Check every record to copy, and that every route the rewritten segments make
         //    is one the index knows; a segment failing either is kept as found.
         let check = copy.checkRewritten()

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 extension RouteStore {
@@ -21,7 +26,9 @@ extension RouteStore {
     ///   leads there is refused too), or a directory holding anything but a store's files.
     /// - Returns: What was copied and kept, and the verification report.
     /// - Throws: `.invalidArgument` for a destination it refuses (nothing is written),
-    ///   among them another store that is not an earlier backup of this one;
+    ///   among them another store that is not an earlier backup of this one (a route or
+    ///   unfinished recording this store never made), and a directory without a MANIFEST
+    ///   whose segments hold another store's routes or recordings;
     ///   `.locked` when a process has the destination open for writing; `.closed` when
     ///   the store is closed before or while it runs (the destination keeps the earlier
     ///   backup); `.corrupted` when the written backup does not verify clean; `.io`,
@@ -91,13 +98,18 @@ extension AsyncRouteStore {
 
 extension RouteStore {
     /// Refuses a destination store that is not an earlier backup of this one: one holding
-    /// a route id this store never gave, or an id this store gave to another route (its
-    /// uuid differs). Such a store would be overwritten, losing what only it holds.
-    /// - Throws: `.invalidArgument` naming the route; what opening the destination throws.
+    /// a route or unfinished recording whose id this store never gave, or an id this
+    /// store gave to another route or recording (its uuid differs). Such a store would
+    /// be overwritten, losing what only it holds. A destination without a MANIFEST is
+    /// judged by the records of its segments the same way.
+    /// - Throws: `.invalidArgument` naming the route, recording or segment; what opening
+    ///   the destination throws.
     /// `reading` is where to read the destination (its held directory); `target` is the
     /// path messages name.
     func checkIsBackup(of snapshot: BackupSnapshot, at target: String, reading: String) throws {
-        guard fileSystem.isDirectory(reading + "/" + FormatConstants.manifestName) == false else { return }
+        guard fileSystem.isDirectory(reading + "/" + FormatConstants.manifestName) == false else {
+            return try checkHoldsOnlyCopies(of: snapshot, at: target, reading: reading)
+        }
         let earlier = try RouteStore(at: URL(fileURLWithPath: reading), options: Options(mode: .readOnly))
         defer { try? earlier.close() }
         let mine = Dictionary(uniqueKeysWithValues: try summaries().map { ($0.id, $0.uuid) })
@@ -107,6 +119,57 @@ extension RouteStore {
             }
             if let uuid = mine[route.id], uuid != route.uuid {
                 throw RouteLogError(.invalidArgument, "the backup destination is another store, not a backup of this one: its route \(route.id) is not this store's route \(route.id); give a new path or an earlier backup of this store", path: target)
+            }
+        }
+        let recording = try state.withLock { s in try s.checkOpen(); return s.index.recordings.mapValues(\.metadata.uuid) }
+        let theirs = try earlier.state.withLock { s in try s.checkOpen(); return s.index.recordings }
+        for (id, other) in theirs.sorted(by: { $0.key < $1.key }) {
+            if id.rawValue >= snapshot.manifest.nextRouteID {
+                throw RouteLogError(.invalidArgument, "the backup destination is another store, not a backup of this one: it holds recording \(id), which this store never started; give a new path or an earlier backup of this store", path: target)
+            }
+            // An earlier backup's recording is this store's recording of its id still,
+            // or the route it was finished as.
+            if let uuid = other.metadata.uuid, let known = recording[id] ?? mine[id], known != uuid {
+                throw RouteLogError(.invalidArgument, "the backup destination is another store, not a backup of this one: its recording \(id) is not this store's recording or route \(id); give a new path or an earlier backup of this store", path: target)
+            }
+        }
+    }
+
+    /// For a destination without a MANIFEST (a backup interrupted before it wrote one,
+    /// or a store that lost its own): every segment holding more than a header must read
+    /// as this store's, each route and recording it makes having an id this store gave
+    /// and, when this store still holds the id, this store's uuid for it. A segment that
+    /// does not read as a segment is refused too.
+    private func checkHoldsOnlyCopies(of snapshot: BackupSnapshot, at target: String, reading: String) throws {
+        let names = try fileSystem.checked("list", reading) { try fileSystem.listDirectory(reading) }
+        let segments = names.filter { $0.hasPrefix(FormatConstants.segmentPrefix) && $0.hasSuffix(FormatConstants.segmentSuffix) }
+        guard !segments.isEmpty else { return }
+        let mine = Dictionary(uniqueKeysWithValues: try summaries().map { ($0.id, $0.uuid) })
+        let recording = try state.withLock { s in try s.checkOpen(); return s.index.recordings.mapValues(\.metadata.uuid) }
+        for name in segments.sorted() {
+            func refusal(_ what: String) -> RouteLogError {
+                RouteLogError(.invalidArgument, "the backup destination has no MANIFEST and its \(name) \(what): a store that lost its MANIFEST (restore it from a backup) or another store's files; give a new path or an empty directory", path: target)
+            }
+            guard let file = try? DurableFile.open(reading + "/" + name, flags: O_RDONLY, fileSystem: fileSystem),
+                  let size = try? file.size() else { throw refusal("cannot be read") }
+            guard size > Int64(FormatConstants.fileHeaderSize) else { continue }
+            guard let bytes = try? file.read(at: 0, count: FormatConstants.fileHeaderSize),
+                  let header = try? FileHeader.decode(bytes, path: name, expecting: .segment) else { throw refusal("is no segment") }
+            var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: size, version: header.version)
+            while let record = try scanner.next() {
+                guard let event = try? LogEvent.fromSegment(record, segment: header.fileNumber) else { continue }
+                let id = event.id
+                if id.rawValue >= snapshot.manifest.nextRouteID { throw refusal("holds records of id \(id), which this store never gave") }
+                let uuid: UUID?
+                switch event {
+                case .put(_, _, let metadata, _), .recordingStart(_, _, let metadata, _), .recordingFinish(_, _, let metadata, _):
+                    uuid = metadata.uuid
+                default:
+                    uuid = nil
+                }
+                if let uuid, let known = recording[id] ?? mine[id], known != uuid {
+                    throw refusal("holds a route or recording \(id) that is not this store's \(id)")
+                }
             }
         }
     }
