@@ -125,11 +125,14 @@ struct PreviewSimplifier {
                 spans.removeNext()
                 continue
             }
-            spans.removeNext()
             kept[span.index >> 6] |= 1 << UInt64(span.index & 63)
             keptCount += 1
-            if let left = pending(span.a, span.index, &work) { spans.push(left) }
-            if let right = pending(span.index, span.b, &work) { spans.push(right) }
+            // The left half takes the split span's place (one sift down the heap, not a
+            // removal and an insertion); spans are ordered by distance and then by when
+            // they were found, so any heap of them gives the same order.
+            let left = pending(span.a, span.index, &work), right = pending(span.index, span.b, &work)
+            if let left { spans.replaceNext(with: left) } else { spans.removeNext() }
+            if let right { spans.push(right) }
         }
         let indices = [Int](unsafeUninitializedCapacity: keptCount) { out, count in
             for w in kept.indices {
@@ -208,17 +211,35 @@ private struct PendingSpans {
         }
         let last = heap.removeLast()
         guard !heap.isEmpty else { return }
-        // The last one down from the top while a child precedes it.
-        var i = 0
-        while true {
-            var child = 2 * i + 1
-            guard child < heap.count else { break }
-            if child + 1 < heap.count && heap[child + 1].precedes(heap[child]) { child += 1 }
-            guard heap[child].precedes(last) else { break }
-            heap[i] = heap[child]
-            i = child
+        down(last)
+    }
+
+    /// Removes the span to split next and adds `span`.
+    mutating func replaceNext(with span: PendingSpan) {
+        var span = span
+        span.found = found
+        found += 1
+        guard largestFirst else {
+            heap[heap.count - 1] = span
+            return
         }
-        heap[i] = last
+        down(span)
+    }
+
+    /// `span` in the top's place, then down from the top while a child precedes it.
+    private mutating func down(_ span: PendingSpan) {
+        heap.withUnsafeMutableBufferPointer { heap in
+            var i = 0
+            while true {
+                var child = 2 * i + 1
+                guard child < heap.count else { break }
+                if child + 1 < heap.count && heap[child + 1].precedes(heap[child]) { child += 1 }
+                guard heap[child].precedes(span) else { break }
+                heap[i] = heap[child]
+                i = child
+            }
+            heap[i] = span
+        }
     }
 }
 
