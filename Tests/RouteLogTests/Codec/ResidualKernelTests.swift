@@ -149,6 +149,101 @@ import Testing
         }
     }
 
+    /// A quotient just outside the divisor's range (one below the smallest, one above the
+    /// largest) is refused, and one at either bound goes through, in every lane of a step
+    /// and in the tail: the vector tokenizer tests the range on the quotients' zigzags.
+    @Test func quotientsAtTheEdgesOfTheirRange() {
+        var g = SeededGenerator(state: 4949)
+        for divisor: Int64 in [3, 5, 7, 1000, 1_000_000_007, 3 << 20, 6, 1 << 20, 2] {
+            let division = ExactDivision(divisor), odd = divisor >> division.shift
+            let edges = [division.smallest &- 1, division.smallest, division.smallest &+ 1,
+                         division.largest &- 1, division.largest, division.largest &+ 1]
+            for q in edges {
+                for place in 0..<12 {
+                    var residuals = (0..<12).map { _ in UInt64(bitPattern: Int64.random(in: -40...40, using: &g) &* divisor) }
+                    // q times the divisor, wrapping: the quotient's division gives q back
+                    // where the shift loses none of its bits.
+                    residuals[place] = UInt64(bitPattern: (q &* odd) << division.shift)
+                    let expected = Self.expectedTokens(residuals, divisor: divisor)
+                    for (name, tokenizer) in [("dispatched", routelog_tokenize_residuals as Tokenizer),
+                                              ("portable", routelog_tokenize_residuals_portable as Tokenizer)] {
+                        let got = Self.tokenize(residuals, divisor: divisor, with: tokenizer)
+                        #expect(got.exact == (expected != nil), "\(name): \(q) by \(divisor) at \(place)")
+                        if let expected, got.exact {
+                            #expect(got.u == expected.u && got.tokens == expected.tokens && got.counts == expected.counts,
+                                    "\(name): \(q) by \(divisor) at \(place)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The differences' tokenizer (the save's: residuals of order 0, 1 or 2 worked out from
+    /// the values) against its portable twin and the Swift definitions: runs of repeated
+    /// values (zero residuals, which the vector loop counts eight at a time) of every
+    /// length and start, broken by a small step, a step past 2^52 or a wrapping one, with
+    /// biases and divisors, and tails of every length.
+    @Test func differenceTokenizersAgreeOnRunsAndEdges() {
+        var g = SeededGenerator(state: 5151)
+        typealias DifferenceTokenizer = (UnsafePointer<Int64>?, Int32, Int64, Int, UnsafePointer<routelog_exact_division>?,
+                                         UnsafeMutablePointer<UInt64>?, UnsafeMutablePointer<UInt8>?,
+                                         UnsafeMutablePointer<UInt32>?) -> Int32
+        let steps: [Int64] = [1, -1, 7, 1 << 40, 1 << 52, -(1 << 53), .max, .min]
+        for round in 0..<600 {
+            let order = round % 3
+            let divisor: Int64 = [1, 1, 1, 6, 1000, 1 << 20, 7][round % 7]
+            let n = Int.random(in: order...(round % 4 == 0 ? 300 : 45), using: &g), k = n - order
+            var values: [Int64] = [], value = Int64.random(in: -1000...1000, using: &g) &* divisor
+            while values.count < n {
+                // A run of one value, or one of one step (zero second differences).
+                let run = Int.random(in: 1...20, using: &g), step = Bool.random(using: &g) ? 0 : divisor
+                for _ in 0..<run where values.count < n {
+                    values.append(value)
+                    value &+= step
+                }
+                value &+= steps.randomElement(using: &g)! &* (Int.random(in: 0..<4, using: &g) == 0 ? 1 : divisor)
+            }
+            let bias: Int64 = [0, 0, divisor, -divisor, Int64.random(in: -5...5, using: &g) &* divisor][round % 5]
+            // The residuals the way ColumnEncoderV2 defines them, for the Swift tokens.
+            let residuals: [UInt64] = (0..<k).map { j in
+                let r: Int64
+                switch order {
+                case 0: r = values[j]
+                case 1: r = values[j + 1] &- values[j]
+                default: r = (values[j + 2] &- values[j + 1]) &- (values[j + 1] &- values[j])
+                }
+                return UInt64(bitPattern: r &- bias)
+            }
+            let expected = Self.expectedTokens(residuals, divisor: divisor)
+            var spec = ExactDivision(divisor).spec
+            for (name, tokenizer) in [("dispatched", routelog_tokenize_differences as DifferenceTokenizer),
+                                      ("portable", routelog_tokenize_differences_portable as DifferenceTokenizer)] {
+                var u = [UInt64](repeating: 0xEE, count: max(k, 1)), tokens = [UInt8](repeating: 0xEE, count: max(k, 1))
+                var counts = [UInt32](repeating: 7, count: 4 * 256)
+                let exact = values.withUnsafeBufferPointer { v in
+                    u.withUnsafeMutableBufferPointer { uu in
+                        tokens.withUnsafeMutableBufferPointer { t in
+                            counts.withUnsafeMutableBufferPointer { c in
+                                divisor == 1
+                                    ? tokenizer(v.baseAddress, Int32(order), bias, k, nil, uu.baseAddress, t.baseAddress, c.baseAddress)
+                                    : tokenizer(v.baseAddress, Int32(order), bias, k, &spec, uu.baseAddress, t.baseAddress, c.baseAddress)
+                            }
+                        }
+                    }
+                } == 1
+                guard let expected else {
+                    #expect(!exact, "\(name), round \(round): a residual that is no multiple of \(divisor) went through")
+                    continue
+                }
+                #expect(exact, "\(name), round \(round)")
+                #expect(Array(u.prefix(k)) == expected.u, "\(name), round \(round): u")
+                #expect(Array(tokens.prefix(k)) == expected.tokens, "\(name), round \(round): tokens")
+                #expect(Array(counts.prefix(256)) == expected.counts, "\(name), round \(round): counts")
+            }
+        }
+    }
+
     /// Each order's cost of values[from..<to] the plain Swift way: bits of
     /// zigzag(residual - bias), with values[from - 2] and values[from - 1] starting the
     /// differences; and the C loops' sums of the same, dispatched and portable.
