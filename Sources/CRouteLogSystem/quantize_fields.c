@@ -120,6 +120,20 @@ static void quantize_lanes(const double *p, size_t stride, const routelog_field_
     }
 }
 
+// The smallest of `smallest`'s four lanes and the largest of `largest`'s (a lane that saw
+// only NaNs keeps +inf or -inf: MINPD and MAXPD of a NaN and a number give the number).
+__attribute__((target("avx2"), always_inline))
+static inline void lane_extremes(__m256d smallest, __m256d largest, double *least, double *most) {
+    double low[4], high[4];
+    _mm256_storeu_pd(low, smallest);
+    _mm256_storeu_pd(high, largest);
+    *least = low[0], *most = high[0];
+    for (int l = 0; l < 4; l++) {
+        if (low[l] < *least) *least = low[l];
+        if (high[l] > *most) *most = high[l];
+    }
+}
+
 __attribute__((target("avx2"), always_inline))
 static inline void quantize_avx2_kernel(const double *p, size_t stride, size_t from, size_t count,
                                         const routelog_field_spec *spec, uint64_t absent_bits,
@@ -168,14 +182,8 @@ static inline void quantize_avx2_kernel(const double *p, size_t stride, size_t f
         }
         _mm256_storeu_si256((__m256i *)(values + i), q);
     }
-    double low[4], high[4];
-    _mm256_storeu_pd(low, smallest);
-    _mm256_storeu_pd(high, largest);
-    double least = low[0], most = high[0];
-    for (int l = 0; l < 4; l++) {
-        if (low[l] < least) least = low[l];
-        if (high[l] > most) most = high[l];
-    }
+    double least, most;
+    lane_extremes(smallest, largest, &least, &most);
     summary->absent += absent_lanes;
     if (least <= most) {  // a value that is not NaN was seen
         if (!(least >= spec->low && most <= spec->high)) summary->in_range = 0;
@@ -296,14 +304,8 @@ static inline enum run_outcome quantize_column_checked_once(const double *p, siz
     } else if (_mm256_movemask_pd(nan_lanes) != 0) {
         return run_not_taken;
     }
-    double low[4], high[4];
-    _mm256_storeu_pd(low, smallest);
-    _mm256_storeu_pd(high, largest);
-    double least = low[0], most = high[0];
-    for (int l = 0; l < 4; l++) {
-        if (low[l] < least) least = low[l];
-        if (high[l] > most) most = high[l];
-    }
+    double least, most;
+    lane_extremes(smallest, largest, &least, &most);
     if (least <= most) {  // a value that is not NaN was seen
         if (!(least >= spec->low && most <= spec->high)) return run_not_taken;
         if (conversion == within_51_bits && !(scales_below_2_51(least, spec) && scales_below_2_51(most, spec))) {
