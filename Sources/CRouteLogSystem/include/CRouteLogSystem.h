@@ -323,6 +323,22 @@ size_t routelog_first_value_outside(const int64_t *values, size_t count, int64_t
 /// The same without AVX2 (for tests).
 size_t routelog_first_value_outside_portable(const int64_t *values, size_t count, int64_t low, int64_t high);
 
+/// What a version 2 column's code sends for its token counts: code and extra bits of
+/// every token, and one past the last used value token (0...255) and run token (256 +
+/// 0...19), as the lengths table lists them.
+typedef struct {
+    uint64_t bits;
+    size_t value_tokens_listed;
+    size_t run_tokens_listed;
+} routelog_code_size;
+
+/// Writes into lengths[t] (t < count, at most 276) the code length of token t in a
+/// minimum-redundancy code of `weights`, no longer than `limit` (9 or more): 0 for a
+/// token of weight 0, 1 for a single used token. Past the limit the weights are halved,
+/// rounding up, and the code built again (Codec/V2/HuffmanLengths.swift). Returns what
+/// the code sends for `weights` (tokens 256 and up taken as run tokens).
+routelog_code_size routelog_huffman_lengths(const uint32_t *weights, size_t count, int limit, uint8_t *lengths);
+
 /// Adds to run_counts[j] (20 entries) the runs of zero tokens in tokens[0..<k] whose run
 /// token is j (a run of L zeros: the top bit's place of L), as a save with zero runs
 /// would send them (format-spec.md, "PointBlock", "Version 2").

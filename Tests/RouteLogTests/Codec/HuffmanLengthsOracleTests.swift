@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// `HuffmanLengths.build` against the plain build it replaced (arrays for the keys and
-/// depths, sorted anew each round): the same lengths for every weight table, since a
-/// column's stored lengths, and so its bytes, come from them. Weights flat and steep
+/// `HuffmanLengths.build` (C, huffman_lengths.c) against the plain Swift build it
+/// replaced (arrays for the keys and depths, sorted anew each round, and Moffat and
+/// Katajainen's passes written out below): the same lengths for every weight table,
+/// since a column's stored lengths, and so its bytes, come from them. Weights flat and steep
 /// (steep ones pass the limit and take the halving rounds, where ties between tokens
 /// reorder), few and many symbols, ties everywhere, the largest weights.
 @Suite struct HuffmanLengthsOracleTests {
@@ -20,7 +21,7 @@ import Testing
         while true {
             keys.sort()
             var depths = keys.map { Int($0 >> 16) }
-            HuffmanLengths.minimumRedundancy(&depths)
+            Self.minimumRedundancy(&depths)
             if depths[0] <= limit {
                 for (i, key) in keys.enumerated() { lengths[Int(key & 0xFFFF)] = UInt8(depths[i]) }
                 return lengths
@@ -29,12 +30,77 @@ import Testing
         }
     }
 
+    /// Replaces ascending weights `a` by their code lengths (Moffat and Katajainen):
+    /// pass 1 pairs weights into internal nodes, storing parent indices; pass 2 turns
+    /// parents into internal depths; pass 3 gives each leaf its depth.
+    static func minimumRedundancy(_ a: inout [Int]) {
+        let n = a.count
+        guard n > 1 else {
+            if n == 1 { a[0] = 0 }
+            return
+        }
+        a[0] += a[1]
+        var root = 0, leaf = 2
+        for next in 1..<(n - 1) {
+            if leaf >= n || a[root] < a[leaf] {
+                a[next] = a[root]
+                a[root] = next
+                root += 1
+            } else {
+                a[next] = a[leaf]
+                leaf += 1
+            }
+            if leaf >= n || (root < next && a[root] < a[leaf]) {
+                a[next] += a[root]
+                a[root] = next
+                root += 1
+            } else {
+                a[next] += a[leaf]
+                leaf += 1
+            }
+        }
+        a[n - 2] = 0
+        if n >= 3 {
+            for next in stride(from: n - 3, through: 0, by: -1) { a[next] = a[a[next]] + 1 }
+        }
+        var available = 1, used = 0, depth = 0
+        var rootIndex = n - 2, next = n - 1
+        while available > 0 {
+            while rootIndex >= 0 && a[rootIndex] == depth {
+                used += 1
+                rootIndex -= 1
+            }
+            while available > used {
+                a[next] = depth
+                next -= 1
+                available -= 1
+            }
+            available = 2 * used
+            depth += 1
+            used = 0
+        }
+    }
+
     static func build(_ weights: [UInt32], limit: Int) -> [UInt8] {
         var lengths = [UInt8](repeating: 0xEE, count: weights.count)  // every entry must be written
-        weights.withUnsafeBufferPointer { w in
+        let size = weights.withUnsafeBufferPointer { w in
             lengths.withUnsafeMutableBufferPointer { HuffmanLengths.build(weights: w, limit: limit, into: $0) }
         }
+        #expect(size == plainSize(weights, lengths), "\(weights)")
         return lengths
+    }
+
+    /// What the code sends, from the lengths: each used token's weight times its code
+    /// and extra bits (tokens 256 and up are run tokens), and one past the last used
+    /// value and run token.
+    static func plainSize(_ weights: [UInt32], _ lengths: [UInt8]) -> HuffmanLengths.Size {
+        var size = HuffmanLengths.Size(bits: 0, valueTokensListed: 0, runTokensListed: 0)
+        for t in weights.indices where weights[t] > 0 {
+            let extra = t < 256 ? ResidualToken.extraBits(t) : t - 256
+            size.bits += Int(weights[t]) * (Int(lengths[t]) + extra)
+            if t < 256 { size.valueTokensListed = t + 1 } else { size.runTokensListed = t - 256 + 1 }
+        }
+        return size
     }
 
     @Test func theSameLengthsAsThePlainBuild() {

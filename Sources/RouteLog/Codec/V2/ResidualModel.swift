@@ -72,17 +72,21 @@ struct ResidualModel: Equatable {
     /// time): exact while every value is below 2^50 in magnitude (the residuals are then
     /// below 2^52, and at most 2^10 of them add up to less than 2^62), as every
     /// coordinate, time and channel a writer stores is; otherwise the doubles' sums.
+    ///
+    /// The first and second differences' sums telescope: over a window lo..<hi they are
+    /// v[hi-1] - v[lo+1] and (v[hi-1] - v[hi-2]) - (v[lo+1] - v[lo]), the same integers
+    /// as adding every difference (wrapping either way), so only the values are added
+    /// one by one (a loop the compiler widens; the three sums cost a save about 36,000
+    /// instructions).
     static func residualSums(_ values: UnsafeBufferPointer<Int64>, _ windows: [Range<Int>]) -> (Double, Double, Double) {
         var s0: Int64 = 0, s1: Int64 = 0, s2: Int64 = 0, magnitudes: UInt64 = 0, count = 0
         for window in windows where window.count > 2 {
+            let lo = window.lowerBound, hi = window.upperBound
             count += window.count
             for j in window { magnitudes |= UInt64(bitPattern: values[j] ^ (values[j] >> 63)) }
-            for j in (window.lowerBound + 2)..<window.upperBound {
-                let d1 = values[j] &- values[j - 1]
-                s0 &+= values[j]
-                s1 &+= d1
-                s2 &+= d1 &- (values[j - 1] &- values[j - 2])
-            }
+            for j in (lo + 2)..<hi { s0 &+= values[j] }
+            s1 &+= values[hi - 1] &- values[lo + 1]
+            s2 &+= (values[hi - 1] &- values[hi - 2]) &- (values[lo + 1] &- values[lo])
         }
         if magnitudes < 1 << 50 && count <= 1 << 10 { return (Double(s0), Double(s1), Double(s2)) }
         var sums = (0.0, 0.0, 0.0)
