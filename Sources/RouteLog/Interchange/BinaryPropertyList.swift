@@ -110,6 +110,14 @@ struct BinaryPropertyList {
         return Int(value)
     }
 
+    /// Where object `index` starts, as its offset table says; nil when it names no
+    /// object or a place outside the objects.
+    func offset(of index: Int) -> Int? {
+        guard (0..<objectCount).contains(index) else { return nil }
+        let offset = unsigned(at: offsetTable + index * offsetSize, width: offsetSize)
+        return offset >= 8 && offset < UInt64(offsetTable) ? Int(offset) : nil
+    }
+
     /// Object `index`, decoded.
     func object(_ index: Int) throws -> Object {
         guard (0..<objectCount).contains(index) else { throw damaged("no object \(index)", at: offsetTable) }

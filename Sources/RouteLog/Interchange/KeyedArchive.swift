@@ -18,12 +18,30 @@ struct KeyedArchive {
     private let objects: BinaryPropertyList.References
     private let top: ArchivedObject
     private let keyNames = KeyNames()
+    private let work: Work
 
     /// Key strings already decoded, by object: an archive writes each key once and
     /// every location refers to it, so a million locations decode nine strings.
     final class KeyNames {
         var names: [Int: String] = [:]
     }
+
+    /// What decoding may still cost, in dictionary entries read and bytes of text
+    /// decoded: ``workPerByte`` for each byte of the file, and ``workFloor`` more. An
+    /// object is decoded again each time it is referred to, and a reference takes a
+    /// few bytes, so without a bound a location of 256 keys referred to a million times
+    /// (a 4 MB file) cost 256 million entries read, a minute. An archive NSKeyedArchiver
+    /// wrote refers to each location once or a few times, and decodes below one unit a
+    /// byte (two when every location is one object repeated).
+    final class Work {
+        var left: Int
+        init(fileBytes: Int) { left = KeyedArchive.workFloor + KeyedArchive.workPerByte * fileBytes }
+    }
+
+    /// Dictionary entries and bytes of text decoded for each byte of the archive.
+    static let workPerByte = 8
+    /// Entries and bytes every archive may decode, however small.
+    static let workFloor = 1 << 20
 
     /// XML archives larger than this are refused (8 MiB).
     static let xmlArchiveBytes = 8 << 20
@@ -58,25 +76,41 @@ struct KeyedArchive {
         do {
             plist = try BinaryPropertyList(file, source: source)
         } catch { throw notArchive }
+        let work = Work(fileBytes: file.bytes.count)
+        self.work = work
         let noArchive = RouteLogError(.invalidArgument, "a property list, but not an NSKeyedArchiver archive "
                                           + "(no $objects or $top); give the file the old app archived its routes into",
                                       path: source)
-        guard let root = try Self.dictionary(plist, plist.topObject, source: source, names: keyNames),
+        guard let root = try Self.dictionary(plist, plist.topObject, source: source, names: keyNames, work: work),
               let objectsRef = root["$objects"], case .array(let objects) = try plist.object(objectsRef),
-              let topRef = root["$top"], let top = try Self.dictionary(plist, topRef, source: source, names: keyNames)
+              let topRef = root["$top"], let top = try Self.dictionary(plist, topRef, source: source, names: keyNames, work: work)
         else { throw noArchive }
         self.objects = objects
         self.top = top
     }
 
+    /// Takes `units` of decoding from the archive's ``Work`` for the object at `index`.
+    /// - Throws: `.invalidArgument` naming the object's offset once the work runs out.
+    private static func charge(_ units: Int, _ work: Work, _ plist: BinaryPropertyList, object index: Int) throws {
+        work.left -= units
+        guard work.left < 0 else { return }
+        throw RouteLogError(.invalidArgument, "archive refused: its objects are referred to more often than an archive of "
+                                + "\(plist.file.bytes.count) bytes needs (more than \(workPerByte) dictionary entries and "
+                                + "bytes of text decoded a byte); this is not the old app's archive; nothing was migrated",
+                            path: plist.source, offset: plist.offset(of: index).map(Int64.init))
+    }
+
+    private func charge(_ units: Int, object index: Int) throws { try Self.charge(units, work, plist, object: index) }
+
     /// The keys and value references of property-list object `index`, if it is a dictionary.
     private static func dictionary(_ plist: BinaryPropertyList, _ index: Int, source: String,
-                                   names: KeyNames) throws -> ArchivedObject? {
+                                   names: KeyNames, work: Work) throws -> ArchivedObject? {
         guard case .dictionary(let keys, let values) = try plist.object(index) else { return nil }
         guard keys.count <= objectKeys else {
             throw RouteLogError(.invalidArgument, "an archived object with \(keys.count) keys, more than any route or "
                                     + "location has (\(objectKeys)); this is not the old app's archive", path: source)
         }
+        try charge(keys.count, work, plist, object: index)
         var object = ArchivedObject(keys: [], values: [])
         object.keys.reserveCapacity(keys.count)
         object.values.reserveCapacity(keys.count)
@@ -87,6 +121,7 @@ struct KeyedArchive {
             } else {
                 guard case .string(let range, let encoding) = try plist.object(key) else { continue }
                 let name = range.count <= 256 ? plist.text(range, encoding) : ""
+                try charge(name.utf8.count, work, plist, object: key)
                 // Bounded, whatever the file: past 4,096 distinct keys, decode each time.
                 if names.names.count < 4096 { names.names[key] = name }
                 object.keys.append(name)
@@ -128,7 +163,7 @@ struct KeyedArchive {
     /// The archived object `value` resolves to, if it is a dictionary.
     func object(_ value: Int?) throws -> ArchivedObject? {
         guard let value, let resolved = try resolve(value) else { return nil }
-        return try Self.dictionary(plist, resolved, source: plist.source, names: keyNames)
+        return try Self.dictionary(plist, resolved, source: plist.source, names: keyNames, work: work)
     }
 
     /// The class name of an archived object ("NSMutableArray", "CLLocation").
@@ -158,7 +193,9 @@ struct KeyedArchive {
         case .real(let n): return n
         case .bool(let b): return b ? 1 : 0
         case .string(let range, let encoding):
-            return range.count <= 256 ? XSDNumber.parse(plist.text(range, encoding)) : nil
+            guard range.count <= 256 else { return nil }
+            try charge(range.count, object: resolved)
+            return XSDNumber.parse(plist.text(range, encoding))
         default: return nil
         }
     }
@@ -168,13 +205,16 @@ struct KeyedArchive {
         guard let value, let resolved = try resolve(value) else { return nil }
         switch try plist.object(resolved) {
         case .string(let range, let encoding):
+            try charge(range.count, object: resolved)
             return plist.text(range, encoding)
         case .dictionary:
             guard let object = try self.object(resolved) else { return nil }
             if let text = object["NS.string"], case .string(let range, let encoding) = try plist.object(text) {
+                try charge(range.count, object: text)
                 return plist.text(range, encoding)
             }
             if let data = object["NS.bytes"], case .data(let range) = try plist.object(data) {
+                try charge(range.count, object: data)
                 return String(decoding: UnsafeRawBufferPointer(rebasing: plist.file.bytes[range]), as: UTF8.self)
             }
             return nil

@@ -36,16 +36,19 @@ struct QueryArea {
     func test(_ cells: GridCells) -> CellAnswer {
         let level = cells.level
         let r0 = GridCells.row(south, level: level), r1 = GridCells.row(north, level: level)
-        let columnRanges = longitudes.map { GridCells.column($0.lowerBound, level: level)...GridCells.column($0.upperBound, level: level) }
+        // A range's first and last columns are whole inside it only where the range
+        // reaches -180 or 180 itself: the grid has nothing beyond those.
+        let columnRanges = longitudes.map { (columns: GridCells.column($0.lowerBound, level: level)...GridCells.column($0.upperBound, level: level),
+                                             fromWestEdge: $0.lowerBound == -1_800_000_000, toEastEdge: $0.upperBound == 1_800_000_000) }
         let shift = UInt32(level + 1), mask = (UInt32(1) << shift) - 1
         var answer = CellAnswer.none
         for id in cells.ids {
             let row = id >> shift, column = id & mask
-            guard row >= r0, row <= r1, let range = columnRanges.first(where: { $0.contains(column) }) else { continue }
+            guard row >= r0, row <= r1, let range = columnRanges.first(where: { $0.columns.contains(column) }) else { continue }
             // A cell on the area's outer rows or columns may stick out of it.
             let innerRow = row > r0 && row < r1
-            let innerColumn = (column > range.lowerBound || range.lowerBound == 0 && longitudes.count == 2)
-                && (column < range.upperBound || longitudes.count == 2 && range.upperBound == mask)
+            let innerColumn = (column > range.columns.lowerBound || range.fromWestEdge)
+                && (column < range.columns.upperBound || range.toEastEdge)
             if innerRow && innerColumn { return .inside }
             answer = .edge
         }

@@ -130,4 +130,63 @@ import RouteLogSamples
             try LegacyArchiveMigrator.read(data: huge, source: "huge")
         } throws: { ($0 as? RouteLogError)?.message.contains("plutil -convert binary1") == true }
     }
+
+    /// A keyed archive of one route whose locations are all one object, referred to
+    /// `references` times: its keys are the CLLocation ones, with `extraKeys` more of 250
+    /// bytes each, and its values reals, or `textValues` of 250 characters.
+    static func oneLocationReferredTo(_ references: Int, extraKeys: Int, textValues: Bool = false) -> Data {
+        var objects: [[UInt8]] = []
+        func add(_ bytes: [UInt8]) -> Int { objects.append(bytes); return objects.count - 1 }
+        func be(_ value: UInt64, _ width: Int) -> [UInt8] { (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
+        func marker(_ kind: UInt8, _ count: Int) -> [UInt8] { count < 15 ? [kind << 4 | UInt8(count)] : [kind << 4 | 0xF, 0x13] + be(UInt64(count), 8) }
+        func string(_ text: String) -> Int { add(marker(0x5, text.utf8.count) + Array(text.utf8)) }
+        func real(_ value: Double) -> Int { add([0x23] + be(value.bitPattern, 8)) }
+        func number(_ value: Double) -> Int { textValues ? string(String(repeating: "0", count: 240) + "\(value)") : real(value) }
+        func uid(_ index: Int) -> Int { add([0x83] + be(UInt64(index), 4)) }
+        func array(_ refs: [Int]) -> Int { add(marker(0xA, refs.count) + refs.flatMap { be(UInt64($0), 4) }) }
+        func dictionary(_ keys: [Int], _ values: [Int]) -> Int { add(marker(0xD, keys.count) + (keys + values).flatMap { be(UInt64($0), 4) }) }
+        var archived: [Int] = []
+        func archive(_ object: Int) -> Int { archived.append(object); return archived.count - 1 }
+        let root = add([]), elements = string("NS.objects")
+        var keys = [string(LegacyRouteReader.Key.latitude), string(LegacyRouteReader.Key.longitude), string(LegacyRouteReader.Key.timestamp)]
+        var values = [number(45), number(9), number(Date(timeIntervalSince1970: 1_700_000_000).timeIntervalSinceReferenceDate)]
+        let zero = real(0)
+        for k in 0..<extraKeys { keys.append(string("key \(k) " + String(repeating: "k", count: 240))); values.append(zero) }
+        let location = uid(archive(dictionary(keys, values)))
+        let locations = archive(dictionary([elements], [array(Array(repeating: location, count: references))]))
+        let route = archive(dictionary([string("routeCoordinates")], [uid(locations)]))
+        let routes = archive(dictionary([elements], [array([uid(route)])]))
+        let top = dictionary([string("root")], [uid(routes)])
+        let list = array(archived)
+        objects[root] = marker(0xD, 2) + [string("$top"), string("$objects"), top, list].flatMap { be(UInt64($0), 4) }
+        var bytes = Array("bplist00".utf8), offsets: [Int] = []
+        for object in objects { offsets.append(bytes.count); bytes += object }
+        let table = bytes.count
+        bytes += offsets.flatMap { be(UInt64($0), 4) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, 4] + be(UInt64(objects.count), 8) + be(UInt64(root), 8) + be(UInt64(table), 8)
+        return Data(bytes)
+    }
+
+    /// A location of 250 keys of 250 bytes, or with values of 250 characters, referred to
+    /// 100,000 times (a few hundred kilobytes) asked for a key lookup or a character
+    /// decoded a hundred times for each byte of the file: refused with the offset where
+    /// the work ran out. One location of CLLocation's keys repeated, as an app that
+    /// appended its last fix again archives it, is still read.
+    @Test func anObjectReferredToFarMoreOftenThanItsBytesPayForIsRefused() throws {
+        for (extraKeys, textValues) in [(250, false), (0, true)] {
+            let data = Self.oneLocationReferredTo(100_000, extraKeys: extraKeys, textValues: textValues)
+            #expect {
+                try LegacyArchiveMigrator.read(data: data, source: "forged")
+            } throws: { error in
+                guard let error = error as? RouteLogError, error.code == .invalidArgument, let offset = error.offset else { return false }
+                return error.message.contains("referred to more often") && offset > 8 && offset < data.count
+            }
+        }
+        let repeated = try LegacyArchiveMigrator.read(data: Self.oneLocationReferredTo(100_000, extraKeys: 6), source: "repeated")
+        #expect(repeated.routes.map(\.points.count) == [100_000])
+        let still = LegacyLocationObject(LegacyArchiveFactory.walk(count: 1, start: 1_700_500_000)[0])
+        let archive = try LegacyArchiveFactory.archive([LegacyRouteObject(locations: Array(repeating: still, count: 3000),
+                                                                          totalDistance: 0, calories: 0)])
+        #expect(try LegacyArchiveMigrator.read(data: archive, source: "still").routes.map(\.points.count) == [3000])
+    }
 }

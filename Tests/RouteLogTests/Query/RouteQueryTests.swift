@@ -129,6 +129,33 @@ import Testing
         #expect(checked == 300 && matched > 20)
     }
 
+    /// An area crossing 180 whose west edge lies in the grid's first column (just east of
+    /// -180) leaves out a sliver of that column: a route whose cells in column 0 hold
+    /// points of the sliver alone does not pass through, though such a cell is inside
+    /// the area's rows and meets both its longitude ranges.
+    @Test func aRouteInTheSliverAnAreaAcross180LeavesOutDoesNotPassThrough() throws {
+        let dir = TemporaryDirectory()
+        let store = try RouteStore(at: dir.store(), options: .init(compaction: .manual))
+        // North along -179.9935 from the equator to 12 degrees, then east along 12 degrees.
+        let start = Self.date("2026-03-01T08:00:00Z")
+        let north = Self.line(from: .init(latitude: 0, longitude: -179.9935), to: .init(latitude: 12, longitude: -179.9935),
+                              count: 400, start: start)
+        let east = Self.line(from: .init(latitude: 12, longitude: -179.9935), to: .init(latitude: 12, longitude: -179.9),
+                             count: 100, start: start.addingTimeInterval(400))
+        let id = try store.save(Route(points: north + east.dropFirst()))
+        // Everything between 10 degrees south and north but the longitudes between
+        // -179.995 and -179.99 (exclusive): the route is there or north of 10 degrees.
+        let area = Self.box(-10, -179.99, 10, -179.995)
+        let inside = QueryArea(area)
+        #expect(try store.route(id).points.allSatisfy { !inside.contains($0) })
+        var q = RouteQuery()
+        q.passesThrough = area
+        #expect(try Self.ids(store, q) == [])
+        // With the sliver further west, the route's first points are inside.
+        q.passesThrough = Self.box(-10, -179.995, 10, -179.996)
+        #expect(try Self.ids(store, q) == [id.rawValue])
+    }
+
     @Test func sortingAndPaging() throws {
         let dir = TemporaryDirectory()
         let store = try Self.makeStore(dir)
