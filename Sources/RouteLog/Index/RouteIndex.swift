@@ -78,8 +78,13 @@ struct RouteIndex: Sendable {
             release(id, old)
             bury(id, Tombstone(deleting: id, old, at: location))
             invalidateSortedCache()
-        case .edit(let id, let metadata, _):
+        case .edit(let id, var metadata, _):
             guard var route = routes[id] else { return }
+            // A field derived from the points that the edit lacks is the route's: the
+            // edit was made before the route had it (a recording's, which compaction
+            // merged into one RoutePut; format-spec.md, "Derived fields").
+            var encodedMetadata = encodedMetadata
+            if metadata.derived.takeMissing(from: route.metadata.derived) { encodedMetadata = nil }
             ledger?.remove(id)
             cellMap?.remove(id, route.metadata.derived.cells)
             duplicates?.remove(id, route)

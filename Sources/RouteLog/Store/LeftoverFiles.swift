@@ -80,7 +80,8 @@ struct LeftoverFiles {
                 switch event {
                 case .put, .recordingStart, .recordingChunk, .recordingFinish: return true
                 case .delete, .recordingDiscard: return false
-                case .edit(_, let metadata, _):
+                case .edit(_, var metadata, _):
+                    _ = metadata.derived.takeMissing(from: route.metadata.derived)  // as a replay reads it
                     return route.metadata == metadata
                         || (!damageFound && route.editLocation != nil && header.fileNumber < firstLaterFileNumber)
                 }
