@@ -34,15 +34,16 @@ struct CompactionCopy {
     /// edit was made without (copied as it was, it would take them away again on replay).
     private var editsWrittenAnew: Set<RouteID> = []
 
-    /// The store's open found damage in its segments: a record of it may have been the
-    /// one that made a later record's id known (``checkRewritten()``).
-    let damageKnown: Bool
+    /// Ids below it may have lost the record that made them known to damage (the
+    /// manifest's note, ``StoreSettings/lostIDBound``): ``checkRewritten()`` keeps
+    /// their records that the index has no trace of.
+    let lostIDBound: UInt64
 
-    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, damageKnown: Bool = false) {
+    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, lostIDBound: UInt64 = 0) {
         self.index = index
         self.segments = segments
         self.rewritten = rewritten
-        self.damageKnown = damageKnown
+        self.lostIDBound = lostIDBound
     }
 
     private func inRewritten(_ location: RecordLocation) -> Bool { rewritten.contains(location.segment) }
@@ -109,6 +110,11 @@ struct CompactionCopy {
         /// Bytes that are no valid record, per segment: kept in `lost/` before the
         /// segment goes.
         var damage: [UInt32: [DamagedRange]] = [:]
+        /// Segments holding a RecordingChunk or MetadataEdit of an id the index has no
+        /// trace of, which nothing says was lost (no damage here, and the id is at or
+        /// above the lost id bound): dropped as dead with their segment unless the
+        /// compaction finds damage elsewhere (``Compactor``).
+        var orphansDropped = Set<UInt32>()
     }
 
     /// Reads every record of the rewritten segments (with its checksum), to the end of
@@ -127,9 +133,13 @@ struct CompactionCopy {
     /// recording or tombstone) is dead when its recording or route was deleted and
     /// compacted away, but holds acknowledged points or metadata when the record that
     /// made its id known (a RecordingStart, a RoutePut) was lost to damage the index did
-    /// not reach. So while the store holds damage (found by its open, or in the segments
-    /// read here), a segment holding such a record is kept as found, and so is every
-    /// rewritten segment holding damage, which keeps saying that a record was lost.
+    /// not reach. Such damage may have left the segments since (a compaction that
+    /// rewrote its segment copied it into `lost/`), and the record's segment may be
+    /// rewritten sessions later; so a segment holding such a record is kept as found
+    /// when its id is below the lost id bound (the manifest's note that damage was
+    /// found while the id could have been in it), or when the segments read here hold
+    /// damage, and so is every rewritten segment holding damage, which keeps saying
+    /// that a record was lost. The others are ``RewrittenCheck/orphansDropped``.
     ///
     /// Bytes that are no valid record (damage, or a damaged last record) are noted: once
     /// an index was rebuilt, nothing says what such bytes held, so the compaction keeps a
@@ -138,7 +148,11 @@ struct CompactionCopy {
     func checkRewritten() -> RewrittenCheck {
         func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
         var check = RewrittenCheck()
-        var orphans = Set<UInt32>()
+        /// Per segment, the smallest id of its records of ids with no trace.
+        var orphans: [UInt32: UInt64] = [:]
+        func orphan(_ id: RouteID, in number: UInt32) {
+            orphans[number] = min(orphans[number] ?? .max, id.rawValue)
+        }
         func isKnown(_ id: RouteID) -> Bool {
             index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
         }
@@ -173,12 +187,12 @@ struct CompactionCopy {
                         accounted = index.routes.location(id).map { order($0) > here } ?? true
                     case .edit:
                         accounted = index.routes.locations(id).map { order($0.location) > here || $0.edit.map { order($0) >= here } == true } ?? true
-                        if !isKnown(id) { orphans.insert(number) }
+                        if !isKnown(id) { orphan(id, in: number) }
                     case .recordingDiscard:
                         accounted = index.recordings[id].map { order($0.start) > here } ?? true
                     case .recordingChunk:
                         accounted = true
-                        if !isKnown(id) { orphans.insert(number) }
+                        if !isKnown(id) { orphan(id, in: number) }
                     }
                     if !accounted {
                         check.unaccounted.insert(number)
@@ -194,11 +208,30 @@ struct CompactionCopy {
                 check.unaccounted.insert(number)
             }
         }
-        if !orphans.isEmpty && (damageKnown || !check.damage.isEmpty) {
-            check.unaccounted.formUnion(orphans)
+        let kept = orphans.filter { !check.damage.isEmpty || $0.value < lostIDBound }.keys
+        if !kept.isEmpty {
+            check.unaccounted.formUnion(kept)
             check.unaccounted.formUnion(check.damage.keys)
         }
+        check.orphansDropped = Set(orphans.keys).subtracting(kept)
         return check
+    }
+
+    /// True when `segment` holds bytes that are no valid record up to `end` (a damaged
+    /// header, damage, a record that passes its checksum but makes no sense, a tail), or
+    /// cannot be read: what ``checkRewritten()`` keeps in `lost/`, looked for in a
+    /// segment no compaction is rewriting.
+    static func holdsDamage(_ segment: LogSegment, to end: Int64) -> Bool {
+        guard !segment.handle.headerDamaged, let file = try? segment.file else { return true }
+        var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: end, version: segment.version)
+        do {
+            while let record = try scanner.next() {
+                _ = try LogEvent.fromSegment(record, segment: segment.number)
+            }
+        } catch {
+            return true
+        }
+        return !scanner.damage.isEmpty || scanner.tailLength > 0
     }
 
     /// The id a segment record's payload starts with (every type's does).

@@ -21,13 +21,16 @@ struct Compactor {
         /// Records of the new index outside runs.
         var indexSingleRecords = 0
         var recordsMoved = 0
+        /// The switch takes damage out of the segments (kept in `lost/`): the manifest
+        /// it commits notes the ids that may have lost a record to it.
+        var removesDamage = false
     }
 
     func run() throws -> (CompactionReport, damaged: Set<UInt32>) {
         let started = Date()
         let bytesBefore = try store.state.withLock { try $0.checkOpen(); return $0.segments.totalBytes + $0.indexBytes }
         // 1. Plan, and seal the active segment if it is to be rewritten.
-        let (snapshot, segments, plan0, tailStart) = try store.withWriter { w in
+        let (snapshot, segments, plan0, tailStart, lostIDBound) = try store.withWriter { w in
             try w.checkWritable()
             let index = store.state.withLock { $0.index }
             let plan = CompactionPlan(index: index, segments: w.log.segments, threshold: threshold, damaged: [])
@@ -35,18 +38,25 @@ struct Compactor {
             // The new index is synced: buffered saves it covers are synced first.
             try w.syncBufferedSaves()
             let active = w.log.active
-            return (index, w.log.segments, plan, (active.number, active.end))
+            return (index, w.log.segments, plan, (active.number, active.end), w.manifest.current.settings.lostIDBound)
         }
-        let damageKnown = store.state.withLock { !$0.openDamage.isEmpty }
-        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten, damageKnown: damageKnown)
+        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten, lostIDBound: lostIDBound)
         // 2. Check every record to copy, and that every route the rewritten segments make
         //    is one the index knows; a segment failing either is kept as found.
-        let check = copy.checkRewritten()
+        var check = copy.checkRewritten()
+        if lostIDBound == 0, !check.orphansDropped.subtracting(check.unaccounted).isEmpty,
+           damageOutside(plan0.rewritten, segments: segments) {
+            // Damage no manifest noted (left by a RouteLog that did not note it): noted
+            // now, and the records it may have left without a witness are kept. A store
+            // whose manifest has a bound noted every damage found since it was set.
+            check.unaccounted.formUnion(check.orphansDropped)
+            try noteLostIDs()
+        }
         let damaged = copy.damagedSegments(copy.items()).union(check.unaccounted)
         var plan = plan0
         if !damaged.isEmpty {
             plan = CompactionPlan(index: snapshot, segments: segments, threshold: threshold, damaged: damaged)
-            copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan.rewritten)
+            copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan.rewritten, lostIDBound: lostIDBound)
         }
         var report = CompactionReport(bytesBefore: bytesBefore, bytesAfter: bytesBefore, recordsMoved: 0,
                                       segmentsCompacted: 0, segmentsSkipped: plan.skipped, duration: 0)
@@ -86,6 +96,7 @@ struct Compactor {
             prepared.indexEvents = RouteIndex.sortedInReplayOrder(try copy.remappedEvents(), segmentOrder: order)
             try writeIndex(&prepared)
             try keepDamage(check.damage, of: plan.rewritten, segments: segments)
+            prepared.removesDamage = check.damage.keys.contains(where: plan.rewritten.contains)
         } catch {
             abandon(prepared)
             throw error
@@ -117,6 +128,38 @@ struct Compactor {
             for range in ranges {
                 try checkCancelled()
                 try lost.keepCopy(of: file, name: name, from: range.offset, length: range.length, reason: reason)
+            }
+        }
+    }
+
+    /// True when damage that may have held a record is known outside `rewritten`: a
+    /// copy of segment bytes in `lost/` (damage an earlier compaction took out of its
+    /// segment, a torn tail, a segment moved aside), or bytes of another live segment
+    /// that are no valid record. Read only when a compaction would drop records of ids
+    /// the index has no trace of, in a store whose manifest never noted damage.
+    private func damageOutside(_ rewritten: Set<UInt32>, segments: SegmentSet) -> Bool {
+        let lost = LostAndFound(files: store.files).listing()
+        if lost.notListed != nil || lost.entries.contains(where: { $0.name.hasPrefix(FormatConstants.segmentPrefix) }) {
+            return true
+        }
+        let last = segments.segments.last?.number
+        return segments.segments.contains { segment in
+            guard !rewritten.contains(segment.number) else { return false }
+            // The last segment up to the snapshot's end: saves go on past it meanwhile.
+            let end = segment.number == last ? segment.end : max(segment.end, (try? segment.file.size()) ?? segment.end)
+            return CompactionCopy.holdsDamage(segment, to: end)
+        }
+    }
+
+    /// Notes in the manifest that every id given out so far may have lost a record.
+    private func noteLostIDs() throws {
+        try store.withWriter { w in
+            try w.checkWritable()
+            guard try w.noteLostIDs() else { return }
+            let (settings, generation) = (w.manifest.current.settings, w.manifest.current.generation)
+            store.state.withLock { s in
+                s.settings = settings
+                s.generation = generation
             }
         }
     }
@@ -176,18 +219,21 @@ struct Compactor {
                     }
                 }
                 switchAttempted = true
+                let lostIDBound = prepared.removesDamage ? w.nextRouteID : 0
                 try w.manifest.commit(nextRouteID: w.nextRouteID) { manifest in
                     manifest.segments = segments.numbers
                     manifest.indexFile = prepared.indexNumber
+                    manifest.settings.lostIDBound = max(manifest.settings.lostIDBound, lostIDBound)
                 }
                 w.log.replace(with: segments)
                 w.index = IndexFile(number: prepared.indexNumber, file: prepared.index,
                                     end: prepared.indexEnd + Int64(tailBytes.count), unsynced: tailEvents.count,
                                     singleRecords: prepared.indexSingleRecords + tailSingles)
                 let published = (w.log.segments, w.manifest.current.generation, w.index.number, w.index.end)
-                let singles = w.index.singleRecords
+                let singles = w.index.singleRecords, settings = w.manifest.current.settings
                 store.state.withLock { s in
                     s.index = index
+                    s.settings = settings
                     (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = published
                     s.indexSingleRecords = singles
                 }

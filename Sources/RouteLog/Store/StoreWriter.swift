@@ -71,6 +71,19 @@ struct StoreWriter: Sendable {
         return events
     }
 
+    /// Notes in the manifest that every id given out so far may have lost a record to
+    /// damage (``StoreSettings/lostIDBound``), unless it says so already; true when it
+    /// was rewritten. Damage met where no index names a record may have been the record
+    /// that made an id known (a RecordingStart, a RoutePut): its chunks and edits then
+    /// have no other witness once the damage leaves the segments or an index is written
+    /// without the id.
+    mutating func noteLostIDs() throws -> Bool {
+        let bound = nextRouteID
+        guard manifest.current.settings.lostIDBound < bound else { return false }
+        try manifest.commit(nextRouteID: bound) { $0.settings.lostIDBound = bound }
+        return true
+    }
+
     /// Starts a new segment and lists it in the manifest (format-spec.md, "Roll").
     /// Whatever the durability, the old segment is whole on disk before the next one
     /// exists, so a crash never keeps later records and loses earlier ones.
