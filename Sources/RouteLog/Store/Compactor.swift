@@ -21,9 +21,6 @@ struct Compactor {
         /// Records of the new index outside runs.
         var indexSingleRecords = 0
         var recordsMoved = 0
-        /// The switch takes damage out of the segments (kept in `lost/`): the manifest
-        /// it commits notes the ids that may have lost a record to it.
-        var removesDamage = false
     }
 
     func run() throws -> (CompactionReport, damaged: Set<UInt32>) {
@@ -44,8 +41,13 @@ struct Compactor {
         // 2. Check every record to copy, and that every route the rewritten segments make
         //    is one the index knows; a segment failing either is kept as found.
         var check = copy.checkRewritten()
-        if lostIDBound == 0, !check.orphansDropped.subtracting(check.unaccounted).isEmpty,
-           damageOutside(plan0.rewritten, segments: segments) {
+        if !check.damage.isEmpty {
+            // Noted before the damage can leave the segments (for lost/), or stay in a
+            // segment kept as found that an open with a whole index does not read: the
+            // records it may have left without a witness are kept from then on.
+            try noteLostIDs()
+        } else if lostIDBound == 0, !check.orphansDropped.subtracting(check.unaccounted).isEmpty,
+                  damageOutside(plan0.rewritten, segments: segments) {
             // Damage no manifest noted (left by a RouteLog that did not note it): noted
             // now, and the records it may have left without a witness are kept. A store
             // whose manifest has a bound noted every damage found since it was set.
@@ -96,7 +98,6 @@ struct Compactor {
             prepared.indexEvents = RouteIndex.sortedInReplayOrder(try copy.remappedEvents(), segmentOrder: order)
             try writeIndex(&prepared)
             try keepDamage(check.damage, of: plan.rewritten, segments: segments)
-            prepared.removesDamage = check.damage.keys.contains(where: plan.rewritten.contains)
         } catch {
             abandon(prepared)
             throw error
@@ -219,21 +220,18 @@ struct Compactor {
                     }
                 }
                 switchAttempted = true
-                let lostIDBound = prepared.removesDamage ? w.nextRouteID : 0
                 try w.manifest.commit(nextRouteID: w.nextRouteID) { manifest in
                     manifest.segments = segments.numbers
                     manifest.indexFile = prepared.indexNumber
-                    manifest.settings.lostIDBound = max(manifest.settings.lostIDBound, lostIDBound)
                 }
                 w.log.replace(with: segments)
                 w.index = IndexFile(number: prepared.indexNumber, file: prepared.index,
                                     end: prepared.indexEnd + Int64(tailBytes.count), unsynced: tailEvents.count,
                                     singleRecords: prepared.indexSingleRecords + tailSingles)
                 let published = (w.log.segments, w.manifest.current.generation, w.index.number, w.index.end)
-                let singles = w.index.singleRecords, settings = w.manifest.current.settings
+                let singles = w.index.singleRecords
                 store.state.withLock { s in
                     s.index = index
-                    s.settings = settings
                     (s.segments, s.generation, s.indexFileNumber, s.indexBytes) = published
                     s.indexSingleRecords = singles
                 }

@@ -260,4 +260,56 @@ import Testing
             try Self.rewriteEverything(at: backup, spread)
         }
     }
+
+    /// Both compactions in one session: the second rewrites the chunks' segment after
+    /// the first took the damage away.
+    @Test func theChunksOutliveTwoCompactionsInOneSession() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let spread = try Self.makeDamagedStore(at: url)
+        let store = try RouteStore(at: url, options: Self.options)
+        try store.delete(spread.deadBesideStart)
+        try store.compact()
+        #expect(!store.state.withLock { $0.segments.numbers }.contains(spread.start.segment))
+        for id in spread.liveBesideChunks { try store.delete(id) }
+        try store.compact()
+        #expect(try Self.chunks(spread, in: store) == 4)
+        try store.close()
+        try Self.rewriteEverything(at: url, spread)
+    }
+
+    /// A RoutePut damaged in one segment, the route's MetadataEdit in a later one: the
+    /// edit holds the acknowledged metadata and outlives the same compactions.
+    @Test func theEditOfARouteWhosePutIsDamagedOutlivesTheCompactions() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let store = try RouteStore(at: url, options: Self.options)
+        let dead = try store.save(Fixtures.sampleWalk(seed: 1, points: 2000))
+        let edited = try store.save(Fixtures.sampleWalk(seed: 2, points: 50))
+        let kept = try store.save(Fixtures.sampleWalk(seed: 3, points: 50))
+        try store.withWriter { try $0.roll() }
+        try store.edit(edited, RouteEdit(name: "the acknowledged name"))
+        var live: [RouteID] = []
+        for n in 10..<13 { live.append(try store.save(Fixtures.sampleWalk(seed: UInt64(n), points: 2000))) }
+        try store.withWriter { try $0.roll() }
+        let (put, edit) = store.state.withLock { ($0.index.routes[edited]!.location, $0.index.routes[edited]!.editLocation!) }
+        #expect(put.segment != edit.segment)
+        try store.close()
+        try RouteRecorderDamageTests.flipByte(in: url, segment: put.segment, at: put.offset + 30)
+        try removeIndexFiles(of: url)
+
+        let first = try RouteStore(at: url, options: Self.options)
+        try first.delete(dead)
+        try first.compact()
+        #expect(!first.state.withLock { $0.segments.numbers }.contains(put.segment))
+        try first.close()
+        for _ in 0..<2 {
+            let store = try RouteStore(at: url, options: .rewritingEverySegment)
+            for id in live where (try? store.summary(id)) != nil { try store.delete(id) }
+            try store.compact()
+            #expect(try RecordingStartDamageTests.records(of: edited, in: store, type: .metadataEdit) == 1)
+            #expect(try store.route(kept).points.count == 50)
+            try store.close()
+        }
+    }
 }
