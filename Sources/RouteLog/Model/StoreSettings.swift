@@ -11,11 +11,11 @@ public struct StoreSettings: Sendable, Equatable {
     /// Settings a newer RouteLog wrote that this one does not know: kept as they are.
     var unknown: [(tag: UInt8, value: [UInt8])] = []
     /// Not a choice but the writer's own note, kept here because it travels with the
-    /// settings into every manifest (a backup's too): ids below it may have lost a
-    /// record to damage, so compaction keeps the records of such an id that the index
-    /// has no trace of (format-spec.md, "Manifest"). 0 in a store never found damaged.
+    /// settings into every manifest (a backup's too): ids that may have lost a record
+    /// to damage, whose records the index has no trace of compaction keeps
+    /// (format-spec.md, "Manifest"). nil in a store where no damage was ever noted.
     /// Not compared by `==`, and out of reach of ``RouteStore/updateSettings(_:)``.
-    var lostIDBound: UInt64 = 0
+    var lostIDs: LostIDs?
 
     /// The most privacy zones a store keeps.
     public static let maximumPrivacyZones = 64
@@ -45,7 +45,7 @@ public struct StoreSettings: Sendable, Equatable {
         }
     }
 
-    private enum Tag: UInt8 { case privacyZone = 1, lostIDBound = 2 }
+    private enum Tag: UInt8 { case privacyZone = 1, lostIDs = 2 }
 
     /// The settings as the manifest stores them (`setting*`).
     func write(to w: inout ByteWriter) {
@@ -56,10 +56,10 @@ public struct StoreSettings: Sendable, Equatable {
             w.f64(zone.center.longitude)
             w.f64(zone.radius)
         }
-        if lostIDBound > 0 {
-            w.u8(Tag.lostIDBound.rawValue)
-            w.u32(8)
-            w.u64(lostIDBound)
+        if let lostIDs {
+            w.u8(Tag.lostIDs.rawValue)
+            w.u32(UInt32(16 * lostIDs.ranges.count))
+            lostIDs.write(to: &w)
         }
         for setting in unknown {
             w.u8(setting.tag)
@@ -89,11 +89,12 @@ public struct StoreSettings: Sendable, Equatable {
                     throw r.fail("a privacy zone out of range")
                 }
                 privacyZones.append(zone)
-            case .lostIDBound:
-                guard length == 8, lostIDBound == 0 else { throw r.fail("lost id bound setting of \(length) bytes, or given twice") }
-                lostIDBound = try value.u64()
-                guard lostIDBound > 0, lostIDBound <= FormatConstants.maxRouteID else {
-                    throw r.fail("lost id bound \(lostIDBound) is no id a writer assigns")
+            case .lostIDs:
+                guard lostIDs == nil else { throw r.fail("lost ids given twice") }
+                do {
+                    lostIDs = try LostIDs(from: &value)
+                } catch let error as ByteReader.Malformed {
+                    throw r.fail(error.reason)
                 }
             case nil:
                 unknown.append((tag, Array(bytes)))

@@ -34,16 +34,16 @@ struct CompactionCopy {
     /// edit was made without (copied as it was, it would take them away again on replay).
     private var editsWrittenAnew: Set<RouteID> = []
 
-    /// Ids below it may have lost the record that made them known to damage (the
-    /// manifest's note, ``StoreSettings/lostIDBound``): ``checkRewritten()`` keeps
-    /// their records that the index has no trace of.
-    let lostIDBound: UInt64
+    /// Ids that may have lost the record that made them known to damage (the
+    /// manifest's note, ``StoreSettings/lostIDs``): ``checkRewritten()`` keeps their
+    /// records that the index has no trace of.
+    let lostIDs: LostIDs?
 
-    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, lostIDBound: UInt64 = 0) {
+    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, lostIDs: LostIDs? = nil) {
         self.index = index
         self.segments = segments
         self.rewritten = rewritten
-        self.lostIDBound = lostIDBound
+        self.lostIDs = lostIDs
     }
 
     private func inRewritten(_ location: RecordLocation) -> Bool { rewritten.contains(location.segment) }
@@ -111,9 +111,9 @@ struct CompactionCopy {
         /// segment goes.
         var damage: [UInt32: [DamagedRange]] = [:]
         /// Segments holding a RecordingChunk or MetadataEdit of an id the index has no
-        /// trace of, which nothing says was lost (no damage here, and the id is at or
-        /// above the lost id bound): dropped as dead with their segment unless the
-        /// compaction finds damage elsewhere (``Compactor``).
+        /// trace of, which nothing says was lost (no damage here, and the id is not
+        /// among the lost ids): dropped as dead with their segment unless the compaction
+        /// finds damage no manifest noted (``Compactor``).
         var orphansDropped = Set<UInt32>()
     }
 
@@ -136,10 +136,10 @@ struct CompactionCopy {
     /// not reach. Such damage may have left the segments since (a compaction that
     /// rewrote its segment copied it into `lost/`), and the record's segment may be
     /// rewritten sessions later; so a segment holding such a record is kept as found
-    /// when its id is below the lost id bound (the manifest's note that damage was
-    /// found while the id could have been in it), or when the segments read here hold
-    /// damage, and so is every rewritten segment holding damage, which keeps saying
-    /// that a record was lost. The others are ``RewrittenCheck/orphansDropped``.
+    /// when its id is among the lost ids (the manifest's note of the ids without a
+    /// trace when damage was found), or when the segments read here hold damage, and
+    /// so is every rewritten segment holding damage, which keeps saying that a record
+    /// was lost. The others are ``RewrittenCheck/orphansDropped``.
     ///
     /// Bytes that are no valid record (damage, or a damaged last record) are noted: once
     /// an index was rebuilt, nothing says what such bytes held, so the compaction keeps a
@@ -148,10 +148,11 @@ struct CompactionCopy {
     func checkRewritten() -> RewrittenCheck {
         func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
         var check = RewrittenCheck()
-        /// Per segment, the smallest id of its records of ids with no trace.
-        var orphans: [UInt32: UInt64] = [:]
+        /// Segments holding records of ids with no trace, and whether one of those ids
+        /// is among the lost ids.
+        var orphans: [UInt32: Bool] = [:]
         func orphan(_ id: RouteID, in number: UInt32) {
-            orphans[number] = min(orphans[number] ?? .max, id.rawValue)
+            orphans[number] = orphans[number] == true || lostIDs?.contains(id.rawValue) == true
         }
         func isKnown(_ id: RouteID) -> Bool {
             index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
@@ -208,13 +209,37 @@ struct CompactionCopy {
                 check.unaccounted.insert(number)
             }
         }
-        let kept = orphans.filter { !check.damage.isEmpty || $0.value < lostIDBound }.keys
+        let kept = orphans.filter { !check.damage.isEmpty || $0.value }.keys
         if !kept.isEmpty {
             check.unaccounted.formUnion(kept)
             check.unaccounted.formUnion(check.damage.keys)
         }
         check.orphansDropped = Set(orphans.keys).subtracting(kept)
         return check
+    }
+
+    /// The ids of the RecordingChunks and MetadataEdits in the live segments (each up
+    /// to its end) that the index has no trace of: what a replay of the whole log would
+    /// note as lost ids (``RouteIndex/untracedIDs``). Reads every segment.
+    func untracedIDs() -> LostIDs {
+        var ids = Set<UInt64>()
+        for segment in segments.segments {
+            guard let file = try? segment.file else { continue }
+            var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end,
+                                     version: segment.version)
+            while let record = try? scanner.next() {
+                guard let event = try? LogEvent.fromSegment(record, segment: segment.number) else { continue }
+                switch event {
+                case .recordingChunk(let id, _, _, _), .edit(let id, _, _):
+                    if !index.routes.contains(id) && index.recordings[id] == nil && index.tombstones[id] == nil {
+                        ids.insert(id.rawValue)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        return LostIDs(ids)
     }
 
     /// True when `segment` holds bytes that are no valid record up to `end` (a damaged

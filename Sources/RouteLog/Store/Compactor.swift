@@ -27,7 +27,7 @@ struct Compactor {
         let started = Date()
         let bytesBefore = try store.state.withLock { try $0.checkOpen(); return $0.segments.totalBytes + $0.indexBytes }
         // 1. Plan, and seal the active segment if it is to be rewritten.
-        let (snapshot, segments, plan0, tailStart, lostIDBound) = try store.withWriter { w in
+        let (snapshot, segments, plan0, tailStart, lostIDs) = try store.withWriter { w in
             try w.checkWritable()
             let index = store.state.withLock { $0.index }
             let plan = CompactionPlan(index: index, segments: w.log.segments, threshold: threshold, damaged: [])
@@ -35,30 +35,30 @@ struct Compactor {
             // The new index is synced: buffered saves it covers are synced first.
             try w.syncBufferedSaves()
             let active = w.log.active
-            return (index, w.log.segments, plan, (active.number, active.end), w.manifest.current.settings.lostIDBound)
+            return (index, w.log.segments, plan, (active.number, active.end), w.manifest.current.settings.lostIDs)
         }
-        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten, lostIDBound: lostIDBound)
+        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten, lostIDs: lostIDs)
         // 2. Check every record to copy, and that every route the rewritten segments make
         //    is one the index knows; a segment failing either is kept as found.
         var check = copy.checkRewritten()
-        if !check.damage.isEmpty {
-            // Noted before the damage can leave the segments (for lost/), or stay in a
-            // segment kept as found that an open with a whole index does not read: the
-            // records it may have left without a witness are kept from then on.
-            try noteLostIDs()
-        } else if lostIDBound == 0, !check.orphansDropped.subtracting(check.unaccounted).isEmpty,
+        // A store whose manifest notes lost ids noted the damage an open found since; in
+        // one without, damage is looked for before records with no trace are dropped.
+        if lostIDs == nil, !check.damage.isEmpty {
+            // Damage no manifest noted (left by a RouteLog that did not note it), found
+            // here: noted before it leaves the segments for lost/ (or stays in a segment
+            // kept as found, which an open with a whole index does not read), with the
+            // ids of every record with no trace, which it may have left without a witness.
+            try noteLostIDs(copy.untracedIDs())
+        } else if lostIDs == nil, !check.orphansDropped.subtracting(check.unaccounted).isEmpty,
                   damageOutside(plan0.rewritten, segments: segments) {
-            // Damage no manifest noted (left by a RouteLog that did not note it): noted
-            // now, and the records it may have left without a witness are kept. A store
-            // whose manifest has a bound noted every damage found since it was set.
             check.unaccounted.formUnion(check.orphansDropped)
-            try noteLostIDs()
+            try noteLostIDs(copy.untracedIDs())
         }
         let damaged = copy.damagedSegments(copy.items()).union(check.unaccounted)
         var plan = plan0
         if !damaged.isEmpty {
             plan = CompactionPlan(index: snapshot, segments: segments, threshold: threshold, damaged: damaged)
-            copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan.rewritten, lostIDBound: lostIDBound)
+            copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan.rewritten, lostIDs: lostIDs)
         }
         var report = CompactionReport(bytesBefore: bytesBefore, bytesAfter: bytesBefore, recordsMoved: 0,
                                       segmentsCompacted: 0, segmentsSkipped: plan.skipped, duration: 0)
@@ -136,8 +136,8 @@ struct Compactor {
     /// True when damage that may have held a record is known outside `rewritten`: a
     /// copy of segment bytes in `lost/` (damage an earlier compaction took out of its
     /// segment, a torn tail, a segment moved aside), or bytes of another live segment
-    /// that are no valid record. Read only when a compaction would drop records of ids
-    /// the index has no trace of, in a store whose manifest never noted damage.
+    /// that are no valid record. Looked for only when a compaction would drop records of
+    /// ids the index has no trace of, in a store whose manifest never noted damage.
     private func damageOutside(_ rewritten: Set<UInt32>, segments: SegmentSet) -> Bool {
         let lost = LostAndFound(files: store.files).listing()
         if lost.notListed != nil || lost.entries.contains(where: { $0.name.hasPrefix(FormatConstants.segmentPrefix) }) {
@@ -152,11 +152,11 @@ struct Compactor {
         }
     }
 
-    /// Notes in the manifest that every id given out so far may have lost a record.
-    private func noteLostIDs() throws {
+    /// Notes in the manifest that damage was found, and that `ids` may have lost a record.
+    private func noteLostIDs(_ ids: LostIDs) throws {
         try store.withWriter { w in
             try w.checkWritable()
-            guard try w.noteLostIDs() else { return }
+            guard try w.noteLostIDs(ids) else { return }
             let (settings, generation) = (w.manifest.current.settings, w.manifest.current.generation)
             store.state.withLock { s in
                 s.settings = settings

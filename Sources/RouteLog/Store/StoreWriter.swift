@@ -71,16 +71,17 @@ struct StoreWriter: Sendable {
         return events
     }
 
-    /// Notes in the manifest that every id given out so far may have lost a record to
-    /// damage (``StoreSettings/lostIDBound``), unless it says so already; true when it
-    /// was rewritten. Damage met where no index names a record may have been the record
+    /// Notes in the manifest that damage was found and that `ids` may have lost a
+    /// record to it (``StoreSettings/lostIDs``), unless it says so already; true when
+    /// it was rewritten. Damage met where no index names a record may have been the record
     /// that made an id known (a RecordingStart, a RoutePut): its chunks and edits then
     /// have no other witness once the damage leaves the segments or an index is written
     /// without the id.
-    mutating func noteLostIDs() throws -> Bool {
-        let bound = nextRouteID
-        guard manifest.current.settings.lostIDBound < bound else { return false }
-        try manifest.commit(nextRouteID: bound) { $0.settings.lostIDBound = bound }
+    mutating func noteLostIDs(_ ids: LostIDs) throws -> Bool {
+        let current = manifest.current.settings.lostIDs
+        var noted = current ?? LostIDs()
+        guard noted.formUnion(ids) || current == nil else { return false }
+        try manifest.commit(nextRouteID: nextRouteID) { $0.settings.lostIDs = noted }
         return true
     }
 

@@ -108,8 +108,9 @@ import Testing
         try again.close()
     }
 
-    static func lostIDBound(at url: URL) throws -> UInt64 {
-        try #require(try Manifest.read(in: url.path, fileSystem: PosixFileSystem.shared)).settings.lostIDBound
+    /// The manifest's note of lost ids (nil: none).
+    static func lostIDs(at url: URL) throws -> LostIDs? {
+        try #require(try Manifest.read(in: url.path, fileSystem: PosixFileSystem.shared)).settings.lostIDs
     }
 
     /// The start's segment is rewritten first (its damage copied to `lost/`); after a
@@ -119,7 +120,7 @@ import Testing
         let url = dir.store()
         let spread = try Self.makeDamagedStore(at: url)
         try Self.rewriteTheStartsSegment(at: url, spread)
-        #expect(try Self.lostIDBound(at: url) > spread.id.rawValue)
+        #expect(try Self.lostIDs(at: url)?.ranges == [spread.id.rawValue...spread.id.rawValue])
         // No segment holds the damage now, and the index is whole.
         let reader = try RouteStore(readOnlyAt: url)
         #expect(try reader.verify().isClean)
@@ -137,7 +138,7 @@ import Testing
         let rebuilding = try RouteStore(at: url, options: Self.options)
         #expect(rebuilding.state.withLock { $0.indexRebuilt })
         try rebuilding.close()
-        #expect(try Self.lostIDBound(at: url) > spread.id.rawValue)
+        #expect(try Self.lostIDs(at: url)?.ranges == [spread.id.rawValue...spread.id.rawValue])
 
         let store = try RouteStore(at: url, options: Self.options)
         #expect(store.state.withLock { $0.openDamage.isEmpty && !$0.indexRebuilt }, "\(store.state.withLock { ($0.openDamage, $0.indexRebuilt) })")
@@ -183,21 +184,21 @@ import Testing
         #expect(try Self.chunks(spread, in: second) == 0)
         #expect(try second.verify().isClean)
         try second.close()
-        #expect(try Self.lostIDBound(at: url) == 0)
+        #expect(try Self.lostIDs(at: url) == nil)
     }
 
-    /// A recording started and discarded after the damage was noted has an id at or
-    /// above the bound: its chunks are reclaimed, while the damaged recording's stay.
+    /// A recording started and discarded after the damage was noted is not among the
+    /// lost ids: its chunks are reclaimed, while the damaged recording's stay.
     @Test func theChunksOfARecordingDiscardedAfterTheDamageAreReclaimed() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
         let spread = try Self.makeDamagedStore(at: url)
         try Self.rewriteTheStartsSegment(at: url, spread)
-        let bound = try Self.lostIDBound(at: url)
+        let noted = try Self.lostIDs(at: url)
 
         let store = try RouteStore(at: url, options: Self.options)
         let later = try Self.spreadRecording(in: store, seed: 40)
-        #expect(later.id.rawValue >= bound)
+        #expect(noted?.contains(later.id.rawValue) == false)
         try later.recorder.discard()
         try store.delete(later.deadBesideStart)
         try store.compact()
@@ -210,13 +211,13 @@ import Testing
         #expect(try Self.chunks(later, in: second) == 0)
         #expect(try Self.chunks(spread, in: second) == 4)
         try second.close()
-        #expect(try Self.lostIDBound(at: url) == bound)
+        #expect(try Self.lostIDs(at: url) == noted)
     }
 
-    /// The manifest's bound taken away, as in a store whose damage a RouteLog that did
+    /// The manifest's note taken away, as in a store whose damage a RouteLog that did
     /// not note it dealt with: the compaction that would drop the chunks finds the
     /// damage (a copy in `lost/`, or bytes in a segment it does not rewrite), keeps
-    /// them and notes the bound.
+    /// them and notes their id.
     @Test(arguments: [true, false])
     func damageNoManifestNotedIsFoundBeforeTheChunksGo(startsSegmentRewrittenFirst: Bool) throws {
         let dir = TemporaryDirectory()
@@ -228,7 +229,7 @@ import Testing
             try RouteStore(at: url, options: Self.options).close()
         }
         var manifest = try #require(try Manifest.read(in: url.path, fileSystem: PosixFileSystem.shared))
-        manifest.settings.lostIDBound = 0
+        manifest.settings.lostIDs = nil
         try Data(manifest.encoded()).write(to: url.appendingPathComponent(FormatConstants.manifestName))
 
         let store = try RouteStore(at: url, options: Self.options)
@@ -236,12 +237,12 @@ import Testing
         try store.compact()
         #expect(try Self.chunks(spread, in: store) == 4)
         try store.close()
-        #expect(try Self.lostIDBound(at: url) > spread.id.rawValue)
+        #expect(try Self.lostIDs(at: url)?.contains(spread.id.rawValue) == true)
         try Self.rewriteEverything(at: url, spread)
     }
 
     /// A backup made once the damage left for `lost/` (which a backup does not copy)
-    /// carries the bound: compacting the backup keeps the chunks.
+    /// carries the note: compacting the backup keeps the chunks.
     @Test func aBackupKeepsTheChunksThroughItsOwnCompactions() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
@@ -256,7 +257,7 @@ import Testing
         try reader.backup(to: viaReader)
         try reader.close()
         for backup in [copy, viaReader] {
-            #expect(try Self.lostIDBound(at: backup) > spread.id.rawValue)
+            #expect(try Self.lostIDs(at: backup)?.contains(spread.id.rawValue) == true)
             try Self.rewriteEverything(at: backup, spread)
         }
     }
@@ -311,5 +312,39 @@ import Testing
             #expect(try store.route(kept).points.count == 50)
             try store.close()
         }
+    }
+
+    /// A route saved before the damage, edited in a later segment and deleted after the
+    /// damage was noted: once its RoutePut's segment is rewritten, its edit has no
+    /// trace either, but its id is not among the lost ids, so a later compaction
+    /// reclaims the edit's segment instead of keeping it as found for good.
+    @Test func anEditOrphanedByADeleteAfterTheDamageIsReclaimed() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let store = try RouteStore(at: url, options: Self.options)
+        let spread = try Self.spreadRecording(in: store, seed: 1)
+        let old = try store.save(Fixtures.sampleWalk(seed: 30, points: 2000))
+        try store.withWriter { try $0.roll() }
+        try store.edit(old, RouteEdit(name: "edited before the damage"))
+        var live: [RouteID] = []
+        for n in 31..<34 { live.append(try store.save(Fixtures.sampleWalk(seed: UInt64(n), points: 2000))) }
+        try store.withWriter { try $0.roll() }
+        try store.close()
+        try RouteRecorderDamageTests.flipByte(in: url, segment: spread.start.segment, at: spread.start.offset + 30)
+        try removeIndexFiles(of: url)
+
+        let first = try RouteStore(at: url, options: Self.options)
+        try first.delete(old)
+        try first.compact()
+        #expect(try RecordingStartDamageTests.records(of: old, in: first, type: .metadataEdit) == 1, "left in its kept segment")
+        try first.close()
+        #expect(try Self.lostIDs(at: url)?.ranges == [spread.id.rawValue...spread.id.rawValue])
+
+        let second = try RouteStore(at: url, options: Self.options)
+        for id in live { try second.delete(id) }
+        try second.compact()
+        #expect(try RecordingStartDamageTests.records(of: old, in: second, type: .metadataEdit) == 0)
+        #expect(try Self.chunks(spread, in: second) == 4)
+        try second.close()
     }
 }
