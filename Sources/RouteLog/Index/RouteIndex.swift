@@ -92,7 +92,7 @@ struct RouteIndex: Sendable {
             // edit was made before the route had it (a recording's, which compaction
             // merged into one RoutePut; format-spec.md, "Derived fields").
             var encodedMetadata = encodedMetadata
-            if metadata.derived.takeMissing(from: route.metadata.derived) { encodedMetadata = nil }
+            if metadata.takeDerivedFields(of: route.metadata) { encodedMetadata = nil }
             ledger?.remove(id)
             cellMap?.remove(id, route.metadata.derived.cells)
             duplicates?.remove(id, route)

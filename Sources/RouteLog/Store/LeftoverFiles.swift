@@ -82,7 +82,7 @@ struct LeftoverFiles {
                 case .put, .recordingStart, .recordingChunk, .recordingFinish: return true
                 case .delete, .recordingDiscard: return false
                 case .edit(_, var metadata, _):
-                    _ = metadata.derived.takeMissing(from: route.metadata.derived)  // as a replay reads it
+                    _ = metadata.takeDerivedFields(of: route.metadata)  // as a replay reads it
                     return route.metadata == metadata
                         || (!damageFound && route.editLocation != nil && header.fileNumber < firstLaterFileNumber)
                 }
