@@ -77,6 +77,7 @@ SLOW_SUITES := \
 	KillTests \
 	LogScannerCostTests \
 	LZ4BlockIndependentDecoderTests \
+	RecordingStartDamageCrashTests \
 	RouteRecorderCrashTests \
 	RouteStoreRecoveryTests \
 	SegmentFileLimitTests

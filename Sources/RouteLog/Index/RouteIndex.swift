@@ -12,6 +12,11 @@ struct RouteIndex: Sendable {
     private(set) var tombstones: [RouteID: Tombstone] = [:]
     /// Largest id seen in any record, live or deleted.
     private(set) var maxSeenID: UInt64 = 0
+    /// Ids of RecordingChunks and MetadataEdits replayed while nothing made their id
+    /// known (no recording, route or tombstone): deleted and compacted away, or whose
+    /// RecordingStart or RoutePut was lost to damage. A writer's open that finds damage
+    /// notes them in the manifest (``StoreSettings/lostIDs``).
+    private(set) var untracedIDs = Set<UInt64>()
     /// End of the last record whose event was applied, per segment.
     private(set) var coveredEnd = SegmentCounters()
     /// Bytes of live records per segment: RoutePuts of live routes and their latest
@@ -78,8 +83,16 @@ struct RouteIndex: Sendable {
             release(id, old)
             bury(id, Tombstone(deleting: id, old, at: location))
             invalidateSortedCache()
-        case .edit(let id, let metadata, _):
-            guard var route = routes[id] else { return }
+        case .edit(let id, var metadata, _):
+            guard var route = routes[id] else {
+                if tombstones[id] == nil { untracedIDs.insert(id.rawValue) }
+                return
+            }
+            // A field derived from the points that the edit lacks is the route's: the
+            // edit was made before the route had it (a recording's, which compaction
+            // merged into one RoutePut; format-spec.md, "Derived fields").
+            var encodedMetadata = encodedMetadata
+            if metadata.takeDerivedFields(of: route.metadata) { encodedMetadata = nil }
             ledger?.remove(id)
             cellMap?.remove(id, route.metadata.derived.cells)
             duplicates?.remove(id, route)
@@ -103,7 +116,10 @@ struct RouteIndex: Sendable {
         case .recordingChunk(let id, let firstPoint, let pointCount, _):
             // Chunks are accepted in order; one past the points accepted so far leaves a
             // gap (a chunk lost to damage), so every later chunk is kept.
-            guard let recording = recordings[id], firstPoint >= recording.pointCount else { return }
+            guard let recording = recordings[id], firstPoint >= recording.pointCount else {
+                if recordings[id] == nil, !routes.contains(id), tombstones[id] == nil { untracedIDs.insert(id.rawValue) }
+                return
+            }
             recordings[id]!.chunks.append(RecordedChunk(location: location, firstPoint: firstPoint, pointCount: pointCount))
             liveBytes.add(Int64(location.length), to: location.segment)
         case .recordingFinish(let id, let shape, let metadata, _):

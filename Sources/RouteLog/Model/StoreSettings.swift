@@ -10,6 +10,12 @@ public struct StoreSettings: Sendable, Equatable {
     public var privacyZones: [PrivacyZone]
     /// Settings a newer RouteLog wrote that this one does not know: kept as they are.
     var unknown: [(tag: UInt8, value: [UInt8])] = []
+    /// Not a choice but the writer's own note, kept here because it travels with the
+    /// settings into every manifest (a backup's too): ids that may have lost a record
+    /// to damage, whose records the index has no trace of compaction keeps
+    /// (format-spec.md, "Manifest"). nil in a store where no damage was ever noted.
+    /// Not compared by `==`, and out of reach of ``RouteStore/updateSettings(_:)``.
+    var lostIDs: LostIDs?
 
     /// The most privacy zones a store keeps.
     public static let maximumPrivacyZones = 64
@@ -39,7 +45,7 @@ public struct StoreSettings: Sendable, Equatable {
         }
     }
 
-    private enum Tag: UInt8 { case privacyZone = 1 }
+    private enum Tag: UInt8 { case privacyZone = 1, lostIDs = 2 }
 
     /// The settings as the manifest stores them (`setting*`).
     func write(to w: inout ByteWriter) {
@@ -49,6 +55,11 @@ public struct StoreSettings: Sendable, Equatable {
             w.f64(zone.center.latitude)
             w.f64(zone.center.longitude)
             w.f64(zone.radius)
+        }
+        if let lostIDs {
+            w.u8(Tag.lostIDs.rawValue)
+            w.u32(UInt32(16 * lostIDs.ranges.count))
+            lostIDs.write(to: &w)
         }
         for setting in unknown {
             w.u8(setting.tag)
@@ -78,6 +89,13 @@ public struct StoreSettings: Sendable, Equatable {
                     throw r.fail("a privacy zone out of range")
                 }
                 privacyZones.append(zone)
+            case .lostIDs:
+                guard lostIDs == nil else { throw r.fail("lost ids given twice") }
+                do {
+                    lostIDs = try LostIDs(from: &value)
+                } catch let error as ByteReader.Malformed {
+                    throw r.fail(error.reason)
+                }
             case nil:
                 unknown.append((tag, Array(bytes)))
             }

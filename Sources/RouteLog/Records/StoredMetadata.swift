@@ -114,6 +114,17 @@ struct StoredMetadata: Equatable, Sendable {
         return w.bytes
     }
 
+    /// Takes, as a replay applies a MetadataEdit of these values to a route of metadata
+    /// `current`, each derived field of `current` these lack (format-spec.md, "Derived
+    /// fields"), unless that would make metadata larger than the format accepts. True
+    /// when it took any.
+    mutating func takeDerivedFields(of current: StoredMetadata) -> Bool {
+        var merged = self
+        guard merged.derived.takeMissing(from: current.derived), (try? merged.checkStorable()) != nil else { return false }
+        self = merged
+        return true
+    }
+
     /// Checks that these values, encoded, are metadata a reader accepts: the app's
     /// fields are checked by ``RouteValidation``, but the whole extension (with derived
     /// fields, and fields a newer writer stored that this version keeps unknown) has a

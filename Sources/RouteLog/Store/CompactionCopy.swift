@@ -34,15 +34,16 @@ struct CompactionCopy {
     /// edit was made without (copied as it was, it would take them away again on replay).
     private var editsWrittenAnew: Set<RouteID> = []
 
-    /// The store's open found damage in its segments: a record of it may have been the
-    /// one that made a later record's id known (``checkRewritten()``).
-    let damageKnown: Bool
+    /// Ids that may have lost the record that made them known to damage (the
+    /// manifest's note, ``StoreSettings/lostIDs``): ``checkRewritten()`` keeps their
+    /// records that the index has no trace of.
+    let lostIDs: LostIDs?
 
-    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, damageKnown: Bool = false) {
+    init(index: RouteIndex, segments: SegmentSet, rewritten: Set<UInt32>, lostIDs: LostIDs? = nil) {
         self.index = index
         self.segments = segments
         self.rewritten = rewritten
-        self.damageKnown = damageKnown
+        self.lostIDs = lostIDs
     }
 
     private func inRewritten(_ location: RecordLocation) -> Bool { rewritten.contains(location.segment) }
@@ -109,6 +110,11 @@ struct CompactionCopy {
         /// Bytes that are no valid record, per segment: kept in `lost/` before the
         /// segment goes.
         var damage: [UInt32: [DamagedRange]] = [:]
+        /// Segments holding a RecordingChunk or MetadataEdit of an id the index has no
+        /// trace of, which nothing says was lost (no damage here, and the id is not
+        /// among the lost ids): dropped as dead with their segment unless the compaction
+        /// finds damage no manifest noted (``Compactor``).
+        var orphansDropped = Set<UInt32>()
     }
 
     /// Reads every record of the rewritten segments (with its checksum), to the end of
@@ -127,9 +133,13 @@ struct CompactionCopy {
     /// recording or tombstone) is dead when its recording or route was deleted and
     /// compacted away, but holds acknowledged points or metadata when the record that
     /// made its id known (a RecordingStart, a RoutePut) was lost to damage the index did
-    /// not reach. So while the store holds damage (found by its open, or in the segments
-    /// read here), a segment holding such a record is kept as found, and so is every
-    /// rewritten segment holding damage, which keeps saying that a record was lost.
+    /// not reach. Such damage may have left the segments since (a compaction that
+    /// rewrote its segment copied it into `lost/`), and the record's segment may be
+    /// rewritten sessions later; so a segment holding such a record is kept as found
+    /// when its id is among the lost ids (the manifest's note of the ids without a
+    /// trace when damage was found), or when the segments read here hold damage, and
+    /// so is every rewritten segment holding damage, which keeps saying that a record
+    /// was lost. The others are ``RewrittenCheck/orphansDropped``.
     ///
     /// Bytes that are no valid record (damage, or a damaged last record) are noted: once
     /// an index was rebuilt, nothing says what such bytes held, so the compaction keeps a
@@ -138,7 +148,12 @@ struct CompactionCopy {
     func checkRewritten() -> RewrittenCheck {
         func order(_ location: RecordLocation) -> (Int, Int64) { self.order(location) }
         var check = RewrittenCheck()
-        var orphans = Set<UInt32>()
+        /// Segments holding records of ids with no trace, and whether one of those ids
+        /// is among the lost ids.
+        var orphans: [UInt32: Bool] = [:]
+        func orphan(_ id: RouteID, in number: UInt32) {
+            orphans[number] = orphans[number] == true || lostIDs?.contains(id.rawValue) == true
+        }
         func isKnown(_ id: RouteID) -> Bool {
             index.routes.contains(id) || index.recordings[id] != nil || index.tombstones[id] != nil
         }
@@ -173,12 +188,12 @@ struct CompactionCopy {
                         accounted = index.routes.location(id).map { order($0) > here } ?? true
                     case .edit:
                         accounted = index.routes.locations(id).map { order($0.location) > here || $0.edit.map { order($0) >= here } == true } ?? true
-                        if !isKnown(id) { orphans.insert(number) }
+                        if !isKnown(id) { orphan(id, in: number) }
                     case .recordingDiscard:
                         accounted = index.recordings[id].map { order($0.start) > here } ?? true
                     case .recordingChunk:
                         accounted = true
-                        if !isKnown(id) { orphans.insert(number) }
+                        if !isKnown(id) { orphan(id, in: number) }
                     }
                     if !accounted {
                         check.unaccounted.insert(number)
@@ -194,11 +209,54 @@ struct CompactionCopy {
                 check.unaccounted.insert(number)
             }
         }
-        if !orphans.isEmpty && (damageKnown || !check.damage.isEmpty) {
-            check.unaccounted.formUnion(orphans)
+        let kept = orphans.filter { !check.damage.isEmpty || $0.value }.keys
+        if !kept.isEmpty {
+            check.unaccounted.formUnion(kept)
             check.unaccounted.formUnion(check.damage.keys)
         }
+        check.orphansDropped = Set(orphans.keys).subtracting(kept)
         return check
+    }
+
+    /// The ids of the RecordingChunks and MetadataEdits in the live segments (each up
+    /// to its end) that the index has no trace of: what a replay of the whole log would
+    /// note as lost ids (``RouteIndex/untracedIDs``). Reads every segment.
+    func untracedIDs() -> LostIDs {
+        var ids = Set<UInt64>()
+        for segment in segments.segments {
+            guard let file = try? segment.file else { continue }
+            var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: segment.end,
+                                     version: segment.version)
+            while let record = try? scanner.next() {
+                guard let event = try? LogEvent.fromSegment(record, segment: segment.number) else { continue }
+                switch event {
+                case .recordingChunk(let id, _, _, _), .edit(let id, _, _):
+                    if !index.routes.contains(id) && index.recordings[id] == nil && index.tombstones[id] == nil {
+                        ids.insert(id.rawValue)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        return LostIDs(ids)
+    }
+
+    /// True when `segment` holds bytes that are no valid record up to `end` (a damaged
+    /// header, damage, a record that passes its checksum but makes no sense, a tail), or
+    /// cannot be read: what ``checkRewritten()`` keeps in `lost/`, looked for in a
+    /// segment no compaction is rewriting.
+    static func holdsDamage(_ segment: LogSegment, to end: Int64) -> Bool {
+        guard !segment.handle.headerDamaged, let file = try? segment.file else { return true }
+        var scanner = LogScanner(file: file, from: Int64(FormatConstants.fileHeaderSize), fileSize: end, version: segment.version)
+        do {
+            while let record = try scanner.next() {
+                _ = try LogEvent.fromSegment(record, segment: segment.number)
+            }
+        } catch {
+            return true
+        }
+        return !scanner.damage.isEmpty || scanner.tailLength > 0
     }
 
     /// The id a segment record's payload starts with (every type's does).

@@ -27,7 +27,7 @@ struct Compactor {
         let started = Date()
         let bytesBefore = try store.state.withLock { try $0.checkOpen(); return $0.segments.totalBytes + $0.indexBytes }
         // 1. Plan, and seal the active segment if it is to be rewritten.
-        let (snapshot, segments, plan0, tailStart) = try store.withWriter { w in
+        let (snapshot, segments, plan0, tailStart, lostIDs) = try store.withWriter { w in
             try w.checkWritable()
             let index = store.state.withLock { $0.index }
             let plan = CompactionPlan(index: index, segments: w.log.segments, threshold: threshold, damaged: [])
@@ -35,18 +35,30 @@ struct Compactor {
             // The new index is synced: buffered saves it covers are synced first.
             try w.syncBufferedSaves()
             let active = w.log.active
-            return (index, w.log.segments, plan, (active.number, active.end))
+            return (index, w.log.segments, plan, (active.number, active.end), w.manifest.current.settings.lostIDs)
         }
-        let damageKnown = store.state.withLock { !$0.openDamage.isEmpty }
-        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten, damageKnown: damageKnown)
+        var copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan0.rewritten, lostIDs: lostIDs)
         // 2. Check every record to copy, and that every route the rewritten segments make
         //    is one the index knows; a segment failing either is kept as found.
-        let check = copy.checkRewritten()
+        var check = copy.checkRewritten()
+        // A store whose manifest notes lost ids noted the damage an open found since; in
+        // one without, damage is looked for before records with no trace are dropped.
+        if lostIDs == nil, !check.damage.isEmpty {
+            // Damage no manifest noted (left by a RouteLog that did not note it), found
+            // here: noted before it leaves the segments for lost/ (or stays in a segment
+            // kept as found, which an open with a whole index does not read), with the
+            // ids of every record with no trace, which it may have left without a witness.
+            try noteLostIDs(copy.untracedIDs())
+        } else if lostIDs == nil, !check.orphansDropped.subtracting(check.unaccounted).isEmpty,
+                  damageOutside(plan0.rewritten, segments: segments) {
+            check.unaccounted.formUnion(check.orphansDropped)
+            try noteLostIDs(copy.untracedIDs())
+        }
         let damaged = copy.damagedSegments(copy.items()).union(check.unaccounted)
         var plan = plan0
         if !damaged.isEmpty {
             plan = CompactionPlan(index: snapshot, segments: segments, threshold: threshold, damaged: damaged)
-            copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan.rewritten)
+            copy = CompactionCopy(index: snapshot, segments: segments, rewritten: plan.rewritten, lostIDs: lostIDs)
         }
         var report = CompactionReport(bytesBefore: bytesBefore, bytesAfter: bytesBefore, recordsMoved: 0,
                                       segmentsCompacted: 0, segmentsSkipped: plan.skipped, duration: 0)
@@ -117,6 +129,38 @@ struct Compactor {
             for range in ranges {
                 try checkCancelled()
                 try lost.keepCopy(of: file, name: name, from: range.offset, length: range.length, reason: reason)
+            }
+        }
+    }
+
+    /// True when damage that may have held a record is known outside `rewritten`: a
+    /// copy of segment bytes in `lost/` (damage an earlier compaction took out of its
+    /// segment, a torn tail, a segment moved aside), or bytes of another live segment
+    /// that are no valid record. Looked for only when a compaction would drop records of
+    /// ids the index has no trace of, in a store whose manifest never noted damage.
+    private func damageOutside(_ rewritten: Set<UInt32>, segments: SegmentSet) -> Bool {
+        let lost = LostAndFound(files: store.files).listing()
+        if lost.notListed != nil || lost.entries.contains(where: { $0.name.hasPrefix(FormatConstants.segmentPrefix) }) {
+            return true
+        }
+        let last = segments.segments.last?.number
+        return segments.segments.contains { segment in
+            guard !rewritten.contains(segment.number) else { return false }
+            // The last segment up to the snapshot's end: saves go on past it meanwhile.
+            let end = segment.number == last ? segment.end : max(segment.end, (try? segment.file.size()) ?? segment.end)
+            return CompactionCopy.holdsDamage(segment, to: end)
+        }
+    }
+
+    /// Notes in the manifest that damage was found, and that `ids` may have lost a record.
+    private func noteLostIDs(_ ids: LostIDs) throws {
+        try store.withWriter { w in
+            try w.checkWritable()
+            guard try w.noteLostIDs(ids) else { return }
+            let (settings, generation) = (w.manifest.current.settings, w.manifest.current.generation)
+            store.state.withLock { s in
+                s.settings = settings
+                s.generation = generation
             }
         }
     }

@@ -54,8 +54,9 @@ struct LeftoverFiles {
     ///   back whole (a finish, discard, edit or delete is a change the live files lack);
     /// - a tombstone: held while the records that make it read back (the id is deleted
     ///   or discarded);
-    /// - nothing: held only when the open found no damage, so the id was deleted and
-    ///   compacted away, not lost with a damaged record.
+    /// - nothing: held only when the open found no damage and the manifest does not
+    ///   say the id may have lost a record (``StoreSettings/lostIDs``), so the id was
+    ///   deleted and compacted away, not lost with a damaged record.
     /// A change only in the leftover (the newer segments of a store whose MANIFEST was
     /// replaced by an older copy) or the only whole copy of a record (a compaction's
     /// output left by a crash, when the live record is damaged) is thus kept. A segment
@@ -80,7 +81,8 @@ struct LeftoverFiles {
                 switch event {
                 case .put, .recordingStart, .recordingChunk, .recordingFinish: return true
                 case .delete, .recordingDiscard: return false
-                case .edit(_, let metadata, _):
+                case .edit(_, var metadata, _):
+                    _ = metadata.takeDerivedFields(of: route.metadata)  // as a replay reads it
                     return route.metadata == metadata
                         || (!damageFound && route.editLocation != nil && header.fileNumber < firstLaterFileNumber)
                 }
@@ -99,7 +101,7 @@ struct LeftoverFiles {
                 // leftover may hold the only whole copy of the delete.
                 return tombstone.events.allSatisfy { segments.holdsRecord(at: $0.location) }
             }
-            return !damageFound
+            return !damageFound && manifest.settings.lostIDs?.contains(id.rawValue) != true
         }
     }
 

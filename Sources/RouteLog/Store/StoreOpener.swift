@@ -201,6 +201,10 @@ struct StoreOpener {
         state.movedToLost = LeftoverFiles(files: files, manifest: writer.manifest.current, index: state.index,
                                            segments: writer.log.segments, damageFound: !state.openDamage.isEmpty || !state.tornTails.isEmpty || state.indexRebuilt,
                                            firstLaterFileNumber: manifest.nextFileNumber).clear()
+        // Damage met while opening may have been the record that made an id known: the
+        // ids of the records the replay found no trace for are noted before any index is
+        // written without them (compaction keeps their records).
+        if !state.openDamage.isEmpty { _ = try writer.noteLostIDs(LostIDs(state.index.untracedIDs)) }
         // Appends go after whole records of the current version only: a last segment
         // holding damage, or written by version 1, is left as it is for a new one.
         let activePath = writer.log.active.path
@@ -221,6 +225,7 @@ struct StoreOpener {
             writer.index.syncQuietly()
         }
         state.segments = writer.log.segments
+        state.settings = writer.manifest.current.settings
         state.generation = writer.manifest.current.generation
         state.indexFileNumber = writer.index.number
         state.indexBytes = writer.index.end

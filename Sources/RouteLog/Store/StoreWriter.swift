@@ -71,6 +71,20 @@ struct StoreWriter: Sendable {
         return events
     }
 
+    /// Notes in the manifest that damage was found and that `ids` may have lost a
+    /// record to it (``StoreSettings/lostIDs``), unless it says so already; true when
+    /// it was rewritten. Damage met where no index names a record may have been the record
+    /// that made an id known (a RecordingStart, a RoutePut): its chunks and edits then
+    /// have no other witness once the damage leaves the segments or an index is written
+    /// without the id.
+    mutating func noteLostIDs(_ ids: LostIDs) throws -> Bool {
+        let current = manifest.current.settings.lostIDs
+        var noted = current ?? LostIDs()
+        guard noted.formUnion(ids) || current == nil else { return false }
+        try manifest.commit(nextRouteID: nextRouteID) { $0.settings.lostIDs = noted }
+        return true
+    }
+
     /// Starts a new segment and lists it in the manifest (format-spec.md, "Roll").
     /// Whatever the durability, the old segment is whole on disk before the next one
     /// exists, so a crash never keeps later records and loses earlier ones.

@@ -34,4 +34,87 @@ import Testing
         #expect(try reopened.verify().isClean)
         try reopened.close()
     }
+
+    /// The recording merged while its edit lies in a later segment that the compaction
+    /// keeps: the old edit, made without the derived fields, stays after the merged
+    /// RoutePut in replay order and must not take them away.
+    @Test func anEditInAKeptSegmentKeepsTheMergedStatsAndPreview() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let options = RouteStore.Options(compaction: .manual)
+        let store = try RouteStore(at: url, options: options)
+        let walk = Fixtures.sampleWalk(seed: 4, points: 100)
+        let saved = try store.save(walk)
+        let recorder = try store.startRecording(flushPolicy: .init(points: 25, interval: nil))
+        for point in walk.points { try recorder.append(point) }
+        let recorded = try recorder.finish()
+        try store.withWriter { try $0.roll() }
+        try store.edit(recorded, RouteEdit(name: "edited"))
+        for seed in 10..<13 { _ = try store.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 2000)) }
+        try store.withWriter { try $0.roll() }
+        let (finish, edit) = store.state.withLock { ($0.index.routes[recorded]!.location, $0.index.routes[recorded]!.editLocation!) }
+        #expect(finish.segment != edit.segment)
+
+        let report = try store.compact()
+        #expect(report.segmentsSkipped.contains { $0.name == FormatConstants.segmentName(edit.segment) })
+        #expect(store.state.withLock { $0.index.routes[recorded]!.recorded } == nil, "merged into one RoutePut")
+        func check(_ store: RouteStore) throws {
+            let summaries = try store.summaries()
+            let expected = try #require(summaries.first { $0.id == saved })
+            let merged = try #require(summaries.first { $0.id == recorded })
+            #expect(merged.name == "edited")
+            #expect(merged.stats != nil && merged.stats == expected.stats)
+            #expect(merged.preview != nil && merged.preview == expected.preview)
+        }
+        try check(store)
+        try store.close()
+        let reopened = try RouteStore(at: url, options: options)
+        try check(reopened)
+        #expect(try reopened.verify().isClean)
+        try reopened.close()
+        // An index rebuilt from the segments replays the same.
+        try removeIndexFiles(of: url)
+        let rebuilt = try RouteStore(at: url, options: options)
+        try check(rebuilt)
+        try rebuilt.close()
+    }
+
+    /// The recording edited while the compaction that merges it copies (as it writes
+    /// its new index, outside every lock): the edit, made from the recording's metadata,
+    /// lands after the merged RoutePut and must not take its derived fields away.
+    @Test func anEditMadeWhileTheMergeIsCopiedKeepsTheMergedStatsAndPreview() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let options = RouteStore.Options(compaction: .manual)
+        let fs = HookedFileSystem()
+        let store = try RouteStore(at: url, options: options, fileSystem: fs)
+        let walk = Fixtures.sampleWalk(seed: 4, points: 100)
+        let saved = try store.save(walk)
+        let recorder = try store.startRecording(flushPolicy: .init(points: 25, interval: nil))
+        for point in walk.points { try recorder.append(point) }
+        let recorded = try recorder.finish()
+        let edited = StateLock(false)
+        fs.before { call, path in
+            guard call == "create", path.hasSuffix(FormatConstants.indexSuffix),
+                  edited.withLock({ done in defer { done = true }; return !done }) else { return }
+            _ = try? store.edit(recorded, RouteEdit(name: "edited meanwhile"))
+        }
+        try store.compact()
+        fs.before(nil)
+        #expect(edited.withLock { $0 })
+        func check(_ store: RouteStore) throws {
+            let summaries = try store.summaries()
+            let expected = try #require(summaries.first { $0.id == saved })
+            let merged = try #require(summaries.first { $0.id == recorded })
+            #expect(merged.name == "edited meanwhile")
+            #expect(merged.stats != nil && merged.stats == expected.stats)
+            #expect(merged.preview != nil && merged.preview == expected.preview)
+        }
+        try check(store)
+        try store.close()
+        let reopened = try RouteStore(at: url, options: options)
+        try check(reopened)
+        #expect(try reopened.verify().isClean)
+        try reopened.close()
+    }
 }

@@ -28,6 +28,16 @@ struct DerivedFields: Equatable, Sendable {
 
     var isEmpty: Bool { stats == nil && cells == nil && preview == nil }
 
+    /// Takes each field of `other` that these lack (a MetadataEdit's replay,
+    /// format-spec.md, "Derived fields"); true when one was taken.
+    mutating func takeMissing(from other: DerivedFields) -> Bool {
+        var took = false
+        if statsBox == nil, let box = other.statsBox { statsBox = box; took = true }
+        if cells == nil, let cells = other.cells { self.cells = cells; took = true }
+        if preview == nil, let preview = other.preview { self.preview = preview; took = true }
+        return took
+    }
+
     /// The fields of validated `points` (`columns` their stored units), as a reader will
     /// read them back: computed, then passed through their stored form so that a summary
     /// made at save equals the one a later open makes.
