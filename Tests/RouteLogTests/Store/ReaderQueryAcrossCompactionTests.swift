@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import RouteLog
+
+/// A pass-through query that must read a route's points, on a read-only handle whose
+/// segment descriptors the cache closed, after the writer's compaction removed the
+/// segments the handle knows: the route is read where the compaction put it, as
+/// ``RouteStore/route(_:)`` reads it, instead of failing on the removed file (again at
+/// every retry, until a refresh).
+@Suite struct ReaderQueryAcrossCompactionTests {
+    /// A tiny area around the middle point of `route`: its grid cells only meet the area's
+    /// edge and neither end of the route is in it, so only the points can tell.
+    static func areaAroundTheMiddle(of route: Route) -> BoundingBox {
+        let middle = route.points[route.points.count / 2]
+        let half = 0.00001
+        return BoundingBox(southWest: Coordinate(latitude: middle.latitude - half, longitude: middle.longitude - half),
+                           northEast: Coordinate(latitude: middle.latitude + half, longitude: middle.longitude + half))
+    }
+
+    @Test func aQueryReadingPointsFollowsACompactionOfTheSegmentsItKnew() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        var options = RouteStore.Options(compaction: .manual)
+        options.segmentSizeLimit = 8 * 1024
+        options.compactionRewriteThreshold = 0
+        let writer = try RouteStore(at: url, options: options)
+        var routes: [RouteID: Route] = [:]
+        for seed in 1...24 {
+            let route = Fixtures.sampleWalk(seed: UInt64(seed), points: 150)
+            routes[try writer.save(route)] = route
+        }
+        var readOptions = RouteStore.Options(mode: .readOnly)
+        readOptions.openSegmentFileLimit = 1  // descriptors closed: removed segments are met by name
+        let reader = try RouteStore(at: url, options: readOptions)
+        #expect(reader.state.withLock { $0.segments.segments.count } > 3)
+
+        let target = try #require(routes.keys.min())
+        var query = RouteQuery()
+        query.passesThrough = Self.areaAroundTheMiddle(of: routes[target]!)
+        #expect(try reader.summaries(matching: query).map(\.id) == [target])
+
+        // The last segment read stays open; the target's, an older one, is closed.
+        _ = try reader.route(try #require(routes.keys.max()))
+        // Every other route deleted: each segment gives bytes back, and is rewritten.
+        let deleted = routes.keys.sorted().enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        for id in deleted { try writer.delete(id) }
+        #expect(try writer.compact().segmentsSkipped.isEmpty)
+        for attempt in 1...2 {
+            #expect(try reader.summaries(matching: query).map(\.id) == [target], "attempt \(attempt)")
+        }
+        #expect(try reader.count == routes.count - deleted.count, "the query read the store the compaction made")
+        try reader.close()
+        try writer.close()
+    }
+}
