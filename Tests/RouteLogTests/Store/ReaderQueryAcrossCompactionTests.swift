@@ -52,4 +52,35 @@ import Testing
         try reader.close()
         try writer.close()
     }
+
+    /// The unfinished recordings a read-only handle lists, after the writer's compaction
+    /// removed the segment (closed by the handle's cache) holding their chunks.
+    @Test func unfinishedRecordingsFollowACompactionOfTheSegmentsTheHandleKnew() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        var options = RouteStore.Options(compaction: .manual)
+        options.segmentSizeLimit = 8 * 1024
+        options.compactionRewriteThreshold = 0
+        let writer = try RouteStore(at: url, options: options)
+        let walk = Fixtures.sampleWalk(seed: 99, points: 120)
+        let recorder = try writer.startRecording(flushPolicy: .manual)
+        try recorder.append(Array(walk.points.prefix(60)))
+        try recorder.flush()
+        var saved: [RouteID] = []
+        for seed in 1...16 { saved.append(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 150))) }
+        var readOptions = RouteStore.Options(mode: .readOnly)
+        readOptions.openSegmentFileLimit = 1
+        let reader = try RouteStore(at: url, options: readOptions)
+        let before = try reader.unfinishedRecordings()
+        #expect(before.map(\.points.count) == [60])
+        _ = try reader.route(try #require(saved.last))  // the recording's segment is closed
+        for (i, id) in saved.enumerated() where i % 2 == 1 { try writer.delete(id) }
+        #expect(try writer.compact().segmentsCompacted > 0)
+        for attempt in 1...2 {
+            #expect(try reader.unfinishedRecordings().map(\.points) == before.map(\.points), "attempt \(attempt)")
+        }
+        try recorder.discard()
+        try reader.close()
+        try writer.close()
+    }
 }
