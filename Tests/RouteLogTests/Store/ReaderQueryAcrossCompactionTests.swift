@@ -83,4 +83,26 @@ import Testing
         try reader.close()
         try writer.close()
     }
+
+    /// verify() on a read-only handle after the writer's compaction removed segments the
+    /// handle knew (their descriptors closed by its cache): a sound store is no problem.
+    @Test func verifyAfterACompactionOfTheSegmentsTheHandleKnewFindsNoProblem() throws {
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        var options = RouteStore.Options(compaction: .manual)
+        options.segmentSizeLimit = 8 * 1024
+        options.compactionRewriteThreshold = 0
+        let writer = try RouteStore(at: url, options: options)
+        var saved: [RouteID] = []
+        for seed in 1...16 { saved.append(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 150))) }
+        var readOptions = RouteStore.Options(mode: .readOnly)
+        readOptions.openSegmentFileLimit = 1
+        let reader = try RouteStore(at: url, options: readOptions)
+        for (i, id) in saved.enumerated() where i % 2 == 1 { try writer.delete(id) }
+        #expect(try writer.compact().segmentsCompacted > 0)
+        let report = try reader.verify()
+        #expect(report.problems.isEmpty, "\(report.problems.prefix(3))")
+        try reader.close()
+        try writer.close()
+    }
 }
