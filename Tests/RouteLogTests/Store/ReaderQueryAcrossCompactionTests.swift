@@ -2,11 +2,12 @@ import Foundation
 import Testing
 @testable import RouteLog
 
-/// A pass-through query that must read a route's points, on a read-only handle whose
-/// segment descriptors the cache closed, after the writer's compaction removed the
-/// segments the handle knows: the route is read where the compaction put it, as
-/// ``RouteStore/route(_:)`` reads it, instead of failing on the removed file (again at
-/// every retry, until a refresh).
+/// Reads of a read-only handle whose segment descriptors the cache closed, after the
+/// writer's compaction removed the segments the handle knows: a pass-through query that
+/// must read a route's points, the unfinished recordings and verify() read the records
+/// where the compaction put them, as ``RouteStore/route(_:)`` reads a route, instead of
+/// failing on (or reporting as damage) the removed files, again at every retry until a
+/// refresh.
 @Suite struct ReaderQueryAcrossCompactionTests {
     /// A tiny area around the middle point of `route`: its grid cells only meet the area's
     /// edge and neither end of the route is in it, so only the points can tell.
