@@ -73,6 +73,7 @@ SLOW_SUITES := \
 	CloseDuringCompactionTests \
 	CrashStateReplayTests \
 	EscapeSearchCostTests \
+	FollowerAcrossKilledWritersTests \
 	IOFaultInjectionTests \
 	KillTests \
 	LogScannerCostTests \

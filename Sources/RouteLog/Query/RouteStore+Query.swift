@@ -18,8 +18,13 @@ extension RouteStore {
         try summaries(matching: RouteQuery(interval))
     }
 
-    /// The index entries `matcher` selects, unsorted.
+    /// The index entries `matcher` selects, unsorted; taken again from the index when a
+    /// compaction moved a route whose points it was reading (``followingMoves(_:)``).
     private func selected(_ matcher: QueryMatcher) throws -> [(id: RouteID, route: IndexedRoute)] {
+        try followingMoves { try selectedOnce(matcher) }
+    }
+
+    private func selectedOnce(_ matcher: QueryMatcher) throws -> [(id: RouteID, route: IndexedRoute)] {
         let (sure, unsure, segments) = try state.withLock { s in
             try s.checkOpen()
             var sure: [(id: RouteID, route: IndexedRoute)] = [], unsure: [(id: RouteID, route: IndexedRoute)] = []

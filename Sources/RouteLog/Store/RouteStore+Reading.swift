@@ -7,43 +7,44 @@ import Darwin
 
 extension RouteStore {
     /// The route with `id`, its points exactly as saved (at stored precision) and moved
-    /// by any start-date edit. Reads its record outside every lock.
+    /// by any start-date edit. Reads its record outside every lock, where it is now when
+    /// a compaction moved it meanwhile (``followingMoves(_:)``).
     /// - Throws: `.notFound` for an unknown or deleted id; `.corrupted` naming the file
     ///   and offset when its bytes are damaged (other routes stay readable); `.closed`.
     public func route(_ id: RouteID) throws -> Route {
-        func located() throws -> (IndexedRoute, SegmentSet) {
-            try state.withLock { s in
+        var (route, loaded) = try followingMoves {
+            let (route, segments) = try state.withLock { s in
                 try s.checkOpen()
                 guard let route = s.index.routes[id] else { throw Self.notFound(id, s) }
                 return (route, s.segments)
             }
-        }
-        var (route, segments) = try located()
-        var loaded: Route
-        var moves = 0
-        while true {
-            do {
-                loaded = try RecordReader(segments: segments).route(id, route)
-                break
-            } catch let error as RouteLogError where error.errno == ENOENT && moves < Self.routeMovesFollowed {
-                // A compaction removed a segment whose descriptor the segment file cache
-                // had closed: the route has moved; read it where the index says now (a
-                // read-only handle first reads what the writer's compaction made of the
-                // store). Another compaction may move it again meanwhile, even during the
-                // catch-up: each move is followed, up to a bound.
-                moves += 1
-                if isReadOnly {
-                    do {
-                        try catchUpWithWriter()
-                    } catch let error as RouteLogError where error.errno == ENOENT {
-                        continue  // the files it was reading went in the next compaction
-                    }
-                }
-                (route, segments) = try located()
-            }
+            return (route, try RecordReader(segments: segments).route(id, route))
         }
         if loaded.metadata.uuid == nil { loaded.metadata.uuid = route.shape.derivedUUID(id: id) }
         return loaded
+    }
+
+    /// Runs `read`, which takes what it reads from the index and segments the handle
+    /// lists when it starts, again when a segment it read is gone: a compaction removed
+    /// a segment whose descriptor the segment file cache had closed, so what it read has
+    /// moved; read where the index says now (a read-only handle first reads what the
+    /// writer's compaction made of the store). Another compaction may move it again
+    /// meanwhile, even during the catch-up: each move is followed, up to a bound.
+    func followingMoves<T>(_ read: () throws -> T) throws -> T {
+        var moves = 0
+        while true {
+            do {
+                return try read()
+            } catch let error as RouteLogError where error.errno == ENOENT && moves < Self.routeMovesFollowed {
+                moves += 1
+                guard isReadOnly else { continue }
+                do {
+                    try catchUpWithWriter()
+                } catch let error as RouteLogError where error.errno == ENOENT {
+                    continue  // the files it was reading went in the next compaction
+                }
+            }
+        }
     }
 
     /// How many times one read follows a route that compactions moved while it read.

@@ -75,13 +75,16 @@ extension RouteStore {
     ///
     /// - Throws: `.io`; `.closed`.
     public func unfinishedRecordings() throws -> [UnfinishedRecording] {
-        let (recordings, segments) = try state.withLock { s in
-            try s.checkOpen()
-            return (s.index.recordings.sorted { $0.key < $1.key }, s.segments)
-        }
-        let reader = RecordReader(segments: segments)
-        return try recordings.map { id, recording in
-            UnfinishedRecording(id: id, recording: recording, contents: try reader.recording(id, recording, skippingDamage: true))
+        // Taken again from the index when a compaction moved chunks it was reading.
+        try followingMoves {
+            let (recordings, segments) = try state.withLock { s in
+                try s.checkOpen()
+                return (s.index.recordings.sorted { $0.key < $1.key }, s.segments)
+            }
+            let reader = RecordReader(segments: segments)
+            return try recordings.map { id, recording in
+                UnfinishedRecording(id: id, recording: recording, contents: try reader.recording(id, recording, skippingDamage: true))
+            }
         }
     }
 

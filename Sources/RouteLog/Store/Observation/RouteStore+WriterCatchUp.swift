@@ -23,16 +23,28 @@ extension RouteStore {
         let mark = WriterMark.read(in: directory, fileSystem: fileSystem)
         let manifest = try opener.readOrCreateManifest()
         let (segments, indexFile, seen) = state.withLock { ($0.segments, $0.indexFileNumber, $0.followedMark) }
-        let changes: [StoreChange]
-        if !WriterMark.moved(from: seen, to: mark), manifest.indexFile == indexFile,
-           manifest.segments.starts(with: segments.numbers), !lastReplaced(segments),
-           try !anyShrank(segments), try lastRecordStillThere(segments) {
-            changes = try readAppended(manifest, segments: segments, opener: opener, mark: mark)
-        } else {
-            changes = try readReplaced(opener, oldSegments: segments.numbers)
+        var appended: [StoreChange]?
+        do {
+            if !WriterMark.moved(from: seen, to: mark), manifest.indexFile == indexFile,
+               manifest.segments.starts(with: segments.numbers), !lastReplaced(segments),
+               try !anyShrank(segments), try lastRecordStillThere(segments) {
+                appended = try readAppended(manifest, segments: segments, opener: opener, mark: mark)
+            }
+        } catch let error as RouteLogError where error.code != .closed && manifestMoved(from: manifest) {
+            // The writer switched files after the manifest was read (a compaction removed
+            // a segment it lists before it was opened or read): no damage; the store is
+            // read again from its new files.
         }
+        let changes = try appended ?? readReplaced(opener, oldSegments: segments.numbers)
         changeHub.publish(changes)
         return changes
+    }
+
+    /// True when the MANIFEST is no longer the one `read` (unreadable counts as moved:
+    /// reading the store again says what is wrong, if anything).
+    private func manifestMoved(from read: Manifest) -> Bool {
+        guard let now = try? Manifest.read(in: directory, fileSystem: fileSystem) else { return true }
+        return now.generation != read.generation
     }
 
     /// True when a segment the handle has read is now shorter than what it read: the
