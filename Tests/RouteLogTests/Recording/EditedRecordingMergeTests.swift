@@ -19,14 +19,7 @@ import Testing
         try store.edit(recorded, RouteEdit(name: "edited"))
         #expect(try store.summaries().first { $0.id == recorded }?.stats == nil)
         try store.compact()
-        func check(_ store: RouteStore) throws {
-            let summaries = try store.summaries()
-            let expected = try #require(summaries.first { $0.id == saved })
-            let merged = try #require(summaries.first { $0.id == recorded })
-            #expect(merged.name == "edited")
-            #expect(merged.stats != nil && merged.stats == expected.stats)
-            #expect(merged.preview != nil && merged.preview == expected.preview)
-        }
+        func check(_ store: RouteStore) throws { try Self.expectMerged(recorded, named: "edited", like: saved, in: store) }
         try check(store)
         try store.close()
         let reopened = try RouteStore(at: url, options: options)
@@ -58,14 +51,7 @@ import Testing
         let report = try store.compact()
         #expect(report.segmentsSkipped.contains { $0.name == FormatConstants.segmentName(edit.segment) })
         #expect(store.state.withLock { $0.index.routes[recorded]!.recorded } == nil, "merged into one RoutePut")
-        func check(_ store: RouteStore) throws {
-            let summaries = try store.summaries()
-            let expected = try #require(summaries.first { $0.id == saved })
-            let merged = try #require(summaries.first { $0.id == recorded })
-            #expect(merged.name == "edited")
-            #expect(merged.stats != nil && merged.stats == expected.stats)
-            #expect(merged.preview != nil && merged.preview == expected.preview)
-        }
+        func check(_ store: RouteStore) throws { try Self.expectMerged(recorded, named: "edited", like: saved, in: store) }
         try check(store)
         try store.close()
         let reopened = try RouteStore(at: url, options: options)
@@ -102,19 +88,23 @@ import Testing
         try store.compact()
         fs.before(nil)
         #expect(edited.withLock { $0 })
-        func check(_ store: RouteStore) throws {
-            let summaries = try store.summaries()
-            let expected = try #require(summaries.first { $0.id == saved })
-            let merged = try #require(summaries.first { $0.id == recorded })
-            #expect(merged.name == "edited meanwhile")
-            #expect(merged.stats != nil && merged.stats == expected.stats)
-            #expect(merged.preview != nil && merged.preview == expected.preview)
-        }
+        func check(_ store: RouteStore) throws { try Self.expectMerged(recorded, named: "edited meanwhile", like: saved, in: store) }
         try check(store)
         try store.close()
         let reopened = try RouteStore(at: url, options: options)
         try check(reopened)
         #expect(try reopened.verify().isClean)
         try reopened.close()
+    }
+
+    /// The recorded route `recorded` carries the edit's name and the stats and preview
+    /// of `saved`, the same walk saved in one go.
+    static func expectMerged(_ recorded: RouteID, named name: String, like saved: RouteID, in store: RouteStore) throws {
+        let summaries = try store.summaries()
+        let expected = try #require(summaries.first { $0.id == saved })
+        let merged = try #require(summaries.first { $0.id == recorded })
+        #expect(merged.name == name)
+        #expect(merged.stats != nil && merged.stats == expected.stats)
+        #expect(merged.preview != nil && merged.preview == expected.preview)
     }
 }

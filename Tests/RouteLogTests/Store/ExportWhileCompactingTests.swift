@@ -11,10 +11,7 @@ import Testing
     @Test(arguments: [1, 3]) func exportsNeverFailOrBlameASoundRoute(compactEvery: Int) throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(compaction: .manual)
-        options.segmentSizeLimit = 8 * 1024
-        options.compactionRewriteThreshold = 0
-        let writer = try RouteStore(at: url, options: options)
+        let writer = try RouteStore(at: url, options: .smallSegmentsRewrittenEveryTime)
         for seed in 1...120 { _ = try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 150)) }
         var readOptions = RouteStore.Options(mode: .readOnly)
         readOptions.openSegmentFileLimit = 1  // descriptors closed, so removed segments are met by name

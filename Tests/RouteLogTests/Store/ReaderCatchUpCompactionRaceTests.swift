@@ -10,10 +10,7 @@ import Testing
     @Test func aSegmentCompactedAwayBetweenTheManifestAndItsOpenIsNoDamage() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(compaction: .manual)
-        options.segmentSizeLimit = 8 * 1024
-        options.compactionRewriteThreshold = 0
-        let writer = try RouteStore(at: url, options: options)
+        let writer = try RouteStore(at: url, options: .smallSegmentsRewrittenEveryTime)
         var live: Set<RouteID> = []
         for seed in 1...6 { live.insert(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 150))) }
 

@@ -21,10 +21,7 @@ import Testing
     @Test func aQueryReadingPointsFollowsACompactionOfTheSegmentsItKnew() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(compaction: .manual)
-        options.segmentSizeLimit = 8 * 1024
-        options.compactionRewriteThreshold = 0
-        let writer = try RouteStore(at: url, options: options)
+        let writer = try RouteStore(at: url, options: .smallSegmentsRewrittenEveryTime)
         var routes: [RouteID: Route] = [:]
         for seed in 1...24 {
             let route = Fixtures.sampleWalk(seed: UInt64(seed), points: 150)
@@ -59,10 +56,7 @@ import Testing
     @Test func unfinishedRecordingsFollowACompactionOfTheSegmentsTheHandleKnew() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(compaction: .manual)
-        options.segmentSizeLimit = 8 * 1024
-        options.compactionRewriteThreshold = 0
-        let writer = try RouteStore(at: url, options: options)
+        let writer = try RouteStore(at: url, options: .smallSegmentsRewrittenEveryTime)
         let walk = Fixtures.sampleWalk(seed: 99, points: 120)
         let recorder = try writer.startRecording(flushPolicy: .manual)
         try recorder.append(Array(walk.points.prefix(60)))
@@ -90,10 +84,7 @@ import Testing
     @Test func verifyAfterACompactionOfTheSegmentsTheHandleKnewFindsNoProblem() throws {
         let dir = TemporaryDirectory()
         let url = dir.store()
-        var options = RouteStore.Options(compaction: .manual)
-        options.segmentSizeLimit = 8 * 1024
-        options.compactionRewriteThreshold = 0
-        let writer = try RouteStore(at: url, options: options)
+        let writer = try RouteStore(at: url, options: .smallSegmentsRewrittenEveryTime)
         var saved: [RouteID] = []
         for seed in 1...16 { saved.append(try writer.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 150))) }
         var readOptions = RouteStore.Options(mode: .readOnly)

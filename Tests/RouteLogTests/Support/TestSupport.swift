@@ -14,6 +14,14 @@ extension RouteStore.Options {
         options.compactionRewriteThreshold = 0
         return options
     }
+
+    /// ``rewritingEverySegment`` with segments of 8 KiB: a few walks fill several, so
+    /// that a compaction replaces segments a reader knew.
+    static var smallSegmentsRewrittenEveryTime: Self {
+        var options = rewritingEverySegment
+        options.segmentSizeLimit = 8 * 1024
+        return options
+    }
 }
 
 /// Removes every index file of the store at `url`, so that its next open rebuilds the
