@@ -11,11 +11,7 @@ import Testing
         let url = dir.store()
         let options = RouteStore.Options(compaction: .manual)
         let store = try RouteStore(at: url, options: options)
-        let walk = Fixtures.sampleWalk(seed: 4, points: 100)
-        let saved = try store.save(walk)
-        let recorder = try store.startRecording(flushPolicy: .init(points: 25, interval: nil))
-        for point in walk.points { try recorder.append(point) }
-        let recorded = try recorder.finish()
+        let (saved, recorded) = try Self.savedAndRecorded(in: store)
         try store.edit(recorded, RouteEdit(name: "edited"))
         #expect(try store.summaries().first { $0.id == recorded }?.stats == nil)
         try store.compact()
@@ -36,11 +32,7 @@ import Testing
         let url = dir.store()
         let options = RouteStore.Options(compaction: .manual)
         let store = try RouteStore(at: url, options: options)
-        let walk = Fixtures.sampleWalk(seed: 4, points: 100)
-        let saved = try store.save(walk)
-        let recorder = try store.startRecording(flushPolicy: .init(points: 25, interval: nil))
-        for point in walk.points { try recorder.append(point) }
-        let recorded = try recorder.finish()
+        let (saved, recorded) = try Self.savedAndRecorded(in: store)
         try store.withWriter { try $0.roll() }
         try store.edit(recorded, RouteEdit(name: "edited"))
         for seed in 10..<13 { _ = try store.save(Fixtures.sampleWalk(seed: UInt64(seed), points: 2000)) }
@@ -74,11 +66,7 @@ import Testing
         let options = RouteStore.Options(compaction: .manual)
         let fs = HookedFileSystem()
         let store = try RouteStore(at: url, options: options, fileSystem: fs)
-        let walk = Fixtures.sampleWalk(seed: 4, points: 100)
-        let saved = try store.save(walk)
-        let recorder = try store.startRecording(flushPolicy: .init(points: 25, interval: nil))
-        for point in walk.points { try recorder.append(point) }
-        let recorded = try recorder.finish()
+        let (saved, recorded) = try Self.savedAndRecorded(in: store)
         let edited = StateLock(false)
         fs.before { call, path in
             guard call == "create", path.hasSuffix(FormatConstants.indexSuffix),
@@ -95,6 +83,15 @@ import Testing
         try check(reopened)
         #expect(try reopened.verify().isClean)
         try reopened.close()
+    }
+
+    /// The same walk saved in one go and recorded in chunks of 25 points, finished.
+    static func savedAndRecorded(in store: RouteStore) throws -> (saved: RouteID, recorded: RouteID) {
+        let walk = Fixtures.sampleWalk(seed: 4, points: 100)
+        let saved = try store.save(walk)
+        let recorder = try store.startRecording(flushPolicy: .init(points: 25, interval: nil))
+        for point in walk.points { try recorder.append(point) }
+        return (saved, try recorder.finish())
     }
 
     /// The recorded route `recorded` carries the edit's name and the stats and preview
