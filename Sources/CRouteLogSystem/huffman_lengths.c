@@ -2,9 +2,11 @@
 // code is built (Codec/V2/HuffmanLengths.swift documents the rule; format-spec.md,
 // "PointBlock", "Version 2", "The code"). Every column of every save builds one or two
 // codes: built in Swift with the generic sort, and its size then worked out over all 276
-// symbols, a code of a walk's column took about 8,700 instructions; here about 5,000
-// (callgrind), most of them the scan of the weights for the used tokens.
+// symbols, a code of a walk's column took about 8,700 instructions; here about 4,500
+// (callgrind).
 #include "CRouteLogSystem.h"
+
+#include <string.h>
 
 #define MOST_SYMBOLS 276
 #define VALUE_TOKENS 256
@@ -96,10 +98,19 @@ routelog_code_size routelog_huffman_lengths(const uint32_t *weights, size_t coun
     uint64_t keys[MOST_SYMBOLS];
     int64_t depths[MOST_SYMBOLS];
     if (count > MOST_SYMBOLS) count = MOST_SYMBOLS;
-    size_t n = 0;
-    for (size_t t = count; t-- > 0;) {
-        lengths[t] = 0;
-        // Weight in the high bits, token in the low 16: ties order by token.
+    size_t n = 0, t = count;
+    memset(lengths, 0, count);
+    // Weight in the high bits, token in the low 16: ties order by token. Four weights
+    // at a time where all four are 0 (most of the 256 value tokens a column never uses;
+    // a build of a walk's column took about 600 instructions fewer than one at a time).
+    while (t >= 4) {
+        t -= 4;
+        if ((weights[t] | weights[t + 1] | weights[t + 2] | weights[t + 3]) == 0) continue;
+        for (size_t u = t + 4; u-- > t;) {
+            if (weights[u] > 0) keys[n++] = (uint64_t)weights[u] << 16 | u;
+        }
+    }
+    while (t-- > 0) {
         if (weights[t] > 0) keys[n++] = (uint64_t)weights[t] << 16 | t;
     }
     if (n < 2) {
