@@ -352,6 +352,9 @@ public final class RouteStore: Sendable {
         // From here no compaction can start, and a running one gives up at its next step.
         compaction.waitUntilIdle()
         following.stop()
+        // A catch-up under way has files of the store open: it ends first (it then
+        // finds the handle closed at its next look).
+        following.waitForCatchUp()
         defer {
             state.withLock { s in
                 s.lifecycle = .closed

@@ -329,6 +329,41 @@ import Testing
         #expect(state.withLock { $0.returned && $0.letGo == .some(nil) }, "\(state.withLock { $0 })")
     }
 
+    /// A read-only handle closed while its following catches up (on the following's
+    /// own queue, not in a call close() waits for), held just after it read the
+    /// writer's mark from `LOCK`, the file still open: close() returns only once that
+    /// catch-up has ended, and then nothing of the handle is open under the store. (It
+    /// returned at once, and `LOCK`'s descriptor outlived it: the test of closes from
+    /// everywhere below met that now and then.)
+    @Test func aCloseWaitsForTheFollowingsCatchUpUnderWay() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return }
+        let dir = TemporaryDirectory()
+        let url = dir.store()
+        let writer = try RouteStore(at: url, options: .init(compaction: .manual))
+        _ = try writer.save(Fixtures.sampleWalk(seed: 1, points: 30))
+        let readerFS = InterceptingFileSystem()
+        let armed = StateLock(false), held = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
+        readerFS.observe { operation in
+            guard case .read(let ref, _, _) = operation, ref.path.hasSuffix("/" + FormatConstants.lockName),
+                  armed.withLock({ let was = $0; $0 = false; return was }) else { return }
+            held.signal()
+            _ = resume.wait(timeout: .now() + 30)
+        }
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: readerFS)
+        // A subscriber starts the following (its first catch-up runs at once).
+        _ = reader.changeHub.subscribe(ChangeHub.Subscriber(deliver: { _ in }, finish: { _ in }))
+        armed.withLock { $0 = true }
+        _ = try writer.save(Fixtures.sampleWalk(seed: 2, points: 30))
+        #expect(held.wait(timeout: .now() + 30) == .success, "the following never caught up")
+        try writer.close()
+        let close = Background { try reader.close() }
+        #expect(!close.ends(within: 0.3), "close() returned while a catch-up still had the store's files open")
+        resume.signal()
+        #expect(close.ends(within: 30))
+        #expect(close.error == nil, "\(close.error ?? "")")
+        #expect(ParquetExportDescriptorTests.held(under: url).isEmpty, "\(ParquetExportDescriptorTests.held(under: url))")
+    }
+
     /// Rounds of a writer at work on several threads (saves, compactions, exports,
     /// verifies, reads) while closes come from four threads at random moments and from
     /// the exports' progress, and a read-only handle following it is closed from its own

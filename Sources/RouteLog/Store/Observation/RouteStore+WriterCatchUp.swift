@@ -15,8 +15,11 @@ extension RouteStore {
     @discardableResult
     func catchUpWithWriter() throws -> [StoreChange] {
         guard isReadOnly else { return [] }
-        following.catchUpLock.lock()
-        defer { following.catchUpLock.unlock() }
+        return try following.catchingUp { try catchUpAlone() }
+    }
+
+    /// ``catchUpWithWriter()``, with no other catch-up running.
+    private func catchUpAlone() throws -> [StoreChange] {
         try state.withLock { try $0.checkOpen() }
         let opener = StoreOpener(directory: directory, options: options, fileSystem: fileSystem, segmentFiles: segmentFiles)
         // The writer's mark first: a cut, or a new writer, after this shows at the next look.

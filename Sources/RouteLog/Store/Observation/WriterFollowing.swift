@@ -32,7 +32,10 @@ final class WriterFollowing: Sendable {
     private let state = StateLock(State())
     private let queue = DispatchQueue(label: "RouteLog.WriterFollowing", qos: .utility)
     /// Serialises catch-ups: the watch's and those of `refresh()`.
-    let catchUpLock = NSLock()
+    private let catchUpLock = NSLock()
+    /// The thread running a catch-up, while one runs: a close() from inside it (a
+    /// subscriber told of a change it delivers) must not wait for itself.
+    private let catchingUp = StateLock<pthread_t?>(nil)
     /// Which watch ``start(directory:catchUp:)`` uses (tests pick polling).
     let kind: StateLock<StoreFileWatchKind> = StateLock(.platform)
 
@@ -121,5 +124,29 @@ final class WriterFollowing: Sendable {
             return s.watch
         }
         watch?.stop()
+    }
+
+    /// Runs `body`, a catch-up, alone: after any other catch-up, and with close() told
+    /// which thread runs it (``waitForCatchUp()``).
+    func catchingUp<T>(_ body: () throws -> T) rethrows -> T {
+        catchUpLock.lock()
+        catchingUp.withLock { $0 = pthread_self() }
+        defer {
+            catchingUp.withLock { $0 = nil }
+            catchUpLock.unlock()
+        }
+        return try body()
+    }
+
+    /// Returns once no catch-up runs on another thread. A catch-up has the store's
+    /// files open (`LOCK` for the writer's mark, the MANIFEST, segments) until it ends:
+    /// close(), which promises a handle that holds nothing open, waits for it (the
+    /// catch-up then finds the handle closed at its next look). From inside a catch-up
+    /// (a subscriber that closes the store as it hears a change) it returns at once,
+    /// and that catch-up's files close as it ends.
+    func waitForCatchUp() {
+        if let thread = catchingUp.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
+        catchUpLock.lock()
+        catchUpLock.unlock()
     }
 }
