@@ -332,7 +332,11 @@ public final class RouteStore: Sendable {
             return true
         }
         guard first else {
-            if !closing.hasEnded && !closeMayWaitForThisThread { closing.waitForTheFirst() }
+            // Nor on the thread of a catch-up under way, which the first close() waits for
+            // (a first close() from there is not refused: it does not wait for itself).
+            if !closing.hasEnded && !closeMayWaitForThisThread && !following.isCatchingUpOnThisThread {
+                closing.waitForTheFirst()
+            }
             return
         }
         // Last of all, once everything is let go: the close() calls waiting for this one return.

@@ -10,9 +10,10 @@ import Dispatch
 /// subscriber told of the end calls close() again), a thread holding the writer lock
 /// (close() takes it to sync), one compacting (close() waits for the compaction), one
 /// delivering changes (close() waits for the delivery under way before it ends the
-/// subscriptions). The first two are counted here (``threads``); the compactions and
-/// the deliveries count their own (``CompactionScheduler/threads``,
-/// ``ChangeHub/delivering``).
+/// subscriptions), one running a read-only handle's catch-up (close() waits for it to
+/// end). The first two are counted here (``threads``); the compactions, the deliveries
+/// and the catch-ups count their own (``CompactionScheduler/threads``,
+/// ``ChangeHub/delivering``, ``WriterFollowing/isCatchingUpOnThisThread``).
 final class StoreClosing: Sendable {
     private let finished = DispatchGroup()
     /// The thread running the first close(), and those holding the writer lock through

@@ -364,6 +364,29 @@ import Testing
         #expect(ParquetExportDescriptorTests.held(under: url).isEmpty, "\(ParquetExportDescriptorTests.held(under: url))")
     }
 
+    /// A close() on the thread of a catch-up (here its file system, as it reads `LOCK`)
+    /// while a close() from another thread waits for that catch-up: it returns at once.
+    /// (It waited for the first close(), which waited for the catch-up: neither returned.)
+    @Test func aCloseFromTheCatchUpWhileAnotherWaitsForItReturnsAtOnce() throws {
+        let dir = TemporaryDirectory()
+        let (url, writer) = try writer(in: dir)
+        let readerFS = InterceptingFileSystem()
+        let twice = StateLock<CloseFromAThreadCloseWaitsFor?>(nil)
+        readerFS.observe { operation in
+            guard case .read(let ref, _, _) = operation, ref.path.hasSuffix("/" + FormatConstants.lockName) else { return }
+            twice.withLock { $0 }?.closeTwice()
+        }
+        let reader = try RouteStore(at: url, options: .init(mode: .readOnly), fileSystem: readerFS)
+        twice.withLock { $0 = CloseFromAThreadCloseWaitsFor(reader) }
+        // A subscriber starts the following, whose first catch-up reads LOCK at once.
+        _ = reader.changeHub.subscribe(ChangeHub.Subscriber(deliver: { _ in }, finish: { _ in }))
+        let closes = try #require(twice.withLock { $0 })
+        #expect(QuietSyncTests.eventually { closes.returned }, "close() on the catch-up's thread waited for the close() waiting for it")
+        #expect(closes.otherEnds(within: 30))
+        try writer.close()
+        #expect(Self.letGo(url) == nil)
+    }
+
     /// Rounds of a writer at work on several threads (saves, compactions, exports,
     /// verifies, reads) while closes come from four threads at random moments and from
     /// the exports' progress, and a read-only handle following it is closed from its own

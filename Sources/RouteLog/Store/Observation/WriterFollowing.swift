@@ -145,8 +145,16 @@ final class WriterFollowing: Sendable {
     /// (a subscriber that closes the store as it hears a change) it returns at once,
     /// and that catch-up's files close as it ends.
     func waitForCatchUp() {
-        if let thread = catchingUp.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
+        if isCatchingUpOnThisThread { return }
         catchUpLock.lock()
         catchUpLock.unlock()
+    }
+
+    /// True on the thread running a catch-up, while it runs: one the first close()
+    /// waits for (``waitForCatchUp()``), so a second close() there must not wait for
+    /// the first.
+    var isCatchingUpOnThisThread: Bool {
+        guard let thread = catchingUp.withLock({ $0 }) else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
     }
 }
