@@ -128,4 +128,24 @@ import Testing
         // The steep tables reach the limit (and so the halving) often.
         #expect(halvingRounds > 100)
     }
+
+    /// The hardest tables whole, at every count and limit: Fibonacci weights up to
+    /// `UInt32.max` (the deepest trees, and the most halving rounds) and every weight
+    /// `UInt32.max` (276 equal ones need lengths of 9).
+    @Test func fibonacciAndLargestEqualWeightsAtEveryCount() {
+        var fibonacci: [UInt32] = [1, 1]
+        while let last = fibonacci.last, UInt64(last) + UInt64(fibonacci[fibonacci.count - 2]) <= UInt64(UInt32.max) {
+            fibonacci.append(last + fibonacci[fibonacci.count - 2])
+        }
+        for limit in 9...11 {
+            for count in 0...HuffmanCode.symbolCount {
+                for weights in [(0..<count).map { fibonacci[$0 % fibonacci.count] },
+                                [UInt32](repeating: .max, count: count)] {
+                    let lengths = Self.build(weights, limit: limit)
+                    #expect(lengths == Self.plainBuild(weights, limit: limit), "limit \(limit), \(count) weights")
+                    #expect(lengths.allSatisfy { $0 <= limit }, "limit \(limit), \(count) weights")
+                }
+            }
+        }
+    }
 }
