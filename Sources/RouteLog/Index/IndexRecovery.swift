@@ -52,12 +52,15 @@ struct IndexRecovery {
     ///   store's writer shared (LinkedFiles): its entries hold for this store up to the
     ///   first that names a segment this store does not list (that writer rolled after
     ///   the stores were linked), and the rest is that writer's.
-    init(segments: SegmentSet, indexFile: DurableFile?, indexNumber: UInt32, copiedFromAnotherStore: Bool = false) throws {
+    init(segments measured: SegmentSet, indexFile: DurableFile?, indexNumber: UInt32, copiedFromAnotherStore: Bool = false) throws {
         let header = Int64(FormatConstants.fileHeaderSize)
+        var segments = measured
         var loaded: LoadedIndex?
         if let indexFile {
             switch Self.loadIndex(indexFile, number: indexNumber, segments: segments, foreignTail: copiedFromAnotherStore) {
-            case .loaded(let index): loaded = index
+            case .loaded(let index):
+                loaded = index
+                try Self.measureAgain(&segments, reachedBy: index)
             case .damaged: indexFileDamaged = true
             case .aheadOfSegments: break
             }
@@ -81,6 +84,20 @@ struct IndexRecovery {
         // A put keeps its metadata's stored bytes: decoded and encoded again, a name
         // of invalid UTF-8 would grow past its limit in the index written from this one.
         for (event, metadata) in zip(caughtUp, caughtUpMetadata) { index.apply(event, encodedMetadata: metadata) }
+    }
+
+    /// Takes again the size of each segment the index names records in past the end
+    /// measured before it was read. Beside a writer (a read-only handle) the segment grew
+    /// in between: the writer appended records, then their index records. Taken as they
+    /// were measured, the ends would leave those records out of what the handle read,
+    /// though its index holds them, and its first catch-up would read them as new changes
+    /// (heard again, made before the handle opened). A writer's own segments do not
+    /// grow: the same size comes back, and a record past it is damage (``vouchedDamage``).
+    private static func measureAgain(_ segments: inout SegmentSet, reachedBy indexed: LoadedIndex) throws {
+        for segment in segments.segments where !segment.isUnreadable {
+            guard let covered = indexed.index.coveredEnd[segment.number], covered > segment.end else { continue }
+            segments.setEnd(max(segment.end, try segment.file.size()), of: segment.number)
+        }
     }
 
     /// The scans of every segment past what `indexed` covers, or nil when the index is

@@ -57,8 +57,18 @@ extension RouteStore {
             return []
         }
         do {
-            let segments = try state.withLock { s in try s.checkOpen(); return s.segments }
-            let contents = try RecordReader(segments: segments).recording(id, found.value!)
+            // Read outside every lock: the writer's compaction (compact() on another
+            // thread, or the background one) may move the chunks meanwhile, and switch
+            // files before the segments are taken. The recording's entry is taken with
+            // the segments it locates chunks in, again when a move removed what it read.
+            // (Attached, it stays unfinished: only this recorder can end it.)
+            let contents = try followingMoves {
+                let (recording, segments) = try state.withLock { s in
+                    try s.checkOpen()
+                    return (s.index.recordings[id] ?? found.value!, s.segments)
+                }
+                return try RecordReader(segments: segments).recording(id, recording)
+            }
             return RouteRecorder(store: self, id: id, flushPolicy: flushPolicy, metadata: found.value!.metadata, contents: contents)
         } catch {
             detachRecording(id)

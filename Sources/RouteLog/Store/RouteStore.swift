@@ -130,10 +130,17 @@ public final class RouteStore: Sendable {
     }
 
     /// A compaction in the writer's process may replace the files between reading the
-    /// manifest and opening them: try again with the new manifest.
+    /// manifest and opening them: try again with the new manifest. Besides a damaged
+    /// look (which a file switch can give), any failure is tried again, up to
+    /// ``routeMovesFollowed`` times, while the MANIFEST moves on during each attempt:
+    /// with a small segment file cache, a segment measured and closed again is opened
+    /// by name to be read, and a compaction may have removed it (ENOENT). An error that
+    /// comes back with the MANIFEST unchanged is the store's, and is thrown.
     static func openForReading(_ opener: StoreOpener) throws -> (StoreState, StoreWriter?) {
         var attempt = 0
+        var moves = 0
         while true {
+            let generation = manifestGeneration(opener)
             do {
                 let opened = try opener.open()
                 // The index the MANIFEST named may be gone for a newer one (a writer's
@@ -150,8 +157,16 @@ public final class RouteStore: Sendable {
             } catch let error as RouteLogError where error.code == .corrupted && attempt < 5 {
                 attempt += 1
                 usleep(20_000)
+            } catch let error as RouteLogError where error.code != .closed && moves < routeMovesFollowed
+                && manifestGeneration(opener) != generation {
+                moves += 1
             }
         }
+    }
+
+    /// The generation of the MANIFEST `opener` reads, or nil when it cannot be read.
+    private static func manifestGeneration(_ opener: StoreOpener) -> UInt64? {
+        (try? Manifest.read(in: opener.directory, fileSystem: opener.fileSystem))??.generation
     }
 
     /// The pid of the process that holds the store at `url` for writing, or nil; -1 when

@@ -18,6 +18,13 @@ final class HookedFileSystem: ForwardingFileSystem, @unchecked Sendable {
         hook.withLock { $0 }?(name, path)
     }
 
+    private let readHook: StateLock<(@Sendable (String, Int64) -> Void)?> = StateLock(nil)
+
+    /// `body(path, offset)` before each pread from now on, after the hook of ``before(_:)``
+    /// (nil: none): for a test that must tell a file's header read (offset 0, which a
+    /// segment opened again gets under the segment file cache's lock) from its records'.
+    func beforeRead(_ body: (@Sendable (String, Int64) -> Void)?) { readHook.withLock { $0 = body } }
+
     /// Creations of index files still to fail (with EIO), each once.
     let failingIndexCreations = StateLock(0)
 
@@ -32,6 +39,7 @@ final class HookedFileSystem: ForwardingFileSystem, @unchecked Sendable {
     func close(_ file: FileRef) { base.close(file) }
     func pread(_ file: FileRef, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         call("read", file.path)
+        readHook.withLock { $0 }?(file.path, offset)
         return try base.pread(file, buffer, at: offset)
     }
     func pwrite(_ file: FileRef, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
