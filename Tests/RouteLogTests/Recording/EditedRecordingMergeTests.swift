@@ -16,12 +16,7 @@ import Testing
         #expect(try store.summaries().first { $0.id == recorded }?.stats == nil)
         try store.compact()
         func check(_ store: RouteStore) throws { try Self.expectMerged(recorded, named: "edited", like: saved, in: store) }
-        try check(store)
-        try store.close()
-        let reopened = try RouteStore(at: url, options: options)
-        try check(reopened)
-        #expect(try reopened.verify().isClean)
-        try reopened.close()
+        try Self.expectAfterReopening(store, at: url, options: options, check)
     }
 
     /// The recording merged while its edit lies in a later segment that the compaction
@@ -44,12 +39,7 @@ import Testing
         #expect(report.segmentsSkipped.contains { $0.name == FormatConstants.segmentName(edit.segment) })
         #expect(store.state.withLock { $0.index.routes[recorded]!.recorded } == nil, "merged into one RoutePut")
         func check(_ store: RouteStore) throws { try Self.expectMerged(recorded, named: "edited", like: saved, in: store) }
-        try check(store)
-        try store.close()
-        let reopened = try RouteStore(at: url, options: options)
-        try check(reopened)
-        #expect(try reopened.verify().isClean)
-        try reopened.close()
+        try Self.expectAfterReopening(store, at: url, options: options, check)
         // An index rebuilt from the segments replays the same.
         try removeIndexFiles(of: url)
         let rebuilt = try RouteStore(at: url, options: options)
@@ -77,6 +67,13 @@ import Testing
         fs.before(nil)
         #expect(edited.withLock { $0 })
         func check(_ store: RouteStore) throws { try Self.expectMerged(recorded, named: "edited meanwhile", like: saved, in: store) }
+        try Self.expectAfterReopening(store, at: url, options: options, check)
+    }
+
+    /// `check` holds for `store`, and once it is closed, for the store opened again,
+    /// which verifies clean.
+    static func expectAfterReopening(_ store: RouteStore, at url: URL, options: RouteStore.Options,
+                                     _ check: (RouteStore) throws -> Void) throws {
         try check(store)
         try store.close()
         let reopened = try RouteStore(at: url, options: options)

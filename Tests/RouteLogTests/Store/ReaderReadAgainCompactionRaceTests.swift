@@ -43,11 +43,7 @@ import Testing
         let reader = try RouteStore(at: url, options: readOptions, fileSystem: fs)
         let compacted = try #require(try report.withLock { $0 }?.get(), "the compaction ran inside the open")
         #expect(compacted.segmentsCompacted > 0)
-        #expect(Set(try reader.summaries().map(\.id)) == Set(try writer.summaries().map(\.id)))
-        #expect(reader.state.withLock { $0.segments.numbers } == writer.state.withLock { $0.segments.numbers })
-        for id in try writer.summaries().map(\.id) { #expect(try reader.route(id) == writer.route(id)) }
-        try reader.close()
-        try writer.close()
+        try Self.expectReadsAsTheWriter(reader, writer)
     }
 
     @Test func aRefreshReadsPastACompactionDuringItsReadAgain() throws {
@@ -66,6 +62,11 @@ import Testing
         try reader.refresh()
         let compacted = try #require(try report.withLock { $0 }?.get(), "the compaction ran inside the refresh")
         #expect(compacted.segmentsCompacted > 0)
+        try Self.expectReadsAsTheWriter(reader, writer)
+    }
+
+    /// `reader` lists, reads and holds the segments `writer` does; both are then closed.
+    static func expectReadsAsTheWriter(_ reader: RouteStore, _ writer: RouteStore) throws {
         #expect(Set(try reader.summaries().map(\.id)) == Set(try writer.summaries().map(\.id)))
         #expect(reader.state.withLock { $0.segments.numbers } == writer.state.withLock { $0.segments.numbers })
         for id in try writer.summaries().map(\.id) { #expect(try reader.route(id) == writer.route(id)) }
