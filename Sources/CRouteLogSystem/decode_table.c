@@ -6,11 +6,11 @@
 // symbol for each of the two passes, it took about 5,100 instructions for a column
 // of a walk (callgrind), most of them outside the loops that write the entries.
 #include "CRouteLogSystem.h"
+#include "tokens.h"
 
-#define VALUE_TOKENS 256
-#define DIRECT_TOKENS 16
+#define VALUE_TOKENS ROUTELOG_VALUE_TOKENS
 #define LONGEST_CODE 11
-#define RUN_TOKENS 20
+#define RUN_TOKENS ROUTELOG_RUN_TOKENS
 #define ENTRY_SLOW (1ull << 7)
 #define ENTRY_RUN (1ull << 14)
 #define ENTRY_CODE_SHIFT 8
@@ -40,9 +40,8 @@ static inline void fill_same(uint64_t *entries, size_t first, size_t step, size_
 // extra-bit count (a base of 2^48 or more: the symbol, marked slow).
 static void fill(uint64_t *entries, unsigned symbol, unsigned length, uint32_t code, unsigned bits) {
     const int is_value = symbol < VALUE_TOKENS;
-    const unsigned extra = is_value ? (symbol < DIRECT_TOKENS ? 0 : ((symbol - DIRECT_TOKENS) >> 2) + 2)
-                                    : symbol - VALUE_TOKENS;
-    const uint64_t base = is_value ? (symbol < DIRECT_TOKENS ? symbol : (uint64_t)(4 | (symbol & 3)) << extra)
+    const unsigned extra = routelog_symbol_extra_bits(symbol);
+    const uint64_t base = is_value ? routelog_value_token_base(symbol)
                                    : 1ull << extra;
     const size_t size = (size_t)1 << bits, step = (size_t)1 << length;
     if (is_value && length + extra <= bits) {

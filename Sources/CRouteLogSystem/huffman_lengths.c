@@ -5,12 +5,12 @@
 // symbols, a code of a walk's column took about 8,700 instructions; here about 4,500
 // (callgrind).
 #include "CRouteLogSystem.h"
+#include "tokens.h"
 
 #include <string.h>
 
 #define MOST_SYMBOLS 276
-#define VALUE_TOKENS 256
-#define DIRECT_TOKENS 16
+#define VALUE_TOKENS ROUTELOG_VALUE_TOKENS
 
 // Sorts keys[0..<n] ascending. Insertion sort: the keys come in nearly ascending (the
 // caller gathers them from the last token down, and rarer tokens have the larger
@@ -72,19 +72,13 @@ static void minimum_redundancy(int64_t *a, size_t n) {
     }
 }
 
-// The extra bits of token t (format-spec.md, "Tokens"): value tokens 0...255 (16
-// direct ones, then 4 per exponent), run tokens 256 + j with j extra bits.
-static inline uint64_t extra_bits(size_t t) {
-    return t >= VALUE_TOKENS ? t - VALUE_TOKENS : t < DIRECT_TOKENS ? 0 : ((t - DIRECT_TOKENS) >> 2) + 2;
-}
-
 // What the code sends: each used token's weight times its code and extra bits, and one
 // past the last used value token and run token.
 static routelog_code_size size_of(const uint32_t *weights, const uint64_t *keys, size_t n, const uint8_t *lengths) {
     routelog_code_size size = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         size_t t = keys[i] & 0xFFFF;
-        size.bits += (uint64_t)weights[t] * (lengths[t] + extra_bits(t));
+        size.bits += (uint64_t)weights[t] * (lengths[t] + routelog_symbol_extra_bits((unsigned)t));
         if (t < VALUE_TOKENS) {
             if (t + 1 > size.value_tokens_listed) size.value_tokens_listed = t + 1;
         } else if (t - VALUE_TOKENS + 1 > size.run_tokens_listed) {

@@ -7,6 +7,7 @@
 // either way.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
+#include "tokens.h"
 
 #include <string.h>
 
@@ -65,9 +66,8 @@ static uint64_t slow_value(const uint8_t *bytes, int64_t *position, uint64_t ent
         *failed = 1;
         return 0;
     }
-    // The value tokens (format-spec.md, "Tokens"): 16 direct ones, then 4 per exponent.
-    unsigned extra = symbol < 16 ? 0 : ((symbol - 16) >> 2) + 2;
-    uint64_t u = symbol < 16 ? symbol : (uint64_t)(4 | (symbol & 3)) << extra;
+    unsigned extra = routelog_value_token_extra_bits(symbol);
+    uint64_t u = routelog_value_token_base(symbol);
     *position += length;
     for (unsigned done = 0; done < extra;) {
         unsigned chunk = extra - done < 32 ? extra - done : 32;

@@ -7,8 +7,9 @@
 // is the same on every path.
 #include "CRouteLogSystem.h"
 #include "processor_features.h"
+#include "tokens.h"
 
-#define VALUE_TOKENS 256
+#define VALUE_TOKENS ROUTELOG_VALUE_TOKENS
 
 // u itself below 16; else 4e + the two bits under the top bit (e = the top bit's place).
 // One table entry per count of leading zeros serves both cases (for e < 4: shift 0, mask
